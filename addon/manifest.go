@@ -1,0 +1,156 @@
+// Package addon is the addon manifest model: the lean-ctx `lean-ctx-addon.toml`
+// format and its JSON (registry-file) form, decoded strictly and validated.
+//
+// The package is pure: it performs no I/O beyond reading the bytes it is
+// given, and a test keeps it free of network, database, filesystem, clock and
+// environment access.
+package addon
+
+// Transport is how an MCP server is reached.
+type Transport string
+
+// The transports.
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+)
+
+// Manifest is a decoded, validated addon manifest. Values are exactly as
+// written (no trimming); absent optional sections are nil.
+type Manifest struct {
+	Addon        Meta
+	MCP          MCP
+	Capabilities *Capabilities // nil when [capabilities] is absent
+	Install      *Install      // nil when [install] is absent
+	Pricing      *Pricing      // nil when [pricing] is absent
+	Artifacts    map[string]Artifact
+	Dependencies []Dependency
+
+	// lines maps a field path (`mcp.args[2]`) to its 1-based line in the
+	// source document. Filled by the decoder where it knows the line.
+	lines map[string]int
+	// paths is the set of every field path present in the source document.
+	paths map[string]struct{}
+}
+
+// Meta is the `[addon]` table.
+type Meta struct {
+	Name        string
+	DisplayName string
+	Version     string
+	Description string
+	Author      string
+	Homepage    string
+	License     string
+	Categories  []string
+	Integration string
+	Keywords    []string
+	MinLeanCtx  string
+	// Verified is what the manifest claims. registryd never derives the trust
+	// tier from it: trust is conferred by the registry.
+	Verified bool
+}
+
+// MCP is the `[mcp]` table: how the MCP server is launched or reached.
+type MCP struct {
+	// Declared reports whether the source document had an [mcp] table.
+	Declared  bool
+	Transport Transport // defaults to stdio
+	Command   string
+	Args      []string
+	Env       map[string]string
+	SHA256    string
+	URL       string
+	Headers   map[string]string
+}
+
+// NetworkAccess is the declared network capability.
+type NetworkAccess string
+
+// The network capabilities.
+const (
+	NetworkNone NetworkAccess = "none"
+	NetworkFull NetworkAccess = "full"
+)
+
+// FilesystemAccess is the declared filesystem capability.
+type FilesystemAccess string
+
+// The filesystem capabilities.
+const (
+	FilesystemReadOnly  FilesystemAccess = "read_only"
+	FilesystemReadWrite FilesystemAccess = "read_write"
+)
+
+// ExecMode is the shape of the declared exec capability.
+type ExecMode string
+
+// The exec modes. ExecAllow carries a list of binaries (possibly empty,
+// which allows nothing).
+const (
+	ExecNone  ExecMode = "none"
+	ExecFull  ExecMode = "full"
+	ExecAllow ExecMode = "allow"
+)
+
+// Capabilities is the `[capabilities]` table with every omitted field set to
+// its strictest value.
+type Capabilities struct {
+	Network    NetworkAccess
+	Filesystem FilesystemAccess
+	Env        []string
+	Exec       ExecMode
+	ExecAllow  []string // the binaries when Exec is ExecAllow
+}
+
+// Install is the `[install]` table.
+type Install struct {
+	Manager string
+	Package string
+	Version string
+	Bin     string
+	Verify  []string
+}
+
+// Declared reports whether the install block names a package (lean-ctx
+// treats an install block without a package as absent).
+func (i *Install) Declared() bool { return i != nil && i.Package != "" }
+
+// Pricing is the `[pricing]` table.
+type Pricing struct {
+	Model      string
+	PriceCents int64
+	Currency   string
+}
+
+// Artifact is one `[artifacts.<target-triple>]` table.
+type Artifact struct {
+	Filename string
+	URL      string
+	SHA256   string
+}
+
+// Dependency is one `[[dependencies]]` entry.
+type Dependency struct {
+	Name    string
+	Version string
+}
+
+// Line returns the 1-based source line of the field at path, or 0 when the
+// decoder did not record one.
+func (m *Manifest) Line(path string) int {
+	if m == nil {
+		return 0
+	}
+	return m.lines[path]
+}
+
+// HasPath reports whether the field at path (`mcp.args[2]`, `mcp.env.X`,
+// `mcp`) was present in the source document.
+func (m *Manifest) HasPath(path string) bool {
+	if m == nil {
+		return false
+	}
+	_, ok := m.paths[path]
+	return ok
+}
