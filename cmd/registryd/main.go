@@ -1,0 +1,143 @@
+// Command registryd is the server behind a curated registry of MCP addons:
+// it audits addon manifests, keeps the review workflow and serves byte-stable
+// risk reports and trust badges.
+//
+// Usage:
+//
+//	registryd <command> [flags]
+//
+// Run `registryd help` for the list of commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err))
+}
+
+// env is everything a command may read from its process: arguments are
+// passed separately, the environment through getenv, and the standard
+// streams. Tests build one by hand.
+type env struct {
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// command is one subcommand of registryd.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, e env) error
+}
+
+// commands is the table of subcommands. Each lives in its own file.
+func commands() map[string]command {
+	return map[string]command{
+		"audit": {"audit addon manifests and print their reports", runAudit},
+	}
+}
+
+// exitError carries a specific exit status out of run.
+type exitError struct {
+	code int
+	err  error // nil when the message was already printed
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError reports a misuse of the command line (exit status 2).
+func usageError(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+// run is registryd without the process around it: tests call it directly.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(stdout, cmds)
+		if len(args) == 0 {
+			return &exitError{code: 2}
+		}
+		return nil
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "registryd: unknown command %q\n\n", safeArg(args[0]))
+		printUsage(stderr, cmds)
+		return &exitError{code: 2}
+	}
+	err := c.run(ctx, args[1:], e)
+	if err != nil {
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.err != nil {
+			fmt.Fprintf(stderr, "registryd %s: %v\n", args[0], err)
+		}
+	}
+	return err
+}
+
+func printUsage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "registryd: the server behind a curated registry of MCP addons")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: registryd <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run `registryd <command> --help` for a command's flags.")
+}
+
+// safeArg renders a command-line argument for an error message, replacing
+// anything that is not printable ASCII so that a hostile argument cannot
+// drive the terminal.
+func safeArg(s string) string {
+	b := []rune(s)
+	if len(b) > 64 {
+		b = append(b[:64], '…')
+	}
+	for i, r := range b {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u200b' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
