@@ -1,0 +1,215 @@
+// Package envpolicy is the one denylist of environment variable names that an
+// addon's declared child environment may not set: names that turn a trusted
+// binary into a different program (interpreter and loader option injection,
+// module paths, the git, loader, python and npm configuration namespaces,
+// config-home and credential selectors, and PATH).
+//
+// Matching is case-insensitive with full Unicode case mapping, the way a
+// Windows host or a JavaScript `toUpperCase` would see the name: `claßpath`
+// is CLASSPATH and `gıt_dir` is GIT_DIR. The package is pure and safe for
+// concurrent use.
+package envpolicy
+
+import (
+	"sort"
+	"strings"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+)
+
+// MaxReported is how many forbidden keys Check reports for one environment
+// block; the rest are left for the author's next attempt.
+const MaxReported = 8
+
+// forbiddenNames are refused exactly (after case mapping).
+var forbiddenNames = [...]string{
+	// interpreter and loader option injection, module paths
+	"NODE_OPTIONS",
+	"NODE_PATH",
+	"NODE_V8_COVERAGE",
+	"PERL5LIB",
+	"PERL5OPT",
+	"RUBYLIB",
+	"RUBYOPT",
+	"JAVA_TOOL_OPTIONS",
+	"_JAVA_OPTIONS",
+	"JDK_JAVA_OPTIONS",
+	"CLASSPATH",
+	"BASH_ENV",
+	"ENV",
+	"IFS",
+	"SHELLOPTS",
+	"PS4",
+	// the rc-file hook of zsh, the default macOS shell
+	"ZDOTDIR",
+	// Windows executable resolution and the Windows shell itself
+	"PATHEXT",
+	"COMSPEC",
+	// TLS trust and pager hooks
+	"NODE_EXTRA_CA_CERTS",
+	"LESSOPEN",
+	"PERLLIB",
+	// config-home redirection
+	"HOME",
+	"XDG_CONFIG_HOME",
+	"XDG_CONFIG_DIRS",
+	"USERPROFILE",
+	"HOMEDRIVE",
+	"HOMEPATH",
+	"APPDATA",
+	"LOCALAPPDATA",
+	// credential and config selectors of cloud and cluster CLIs
+	"KUBECONFIG",
+	"AWS_CONFIG_FILE",
+	"AWS_SHARED_CREDENTIALS_FILE",
+	"AWS_PROFILE",
+	"AWS_DEFAULT_PROFILE",
+	"DOCKER_CONFIG",
+	"GOOGLE_APPLICATION_CREDENTIALS",
+	"AZURE_CONFIG_DIR",
+	"AZURE_AUTH_LOCATION",
+	"CLOUDSDK_CONFIG",
+	"CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",
+	"TF_CLI_CONFIG_FILE",
+	// executable resolution
+	"PATH",
+}
+
+// forbiddenPrefixes are whole namespaces. PYTHON has no trailing underscore
+// on purpose: PYTHONPATH, PYTHONHOME and PYTHONSTARTUP have none either.
+var forbiddenPrefixes = [...]string{
+	"DYLD_",
+	"LD_",
+	"GIT_",
+	"PYTHON",
+	"NPM_CONFIG_",
+	"BASH_FUNC_",
+}
+
+var nameSet = func() map[string]struct{} {
+	m := make(map[string]struct{}, len(forbiddenNames))
+	for _, n := range forbiddenNames {
+		m[n] = struct{}{}
+	}
+	return m
+}()
+
+// Names returns the forbidden exact names, in upper case. The caller owns the
+// returned slice.
+func Names() []string { return append([]string(nil), forbiddenNames[:]...) }
+
+// Prefixes returns the forbidden prefixes, in upper case. The caller owns the
+// returned slice.
+func Prefixes() []string { return append([]string(nil), forbiddenPrefixes[:]...) }
+
+// upper maps key to upper case with full Unicode case mapping (ß → SS,
+// ﬁ → FI, ı → I, ſ → S). A cases.Caser is stateful, so each call makes its
+// own.
+func upper(key string) string {
+	// Fast path: printable ASCII maps byte for byte.
+	ascii := true
+	for i := 0; i < len(key); i++ {
+		if key[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToUpper(key)
+	}
+	return cases.Upper(language.Und).String(key)
+}
+
+// Forbidden reports whether a declared child environment may not set key.
+// The key is not trimmed: " NODE_OPTIONS" is a different (odd, but
+// harmless) name.
+func Forbidden(key string) bool {
+	u := upper(key)
+	if _, ok := nameSet[u]; ok {
+		return true
+	}
+	for _, p := range forbiddenPrefixes {
+		if strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// EchoSafe reports whether key may be printed in a message or used as a
+// path segment: it matches [A-Za-z_][A-Za-z0-9_]*, the portable
+// environment-name charset. Any other key is reported without its name.
+func EchoSafe(key string) bool {
+	if key == "" {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == '_', 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Violation is one forbidden key of an environment block. Key is the key as
+// written; print it only when EchoSafe is true.
+type Violation struct {
+	Key      string
+	EchoSafe bool
+}
+
+// Path returns the field path of the violation under prefix (for example
+// "mcp.env"): prefix.KEY when the key is echo-safe, prefix alone otherwise.
+func (v Violation) Path(prefix string) string {
+	if v.EchoSafe {
+		return prefix + "." + v.Key
+	}
+	return prefix
+}
+
+// Check returns the forbidden keys of env, at most MaxReported of them, in
+// byte order of the keys so that the report is the same however the block
+// was written.
+func Check(env map[string]string) []Violation {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		if Forbidden(k) {
+			keys = append(keys, k)
+		}
+	}
+	return violations(keys)
+}
+
+// CheckKeys is Check for a list of keys (which may repeat); duplicates are
+// reported once.
+func CheckKeys(keys []string) []Violation {
+	seen := make(map[string]struct{}, len(keys))
+	var bad []string
+	for _, k := range keys {
+		if _, dup := seen[k]; dup {
+			continue
+		}
+		seen[k] = struct{}{}
+		if Forbidden(k) {
+			bad = append(bad, k)
+		}
+	}
+	return violations(bad)
+}
+
+func violations(bad []string) []Violation {
+	sort.Strings(bad)
+	if len(bad) > MaxReported {
+		bad = bad[:MaxReported]
+	}
+	out := make([]Violation, len(bad))
+	for i, k := range bad {
+		out[i] = Violation{Key: k, EchoSafe: EchoSafe(k)}
+	}
+	return out
+}
