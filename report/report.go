@@ -1,0 +1,329 @@
+// Package report turns an audit into registryd's risk report: canonical JSON
+// (RFC 8785) that is byte-identical for the same manifest bytes, ruleset and
+// registry state, on every run, replica and machine.
+//
+// The package is pure: no I/O, no clock, no environment. The registry state
+// that a report depends on (the trust tier, whether the addon was removed,
+// the maintainers' suppressions) is an explicit input.
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/gowebpki/jcs"
+
+	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/assess"
+	"github.com/registryd/registryd/registry"
+)
+
+// Schema is the format version of the reports this package writes. A reader
+// refuses a report that carries any other value.
+const Schema = "registryd.report/v1"
+
+// Report is the decoded form of a risk report. The JSON field names are the
+// wire format; every list is present (never null) except Capabilities, which
+// is null when the manifest declared no [capabilities] table.
+type Report struct {
+	Schema         string           `json:"schema"`
+	Ruleset        string           `json:"ruleset"`
+	Addon          Addon            `json:"addon"`
+	ManifestSHA256 string           `json:"manifest_sha256"`
+	Tier           registry.Tier    `json:"tier"`
+	Removed        bool             `json:"removed"`
+	Verdict        registry.Verdict `json:"verdict"`
+	Risk           registry.Level   `json:"risk"`
+	Counts         Counts           `json:"counts"`
+	Transport      string           `json:"transport"`
+	Findings       []Finding        `json:"findings"`
+	Capabilities   *Capabilities    `json:"capabilities"`
+	Inferred       Inferred         `json:"inferred"`
+}
+
+// Addon identifies the manifest a report is about, as the manifest names it.
+type Addon struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Counts is the number of counted (not suppressed) findings per level, plus
+// the number of suppressed findings of any level.
+type Counts struct {
+	Info       int `json:"info"`
+	Warn       int `json:"warn"`
+	Danger     int `json:"danger"`
+	Suppressed int `json:"suppressed"`
+}
+
+// Finding is one finding of the audit as the report carries it. Line is the
+// 1-based line of Path in the submitted manifest, or 0 when unknown.
+// Blocking is true when the finding's rule makes the verdict fail (a
+// suppressed finding still says so, although it no longer counts).
+// Suppressed is non-nil when a maintainer suppressed the finding.
+type Finding struct {
+	Level      registry.Level `json:"level"`
+	Code       string         `json:"code"`
+	Message    string         `json:"message"`
+	Path       string         `json:"path"`
+	Line       int            `json:"line"`
+	Blocking   bool           `json:"blocking"`
+	Suppressed *Suppressed    `json:"suppressed,omitempty"`
+}
+
+// Suppressed marks a finding that a maintainer suppressed, and why.
+type Suppressed struct {
+	Reason registry.SuppressionReason `json:"reason"`
+}
+
+// Capabilities is the declared [capabilities] table with every omitted field
+// at its strictest value. Exec is "none", "full" or "allow"; ExecAllow lists
+// the allowed binaries when Exec is "allow" and is empty otherwise. Env lists
+// the host variable names passed through, in the manifest's order.
+type Capabilities struct {
+	Network    addon.NetworkAccess    `json:"network"`
+	Filesystem addon.FilesystemAccess `json:"filesystem"`
+	Env        []string               `json:"env"`
+	Exec       addon.ExecMode         `json:"exec"`
+	ExecAllow  []string               `json:"exec_allow"`
+}
+
+// Inferred is what the wiring was found to use, whatever it declares.
+type Inferred struct {
+	Network bool `json:"network"`
+	Exec    bool `json:"exec"`
+}
+
+// Suppression is a maintainer's decision that findings with Code at Path do
+// not count. An empty Path matches every path of Code. A suppression that
+// matches no finding is ignored (the rules may have changed since it was
+// made).
+type Suppression struct {
+	Code   string
+	Path   string
+	Reason registry.SuppressionReason
+}
+
+// Input is everything a report depends on. Manifest is the manifest exactly
+// as submitted (its sha256 goes into the report); Parsed is its decoded form
+// and Result the audit of Parsed. Tier, Removed and Suppressions are the
+// registry's state for the addon; the manifest's own `verified` claim is never
+// consulted.
+type Input struct {
+	Manifest     []byte
+	Parsed       *addon.Manifest
+	Result       assess.Result
+	Tier         registry.Tier
+	Removed      bool
+	Suppressions []Suppression
+}
+
+// Build assembles the report for in and returns its canonical JSON bytes
+// (RFC 8785, no trailing newline). The same Input gives the same bytes on
+// every call. The verdict is computed over counted findings only: fail when a
+// counted finding's rule is blocking, else review when a counted finding is at
+// warn or above, else pass. A removed addon's verdict is always fail, so that
+// a client acting on the verdict alone never installs it.
+//
+// Build returns a *registry.ValidationError (matching registry.ErrInvalid)
+// naming the field when Parsed is nil, the tier is unknown or a suppression
+// has no code or an unknown reason. It is safe for concurrent use.
+func Build(in Input) ([]byte, error) {
+	r, err := assemble(in, blockingCodes())
+	if err != nil {
+		return nil, err
+	}
+	return Encode(r)
+}
+
+// Encode returns the canonical JSON bytes of r. Nil lists are written as [].
+// It does not check r; use Build to make a report.
+func Encode(r *Report) ([]byte, error) {
+	c := *r
+	if c.Findings == nil {
+		c.Findings = []Finding{}
+	}
+	if c.Capabilities != nil {
+		cp := *c.Capabilities
+		if cp.Env == nil {
+			cp.Env = []string{}
+		}
+		if cp.ExecAllow == nil {
+			cp.ExecAllow = []string{}
+		}
+		c.Capabilities = &cp
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&c); err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	out, err := jcs.Transform(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	if err != nil {
+		return nil, fmt.Errorf("canonicalize report: %w", err)
+	}
+	return out, nil
+}
+
+// SHA256 returns the lower-case hex sha256 of b.
+func SHA256(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// assemble builds the report; blocking is the set of codes whose findings
+// make the verdict fail.
+func assemble(in Input, blocking map[string]bool) (*Report, error) {
+	var fields []registry.FieldError
+	if in.Parsed == nil {
+		fields = append(fields, registry.FieldError{Path: "parsed", Message: "the decoded manifest is missing"})
+	}
+	if !in.Tier.Valid() {
+		fields = append(fields, registry.FieldError{Path: "tier", Message: `must be "community" or "verified"`})
+	}
+	for i, s := range in.Suppressions {
+		if s.Code == "" {
+			fields = append(fields, registry.FieldError{Path: fmt.Sprintf("suppressions[%d].code", i), Message: "must not be empty"})
+		}
+		if !s.Reason.Valid() {
+			fields = append(fields, registry.FieldError{Path: fmt.Sprintf("suppressions[%d].reason", i), Message: "must be one of false_positive, mitigated, not_applicable, accepted_risk"})
+		}
+	}
+	if len(fields) > 0 {
+		return nil, &registry.ValidationError{Fields: fields}
+	}
+
+	m := in.Parsed
+	r := &Report{
+		Schema:         Schema,
+		Ruleset:        assess.Ruleset,
+		Addon:          Addon{Name: m.Addon.Name, Version: m.Addon.Version},
+		ManifestSHA256: SHA256(in.Manifest),
+		Tier:           in.Tier,
+		Removed:        in.Removed,
+		Transport:      transport(m),
+		Findings:       make([]Finding, 0, len(in.Result.Findings)),
+		Capabilities:   capabilities(m.Capabilities),
+		Inferred:       Inferred{Network: in.Result.Inferred.Network, Exec: in.Result.Inferred.Exec},
+	}
+	fail := false
+	for _, f := range in.Result.Findings {
+		rf := Finding{
+			Level:    f.Level,
+			Code:     f.Code,
+			Message:  f.Message,
+			Path:     f.Path,
+			Line:     m.Line(f.Path),
+			Blocking: blocking[f.Code],
+		}
+		if reason, ok := suppressedBy(in.Suppressions, f); ok {
+			rf.Suppressed = &Suppressed{Reason: reason}
+			r.Counts.Suppressed++
+		} else {
+			switch f.Level {
+			case registry.LevelInfo:
+				r.Counts.Info++
+			case registry.LevelWarn:
+				r.Counts.Warn++
+			case registry.LevelDanger:
+				r.Counts.Danger++
+			}
+			r.Risk = max(r.Risk, f.Level)
+			fail = fail || rf.Blocking
+		}
+		r.Findings = append(r.Findings, rf)
+	}
+	// The audit promises this order; sorting again keeps the bytes stable
+	// even for a Result that was assembled by hand.
+	slices.SortStableFunc(r.Findings, compareFindings)
+
+	switch {
+	case fail || in.Removed:
+		r.Verdict = registry.VerdictFail
+	case r.Risk >= registry.LevelWarn:
+		r.Verdict = registry.VerdictReview
+	default:
+		r.Verdict = registry.VerdictPass
+	}
+	return r, nil
+}
+
+// compareFindings is the report's total order: level descending, then code,
+// path, message, and finally the suppression (counted first) so that two
+// findings equal in everything else still sort the same way.
+func compareFindings(a, b Finding) int {
+	if c := cmp.Compare(b.Level, a.Level); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Code, b.Code); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Message, b.Message); c != 0 {
+		return c
+	}
+	return cmp.Compare(reasonOf(a), reasonOf(b))
+}
+
+func reasonOf(f Finding) string {
+	if f.Suppressed == nil {
+		return ""
+	}
+	return string(f.Suppressed.Reason)
+}
+
+// suppressedBy returns the reason of the first suppression matching f.
+func suppressedBy(ss []Suppression, f registry.Finding) (registry.SuppressionReason, bool) {
+	for _, s := range ss {
+		if s.Code == f.Code && (s.Path == "" || s.Path == f.Path) {
+			return s.Reason, true
+		}
+	}
+	return "", false
+}
+
+func blockingCodes() map[string]bool {
+	rules := assess.Rules()
+	b := make(map[string]bool, len(rules))
+	for _, r := range rules {
+		if r.Blocking {
+			b[r.Code] = true
+		}
+	}
+	return b
+}
+
+func transport(m *addon.Manifest) string {
+	if !m.MCP.Declared {
+		return ""
+	}
+	if m.MCP.Transport == "" {
+		return string(addon.TransportStdio)
+	}
+	return string(m.MCP.Transport)
+}
+
+func capabilities(c *addon.Capabilities) *Capabilities {
+	if c == nil {
+		return nil
+	}
+	out := &Capabilities{
+		Network:    cmp.Or(c.Network, addon.NetworkNone),
+		Filesystem: cmp.Or(c.Filesystem, addon.FilesystemReadOnly),
+		Env:        append([]string{}, c.Env...),
+		Exec:       cmp.Or(c.Exec, addon.ExecNone),
+		ExecAllow:  []string{},
+	}
+	if out.Exec == addon.ExecAllow {
+		out.ExecAllow = append(out.ExecAllow, c.ExecAllow...)
+	}
+	return out
+}
