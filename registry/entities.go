@@ -1,0 +1,213 @@
+package registry
+
+import "time"
+
+// Role is what an API token may do. Roles are ordered: an admin may do all a
+// maintainer may, a maintainer all a submitter may.
+type Role string
+
+// The roles.
+const (
+	RoleSubmitter  Role = "submitter"
+	RoleMaintainer Role = "maintainer"
+	RoleAdmin      Role = "admin"
+)
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool { return r == RoleSubmitter || r == RoleMaintainer || r == RoleAdmin }
+
+// AtLeast reports whether r grants everything min grants.
+func (r Role) AtLeast(min Role) bool { return r.rank() >= min.rank() && r.rank() > 0 }
+
+func (r Role) rank() int {
+	switch r {
+	case RoleSubmitter:
+		return 1
+	case RoleMaintainer:
+		return 2
+	case RoleAdmin:
+		return 3
+	}
+	return 0
+}
+
+// Token is an API token's record. Only the SHA-256 of the secret is kept.
+type Token struct {
+	ID        string
+	Name      string
+	Role      Role
+	Hash      []byte // sha256 of the secret
+	CreatedAt time.Time
+	RevokedAt *time.Time
+}
+
+// Source is where a submission came from.
+type Source string
+
+// The sources.
+const (
+	SourceREST   Source = "rest"
+	SourceGitHub Source = "github"
+)
+
+// SubmissionStatus is where a submission is in review.
+type SubmissionStatus string
+
+// The statuses. A pending submission awaits a maintainer; approved means its
+// name@version is published; rejected is final.
+const (
+	StatusPending  SubmissionStatus = "pending"
+	StatusApproved SubmissionStatus = "approved"
+	StatusRejected SubmissionStatus = "rejected"
+)
+
+// GitHubOrigin records where a submission that came through a pull request
+// or a push lives on GitHub.
+type GitHubOrigin struct {
+	Repo     string // owner/name
+	PR       int    // 0 for a push
+	CommitID string // head commit
+	Path     string // manifest path in the repository
+	Author   string // login of the PR author or pusher
+}
+
+// Submission is one manifest submitted for review, with its audit outcome.
+type Submission struct {
+	ID             string
+	Addon          string // addon.name
+	Version        string // addon.version
+	Manifest       []byte // the bytes as submitted
+	ManifestSHA256 string // hex
+	Format         string // "toml" or "json"
+	Source         Source
+	Submitter      string // token name, or GitHub login
+	SubmitterToken string // token ID for REST submissions, else ""
+	GitHub         *GitHubOrigin
+	Status         SubmissionStatus
+	Verdict        Verdict
+	Risk           Level
+	DecidedBy      string
+	DecidedAt      *time.Time
+	DecisionReason string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Report is a stored report: its canonical bytes exactly as served, their
+// sha256, and the ruleset that produced them.
+type Report struct {
+	SubmissionID string
+	Bytes        []byte
+	SHA256       string // hex of sha256(Bytes)
+	Ruleset      string
+}
+
+// StoredFinding is the queryable projection of one report finding.
+type StoredFinding struct {
+	SubmissionID string
+	Finding
+	Line       int
+	Suppressed bool
+}
+
+// Addon is an addon known to the registry: created when a first version is
+// published.
+type Addon struct {
+	Name           string
+	DisplayName    string
+	Description    string
+	Homepage       string
+	LatestVersion  string
+	LatestVerdict  Verdict
+	Verified       bool
+	VerifiedBy     []string // the maintainers who granted it, in order
+	VerifiedAt     *time.Time
+	VerifiedReason string
+	Removed        bool
+	RemovedAt      *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Tier returns the trust tier the registry confers on a.
+func (a Addon) Tier() Tier {
+	if a.Verified {
+		return TierVerified
+	}
+	return TierCommunity
+}
+
+// Version is one published name@version: immutable once published.
+type Version struct {
+	Addon        string
+	Version      string
+	SubmissionID string
+	PublishedAt  time.Time
+	PublishedBy  string
+}
+
+// VerifyApproval is a first maintainer's pending grant of `verified`,
+// awaiting a second, different maintainer.
+type VerifyApproval struct {
+	Addon      string
+	Maintainer string
+	Reason     string
+	At         time.Time
+}
+
+// Suppression silences one finding (code at path) of an addon's reports.
+type Suppression struct {
+	ID        string
+	Addon     string
+	Code      string
+	Path      string
+	Reason    SuppressionReason
+	Note      string
+	Author    string
+	ExpiresAt *time.Time
+	CreatedAt time.Time
+}
+
+// Active reports whether s applies at now.
+func (s Suppression) Active(now time.Time) bool {
+	return s.ExpiresAt == nil || now.Before(*s.ExpiresAt)
+}
+
+// AuditEntry is one maintainer action, appended and never changed.
+type AuditEntry struct {
+	ID     string
+	At     time.Time
+	Actor  string // token name or GitHub login
+	Action string // e.g. "submission.approve", "addon.verify.grant"
+	Target string // e.g. "submission/sub_…", "addon/name"
+	Reason string
+	Detail string // extra, machine-readable JSON or empty
+}
+
+// DeliveryStatus is where a webhook delivery is in processing.
+type DeliveryStatus string
+
+// The delivery statuses.
+const (
+	DeliveryQueued    DeliveryStatus = "queued"
+	DeliveryIgnored   DeliveryStatus = "ignored" // recorded and acknowledged, nothing to do
+	DeliveryDone      DeliveryStatus = "done"
+	DeliveryFailed    DeliveryStatus = "failed"
+	DeliveryRunning   DeliveryStatus = "running"
+	DeliveryRetrying  DeliveryStatus = "retrying"
+	DeliveryCancelled DeliveryStatus = "cancelled"
+)
+
+// Delivery is one GitHub webhook delivery as received.
+type Delivery struct {
+	ID          string // X-GitHub-Delivery
+	Event       string
+	Action      string
+	Repo        string
+	Payload     []byte
+	Status      DeliveryStatus
+	Error       string
+	Submissions []string // IDs of the submissions it produced
+	ReceivedAt  time.Time
+	UpdatedAt   time.Time
+}

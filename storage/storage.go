@@ -1,0 +1,147 @@
+// Package storage defines registryd's persistence in the domain's terms and
+// opens one of its two implementations: PostgreSQL (storage/postgres) for
+// production and several replicas, or an embedded SQLite database
+// (storage/sqlite) for a laptop.
+//
+// Every write a request makes goes through Store.InTx, so it commits whole or
+// not at all. Reports are stored as their canonical bytes and handed back
+// unchanged.
+package storage
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/registryd/registryd/registry"
+)
+
+// Page selects one page of a list. Cursor is the opaque string a previous
+// page returned as next ("" for the first page); Limit is bounded by the
+// store to [1, MaxLimit] and defaults to DefaultLimit when zero.
+type Page struct {
+	Cursor string
+	Limit  int
+}
+
+// List bounds.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 200
+)
+
+// SubmissionFilter narrows the review queue. Zero fields match everything.
+type SubmissionFilter struct {
+	Status         registry.SubmissionStatus
+	Verdict        registry.Verdict
+	Source         registry.Source
+	Addon          string
+	SubmitterToken string // only this token's submissions (a submitter sees its own)
+}
+
+// AddonFilter narrows the published registry. Zero fields match everything.
+type AddonFilter struct {
+	Query          string // case-insensitive substring of name, display name or description
+	Tier           registry.Tier
+	Verdict        registry.Verdict // of the latest published version
+	UpdatedSince   *time.Time       // for mirrors: addons changed at or after this instant
+	IncludeRemoved bool
+}
+
+// Reader is every read the server makes outside a transaction. Methods
+// return an error wrapping registry.ErrNotFound when the thing does not
+// exist, and registry.ErrInvalid for a malformed cursor. Lists return a
+// non-nil (possibly empty) slice and the cursor of the next page, or "" on
+// the last page.
+type Reader interface {
+	Submission(ctx context.Context, id string) (registry.Submission, error)
+	Submissions(ctx context.Context, f SubmissionFilter, p Page) ([]registry.Submission, string, error)
+	// Report returns the current report of a submission.
+	Report(ctx context.Context, submissionID string) (registry.Report, error)
+	Findings(ctx context.Context, submissionID string) ([]registry.StoredFinding, error)
+
+	Addon(ctx context.Context, name string) (registry.Addon, error)
+	Addons(ctx context.Context, f AddonFilter, p Page) ([]registry.Addon, string, error)
+	Versions(ctx context.Context, addon string, p Page) ([]registry.Version, string, error)
+	// PublishedReport returns the report of addon@version, or of the latest
+	// published version when version is "". It is the hot path of install
+	// clients: one indexed query.
+	PublishedReport(ctx context.Context, addon, version string) (registry.Report, error)
+	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
+	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
+
+	AuditLog(ctx context.Context, p Page) ([]registry.AuditEntry, string, error)
+	TokenByHash(ctx context.Context, hash []byte) (registry.Token, error)
+	Tokens(ctx context.Context) ([]registry.Token, error)
+	Delivery(ctx context.Context, id string) (registry.Delivery, error)
+	Deliveries(ctx context.Context, p Page) ([]registry.Delivery, string, error)
+}
+
+// Tx is one transaction. Reads inside a Tx that a decision depends on lock
+// what they read (FOR UPDATE on PostgreSQL; SQLite transactions take the
+// write lock when they begin), so two concurrent deciders serialize and
+// exactly one sees the old state.
+type Tx interface {
+	Submission(ctx context.Context, id string) (registry.Submission, error)
+	// SubmissionsOfAddon returns every submission of an addon, oldest first.
+	SubmissionsOfAddon(ctx context.Context, addon string) ([]registry.Submission, error)
+	Addon(ctx context.Context, name string) (registry.Addon, error)
+	Version(ctx context.Context, addon, version string) (registry.Version, error)
+	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
+	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
+	// StaleReports returns up to limit submission IDs whose report was made
+	// by a ruleset other than ruleset, oldest first.
+	StaleReports(ctx context.Context, ruleset string, limit int) ([]string, error)
+
+	// CreateSubmission inserts s; ErrConflict if its ID exists.
+	CreateSubmission(ctx context.Context, s registry.Submission) error
+	// UpdateSubmission writes s's status, verdict, risk and decision fields.
+	UpdateSubmission(ctx context.Context, s registry.Submission) error
+	// PutReport stores (or replaces) the report of r.SubmissionID and its
+	// findings projection.
+	PutReport(ctx context.Context, r registry.Report, findings []registry.StoredFinding) error
+	// PutAddon inserts or updates a.
+	PutAddon(ctx context.Context, a registry.Addon) error
+	// CreateVersion publishes v; ErrConflict when addon@version exists.
+	CreateVersion(ctx context.Context, v registry.Version) error
+	PutVerifyApproval(ctx context.Context, a registry.VerifyApproval) error
+	DeleteVerifyApproval(ctx context.Context, addon string) error
+	// CreateSuppression inserts s; ErrConflict when the addon already has
+	// one for the same code and path.
+	CreateSuppression(ctx context.Context, s registry.Suppression) error
+	// DeleteSuppression removes and returns it; ErrNotFound if absent.
+	DeleteSuppression(ctx context.Context, addon, id string) (registry.Suppression, error)
+	AppendAudit(ctx context.Context, e registry.AuditEntry) error
+
+	CreateToken(ctx context.Context, t registry.Token) error
+	// RevokeToken marks a token revoked at at; ErrNotFound if absent.
+	RevokeToken(ctx context.Context, id string, at time.Time) error
+
+	// CreateDelivery records d; it returns false (and no error) when a
+	// delivery with d.ID already exists, so a redelivery creates no work.
+	CreateDelivery(ctx context.Context, d registry.Delivery) (bool, error)
+	UpdateDelivery(ctx context.Context, d registry.Delivery) error
+
+	// InsertJob enqueues a River job in this transaction: it exists if and
+	// only if the transaction commits.
+	InsertJob(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error
+}
+
+// Store is a registryd database.
+type Store interface {
+	Reader
+	// InTx runs fn in one transaction, committing when fn returns nil and
+	// rolling back otherwise (fn's error is returned as is). It retries fn on
+	// a serialization failure, so fn must not have effects outside tx.
+	InTx(ctx context.Context, fn func(Tx) error) error
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Migrated reports whether every embedded migration has been applied.
+	Migrated(ctx context.Context) (bool, error)
+	// StartJobs starts the River workers on this database and returns a
+	// function that stops them, waiting for running jobs up to ctx's
+	// deadline.
+	StartJobs(ctx context.Context, workers *river.Workers) (stop func(context.Context) error, err error)
+	Close() error
+}
