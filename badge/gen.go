@@ -1,0 +1,3 @@
+package badge
+
+//go:generate go run ./internal/widthgen -o widths_gen.go
