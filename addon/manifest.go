@@ -62,6 +62,9 @@ type MCP struct {
 	SHA256    string
 	URL       string
 	Headers   map[string]string
+	// Integration is the typed-adapter slug when written under [mcp]; upstream
+	// lets it override addon.integration. Empty when absent.
+	Integration string
 }
 
 // NetworkAccess is the declared network capability.
@@ -103,7 +106,19 @@ type Capabilities struct {
 	ExecAllow  []string // the binaries when Exec is ExecAllow
 }
 
-// Install is the `[install]` table.
+// The package managers an [install] block may name.
+const (
+	ManagerUV     = "uv"
+	ManagerPip    = "pip"
+	ManagerCargo  = "cargo"
+	ManagerNPM    = "npm"
+	ManagerBrew   = "brew"
+	ManagerDotnet = "dotnet"
+)
+
+// Install is the `[install]` table: a package a client installs with a
+// pinned package manager before it runs the server. Verify is an argv probe
+// (never a shell line) that exits 0 when the package is already installed.
 type Install struct {
 	Manager string
 	Package string
@@ -116,21 +131,33 @@ type Install struct {
 // treats an install block without a package as absent).
 func (i *Install) Declared() bool { return i != nil && i.Package != "" }
 
-// Pricing is the `[pricing]` table.
+// The pricing models. An empty Pricing.Model means PricingOneTime.
+const (
+	PricingOneTime = "one_time"
+	PricingUsage   = "usage"
+)
+
+// Pricing is the `[pricing]` table. Amounts are in the smallest currency
+// unit and lie in [0, 2^32-1]. Currency is as written (upstream reads an
+// empty one as `usd`); whether a paid listing is well-formed is a listing
+// gate, not a parse rule.
 type Pricing struct {
-	Model      string
-	PriceCents int64
-	Currency   string
+	Model                string // PricingOneTime, PricingUsage or empty
+	PriceCents           int64  // one-time price
+	Currency             string
+	UsagePricePer1kCents int64 // usage model: price per 1,000 tool calls
 }
 
-// Artifact is one `[artifacts.<target-triple>]` table.
+// Artifact is one `[artifacts.<target-triple>]` table: a prebuilt binary for
+// one platform, pinned by the SHA-256 of its bytes.
 type Artifact struct {
 	Filename string
 	URL      string
 	SHA256   string
 }
 
-// Dependency is one `[[dependencies]]` entry.
+// Dependency is one `[[dependencies]]` entry: another addon (by slug) this
+// one needs, and optionally the version it needs.
 type Dependency struct {
 	Name    string
 	Version string

@@ -1,0 +1,779 @@
+package addon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/registryd/registryd/registry"
+)
+
+// ParseTOML decodes and validates a `lean-ctx-addon.toml` manifest.
+//
+// Decoding is strict: an unknown key at any level, a value of the wrong type
+// and an enum value outside its set are errors. Every refusal is a
+// *registry.ValidationError (errors.Is(err, registry.ErrInvalid)) listing
+// each refused field with its path and line; an input over
+// MaxManifestBytes also matches registry.ErrTooLarge. Messages never echo a
+// value or an unsafe key. ParseTOML is safe for concurrent use.
+func ParseTOML(b []byte) (*Manifest, error) {
+	if len(b) > MaxManifestBytes {
+		return nil, tooLarge("manifest", MaxManifestBytes)
+	}
+	src := string(b)
+	pos := scanTOML(src)
+	if fe := rawProblem(b, pos.lines); fe != nil {
+		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
+	}
+	if pos.deepLine > 0 {
+		return nil, &registry.ValidationError{Fields: []registry.FieldError{{
+			Line: pos.deepLine, Message: "tables and arrays nest deeper than " + strconv.Itoa(MaxDepth) + " levels"}}}
+	}
+	var root map[string]any
+	if _, err := toml.Decode(src, &root); err != nil {
+		return nil, tomlError(err)
+	}
+	w := newWalker(pos.lines, "")
+	m := w.manifest(at{}, root)
+	return w.finish(m)
+}
+
+// ParseJSON decodes and validates one manifest in its JSON form: one entry
+// of a registry file, `{"addon":{…},"mcp":{…},"capabilities":{…},…}`, with
+// the same keys, types and rules as the TOML form. Errors are as for
+// ParseTOML; JSON null is refused wherever a value is expected, and so are
+// duplicate keys. ParseJSON is safe for concurrent use.
+func ParseJSON(b []byte) (*Manifest, error) {
+	if len(b) > MaxManifestBytes {
+		return nil, tooLarge("manifest", MaxManifestBytes)
+	}
+	if fe := rawProblem(b, nil); fe != nil {
+		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
+	}
+	v, lines, fe := decodeJSON(b, MaxDepth)
+	if fe != nil {
+		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
+	}
+	w := newWalker(lines, "")
+	m := w.manifest(at{}, v)
+	return w.finish(m)
+}
+
+// ParseRegistryFile decodes and validates a whole registry file,
+// `{"$schema": "…", "registry_version": 1, "addons": [ … ]}`, and returns
+// its manifests in file order. Every entry must be valid: errors of all
+// entries are reported together, their paths prefixed with the entry
+// (`addons[3].mcp.args[0]`), and no manifest is returned when any entry is
+// refused. The whole file is bounded by MaxRegistryFileBytes and
+// MaxRegistryEntries; each manifest's lines are lines of the file.
+func ParseRegistryFile(b []byte) ([]*Manifest, error) {
+	if len(b) > MaxRegistryFileBytes {
+		return nil, tooLarge("registry file", MaxRegistryFileBytes)
+	}
+	if fe := rawProblem(b, nil); fe != nil {
+		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
+	}
+	v, lines, fe := decodeJSON(b, MaxDepth+2)
+	if fe != nil {
+		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
+	}
+	top := newWalker(lines, "")
+	root, ok := top.table(at{}, v)
+	if !ok {
+		return nil, top.result()
+	}
+	var entries []any
+	for _, k := range sortedKeys(root) {
+		a := at{}.key(k, plainKey(k) || k == "$schema")
+		switch k {
+		case "$schema":
+			top.str(a, root[k])
+		case "registry_version":
+			if n, ok := top.integer(a, root[k]); ok && n != 1 {
+				top.fail(a, "must be 1 (the only registry format registryd reads)")
+			}
+		case "addons":
+			list, ok := root[k].([]any)
+			if !ok {
+				top.fail(a, "must be an array, not "+kindOf(root[k]))
+				continue
+			}
+			if len(list) > MaxRegistryEntries {
+				top.fail(a, "has more than "+strconv.Itoa(MaxRegistryEntries)+" entries")
+				continue
+			}
+			entries = list
+		default:
+			top.unknown(at{}, k)
+		}
+	}
+	if _, ok := root["addons"]; !ok {
+		top.fail(at{}.key("addons", true), "is required")
+	}
+	out := make([]*Manifest, 0, len(entries))
+	for i, e := range entries {
+		prefix := "addons[" + strconv.Itoa(i) + "]"
+		w := newWalker(lines, prefix)
+		w.errs = top.errs
+		m := w.manifest(at{raw: prefix}, e)
+		w.validate(m)
+		top.errs = w.errs
+		out = append(out, m)
+	}
+	if len(top.errs) > 0 {
+		return nil, top.result()
+	}
+	return out, nil
+}
+
+// Validate checks a manifest against every rule ParseTOML applies after
+// decoding: the slug, the install pin, capability names, enum values,
+// forbidden characters and size bounds. It is for manifests built in code;
+// a manifest returned by a Parse function already satisfies it. It returns
+// nil or a *registry.ValidationError.
+func Validate(m *Manifest) error {
+	if m == nil {
+		return &registry.ValidationError{Fields: []registry.FieldError{{Message: "no manifest"}}}
+	}
+	r := &report{m: m, bad: map[string]bool{}}
+	r.validate(m)
+	return r.result()
+}
+
+func tooLarge(what string, limit int) error {
+	return &registry.ValidationError{TooLarge: true, Fields: []registry.FieldError{{
+		Message: fmt.Sprintf("%s is larger than %d bytes", what, limit)}}}
+}
+
+func tomlError(err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &registry.ValidationError{Fields: []registry.FieldError{{
+			Line: pe.Position.Line, Message: "TOML syntax error: " + quietMessage(pe.Message)}}}
+	}
+	return &registry.ValidationError{Fields: []registry.FieldError{{Message: "TOML syntax error"}}}
+}
+
+// rawProblem refuses a document whose bytes are not valid UTF-8 or that
+// carries, anywhere (comments included), a character that textProblem
+// refuses, other than the tab and line breaks that separate lines. lines,
+// when known, names the key on the offending line.
+func rawProblem(b []byte, lines map[string]int) *registry.FieldError {
+	line := 1
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '\n':
+				line++
+			case c == '\t' || c == '\r':
+			case runeProblem(rune(c)) != "":
+				return &registry.FieldError{Path: pathAtLine(lines, line), Line: line, Message: "document " + runeProblem(rune(c))}
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return &registry.FieldError{Path: pathAtLine(lines, line), Line: line, Message: "document is not valid UTF-8"}
+		}
+		if p := runeProblem(r); p != "" {
+			return &registry.FieldError{Path: pathAtLine(lines, line), Line: line, Message: "document " + p}
+		}
+		i += n
+	}
+	return nil
+}
+
+// pathAtLine returns the longest printable path recorded at line, or "".
+func pathAtLine(lines map[string]int, line int) string {
+	best := ""
+	for p, l := range lines {
+		if l != line || len(p) < len(best) || (len(p) == len(best) && p > best) {
+			continue
+		}
+		printable := true
+		for i := 0; i < len(p); i++ {
+			c := p[i]
+			if !(isAlnum(c) || strings.IndexByte("_-.[]", c) >= 0) {
+				printable = false
+				break
+			}
+		}
+		if printable {
+			best = p
+		}
+	}
+	return best
+}
+
+// at is a position in the document being walked: disp is the field path
+// that may be printed, raw the path as written (for line lookup). Once a key
+// that is not safe to print is passed, disp stops growing (hidden).
+type at struct {
+	disp, raw string
+	hidden    bool
+}
+
+func (a at) key(k string, safe bool) at {
+	r := join(a.raw, k)
+	if a.hidden || !safe {
+		return at{disp: a.disp, raw: r, hidden: true}
+	}
+	return at{disp: join(a.disp, k), raw: r}
+}
+
+func (a at) index(i int) at {
+	s := "[" + strconv.Itoa(i) + "]"
+	if a.hidden {
+		return at{disp: a.disp, raw: a.raw + s, hidden: true}
+	}
+	return at{disp: a.disp + s, raw: a.raw + s}
+}
+
+// report collects field errors for one document.
+type report struct {
+	prefix string // printed before every path (`addons[3]`)
+	m      *Manifest
+	errs   []registry.FieldError
+	bad    map[string]bool // paths already refused, so one cause reports once
+}
+
+// add records an error unless path or one of its parents was already
+// refused (a table of the wrong type need not also report its fields).
+func (r *report) add(path string, line int, msg string) {
+	for p := path; ; {
+		if r.bad[r.prefix+"|"+p] {
+			return
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	r.bad[r.prefix+"|"+path] = true
+	full := path
+	if r.prefix != "" {
+		full = join(r.prefix, path)
+	}
+	r.errs = append(r.errs, registry.FieldError{Path: full, Line: line, Message: msg})
+}
+
+// at records an error at a model path, with the line the decoder saw for it
+// or for its nearest parent.
+func (r *report) at(path, msg string) {
+	r.add(path, lineOf(r.m, path), msg)
+}
+
+func lineOf(m *Manifest, path string) int {
+	if m == nil {
+		return 0
+	}
+	for p := path; p != ""; {
+		if l := m.lines[p]; l > 0 {
+			return l
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return 0
+}
+
+func (r *report) result() error {
+	if len(r.errs) == 0 {
+		return nil
+	}
+	errs := r.errs
+	sort.SliceStable(errs, func(i, j int) bool {
+		if errs[i].Line != errs[j].Line {
+			return errs[i].Line < errs[j].Line
+		}
+		return errs[i].Path < errs[j].Path
+	})
+	if len(errs) > MaxErrors {
+		more := len(errs) - (MaxErrors - 1)
+		errs = append(errs[:MaxErrors-1:MaxErrors-1], registry.FieldError{
+			Message: fmt.Sprintf("%d more errors not shown", more)})
+	}
+	return &registry.ValidationError{Fields: errs}
+}
+
+// walker turns generic decoded values into a Manifest, refusing unknown
+// keys and wrong types.
+type walker struct {
+	report
+	lines map[string]int // raw path -> line
+}
+
+func newWalker(lines map[string]int, prefix string) *walker {
+	return &walker{report: report{prefix: prefix, bad: map[string]bool{}}, lines: lines}
+}
+
+func (w *walker) line(a at) int {
+	for p := a.raw; p != ""; {
+		if l := w.lines[p]; l > 0 {
+			return l
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return 0
+}
+
+func (w *walker) fail(a at, msg string) { w.add(a.disp, w.line(a), msg) }
+
+// seen records that the field at a is present, with its line.
+func (w *walker) seen(a at) {
+	if a.hidden || a.disp == "" || w.m == nil {
+		return
+	}
+	w.m.paths[a.disp] = struct{}{}
+	if _, ok := w.m.lines[a.disp]; !ok {
+		if l := w.line(a); l > 0 {
+			w.m.lines[a.disp] = l
+		}
+	}
+}
+
+func (w *walker) unknown(parent at, k string) {
+	if plainKey(k) {
+		w.fail(parent.key(k, true), "unknown key")
+		return
+	}
+	w.fail(parent.key(k, false), "unknown key (its name is not printable)")
+}
+
+func (w *walker) finish(m *Manifest) (*Manifest, error) {
+	w.validate(m)
+	if err := w.result(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func sortedKeys(t map[string]any) []string {
+	ks := make([]string, 0, len(t))
+	for k := range t {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64, int:
+		return "an integer"
+	case float64:
+		return "a float"
+	case json.Number:
+		return "a number"
+	case time.Time:
+		return "a date-time"
+	case []any, []map[string]any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "an unsupported value"
+}
+
+func (w *walker) table(a at, v any) (map[string]any, bool) {
+	t, ok := v.(map[string]any)
+	if !ok {
+		w.fail(a, "must be a table, not "+kindOf(v))
+	}
+	return t, ok
+}
+
+func (w *walker) str(a at, v any) string {
+	s, ok := v.(string)
+	if !ok {
+		w.fail(a, "must be a string, not "+kindOf(v))
+	}
+	return s
+}
+
+func (w *walker) boolean(a at, v any) bool {
+	b, ok := v.(bool)
+	if !ok {
+		w.fail(a, "must be a boolean, not "+kindOf(v))
+	}
+	return b
+}
+
+// integer accepts a TOML integer or a JSON number without fraction or
+// exponent that fits in int64.
+func (w *walker) integer(a at, v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case json.Number:
+		if !strings.ContainsAny(string(n), ".eE") {
+			if i, err := n.Int64(); err == nil {
+				return i, true
+			}
+			w.fail(a, "is out of range")
+			return 0, false
+		}
+	}
+	w.fail(a, "must be an integer, not "+kindOf(v))
+	return 0, false
+}
+
+func (w *walker) strList(a at, v any) []string {
+	list, ok := v.([]any)
+	if !ok {
+		w.fail(a, "must be an array of strings, not "+kindOf(v))
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for i, e := range list {
+		ea := a.index(i)
+		w.seen(ea)
+		out = append(out, w.str(ea, e))
+	}
+	return out
+}
+
+func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
+	t, ok := w.table(a, v)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(t))
+	for _, k := range sortedKeys(t) {
+		ka := a.key(k, safe(k))
+		w.seen(ka)
+		out[k] = w.str(ka, t[k])
+	}
+	return out
+}
+
+func (w *walker) manifest(base at, v any) *Manifest {
+	m := &Manifest{lines: map[string]int{}, paths: map[string]struct{}{}}
+	m.MCP.Transport = TransportStdio
+	w.m = m
+	root, ok := w.table(base, v)
+	if !ok {
+		return m
+	}
+	// Entry-relative paths: the raw path keeps the entry prefix for line
+	// lookup, the printed path starts at the manifest.
+	child := func(k string) at { return at{disp: k, raw: join(base.raw, k)} }
+	for _, k := range sortedKeys(root) {
+		a := child(k)
+		val := root[k]
+		switch k {
+		case "addon":
+			w.seen(a)
+			w.meta(a, val)
+		case "mcp":
+			w.seen(a)
+			w.mcp(a, val)
+		case "capabilities":
+			w.seen(a)
+			w.capabilities(a, val)
+		case "install":
+			w.seen(a)
+			w.install(a, val)
+		case "pricing":
+			w.seen(a)
+			w.pricing(a, val)
+		case "artifacts":
+			w.seen(a)
+			w.artifacts(a, val)
+		case "dependencies":
+			w.seen(a)
+			w.dependencies(a, val)
+		default:
+			w.unknown(at{raw: base.raw}, k)
+		}
+	}
+	if _, ok := root["addon"]; !ok {
+		w.fail(child("addon"), "is required")
+	}
+	return m
+}
+
+func (w *walker) meta(a at, v any) {
+	t, ok := w.table(a, v)
+	if !ok {
+		return
+	}
+	md := &w.m.Addon
+	for _, k := range sortedKeys(t) {
+		f, val := a.key(k, true), t[k]
+		switch k {
+		case "name":
+			md.Name = w.str(f, val)
+		case "display_name":
+			md.DisplayName = w.str(f, val)
+		case "version":
+			md.Version = w.str(f, val)
+		case "description":
+			md.Description = w.str(f, val)
+		case "author":
+			md.Author = w.str(f, val)
+		case "homepage":
+			md.Homepage = w.str(f, val)
+		case "license":
+			md.License = w.str(f, val)
+		case "categories":
+			md.Categories = w.strList(f, val)
+		case "integration":
+			md.Integration = w.str(f, val)
+		case "keywords":
+			md.Keywords = w.strList(f, val)
+		case "min_lean_ctx":
+			md.MinLeanCtx = w.str(f, val)
+		case "verified":
+			md.Verified = w.boolean(f, val)
+		default:
+			w.unknown(a, k)
+			continue
+		}
+		w.seen(f)
+	}
+}
+
+func (w *walker) mcp(a at, v any) {
+	t, ok := w.table(a, v)
+	if !ok {
+		return
+	}
+	mc := &w.m.MCP
+	mc.Declared = true
+	for _, k := range sortedKeys(t) {
+		f, val := a.key(k, true), t[k]
+		switch k {
+		case "transport":
+			s := w.str(f, val)
+			if _, isStr := val.(string); isStr && s != string(TransportStdio) && s != string(TransportHTTP) {
+				w.fail(f, `must be "stdio" or "http"`)
+			}
+			mc.Transport = Transport(s)
+		case "command":
+			mc.Command = w.str(f, val)
+		case "args":
+			mc.Args = w.strList(f, val)
+		case "env":
+			mc.Env = w.strMap(f, val, envKeySafe)
+		case "sha256":
+			mc.SHA256 = w.str(f, val)
+		case "url":
+			mc.URL = w.str(f, val)
+		case "headers":
+			mc.Headers = w.strMap(f, val, headerKeySafe)
+		case "integration":
+			mc.Integration = w.str(f, val)
+		default:
+			w.unknown(a, k)
+			continue
+		}
+		w.seen(f)
+	}
+}
+
+func (w *walker) capabilities(a at, v any) {
+	t, ok := w.table(a, v)
+	if !ok {
+		return
+	}
+	// Secure by default: whatever the block leaves out takes its strictest
+	// value.
+	c := &Capabilities{Network: NetworkNone, Filesystem: FilesystemReadOnly, Env: []string{}, Exec: ExecNone}
+	w.m.Capabilities = c
+	for _, k := range sortedKeys(t) {
+		f, val := a.key(k, true), t[k]
+		switch k {
+		case "network":
+			s := w.str(f, val)
+			if _, isStr := val.(string); isStr && s != string(NetworkNone) && s != string(NetworkFull) {
+				w.fail(f, `must be "none" or "full"`)
+			}
+			c.Network = NetworkAccess(s)
+		case "filesystem":
+			s := w.str(f, val)
+			if _, isStr := val.(string); isStr && s != string(FilesystemReadOnly) && s != string(FilesystemReadWrite) {
+				w.fail(f, `must be "read_only" or "read_write"`)
+			}
+			c.Filesystem = FilesystemAccess(s)
+		case "env":
+			c.Env = w.strList(f, val)
+		case "exec":
+			switch x := val.(type) {
+			case string:
+				if x != string(ExecNone) && x != string(ExecFull) {
+					w.fail(f, `must be "none", "full" or an array of binaries`)
+				}
+				c.Exec = ExecMode(x)
+			case []any:
+				c.Exec = ExecAllow
+				c.ExecAllow = w.strList(f, val)
+			default:
+				w.fail(f, `must be "none", "full" or an array of binaries, not `+kindOf(val))
+			}
+		default:
+			w.unknown(a, k)
+			continue
+		}
+		w.seen(f)
+	}
+}
+
+func (w *walker) install(a at, v any) {
+	t, ok := w.table(a, v)
+	if !ok {
+		return
+	}
+	in := &Install{}
+	w.m.Install = in
+	for _, k := range sortedKeys(t) {
+		f, val := a.key(k, true), t[k]
+		switch k {
+		case "manager":
+			in.Manager = w.str(f, val)
+		case "package":
+			in.Package = w.str(f, val)
+		case "version":
+			in.Version = w.str(f, val)
+		case "bin":
+			in.Bin = w.str(f, val)
+		case "verify":
+			in.Verify = w.strList(f, val)
+		default:
+			w.unknown(a, k)
+			continue
+		}
+		w.seen(f)
+	}
+}
+
+func (w *walker) pricing(a at, v any) {
+	t, ok := w.table(a, v)
+	if !ok {
+		return
+	}
+	p := &Pricing{}
+	w.m.Pricing = p
+	cents := func(f at, val any) int64 {
+		n, ok := w.integer(f, val)
+		if ok && (n < 0 || n > math.MaxUint32) {
+			w.fail(f, "must be between 0 and 4294967295")
+		}
+		return n
+	}
+	for _, k := range sortedKeys(t) {
+		f, val := a.key(k, true), t[k]
+		switch k {
+		case "model":
+			s := w.str(f, val)
+			if _, isStr := val.(string); isStr && s != PricingOneTime && s != PricingUsage {
+				w.fail(f, `must be "one_time" or "usage"`)
+			}
+			p.Model = s
+		case "price_cents":
+			p.PriceCents = cents(f, val)
+		case "currency":
+			p.Currency = w.str(f, val)
+		case "usage_price_per_1k_cents":
+			p.UsagePricePer1kCents = cents(f, val)
+		default:
+			w.unknown(a, k)
+			continue
+		}
+		w.seen(f)
+	}
+}
+
+func (w *walker) artifacts(a at, v any) {
+	t, ok := w.table(a, v)
+	if !ok {
+		return
+	}
+	w.m.Artifacts = make(map[string]Artifact, len(t))
+	for _, triple := range sortedKeys(t) {
+		ta := a.key(triple, tripleSafe(triple))
+		w.seen(ta)
+		fields, ok := w.table(ta, t[triple])
+		if !ok {
+			continue
+		}
+		var art Artifact
+		for _, k := range sortedKeys(fields) {
+			f, val := ta.key(k, true), fields[k]
+			switch k {
+			case "filename":
+				art.Filename = w.str(f, val)
+			case "url":
+				art.URL = w.str(f, val)
+			case "sha256":
+				art.SHA256 = w.str(f, val)
+			default:
+				w.unknown(ta, k)
+				continue
+			}
+			w.seen(f)
+		}
+		w.m.Artifacts[triple] = art
+	}
+}
+
+func (w *walker) dependencies(a at, v any) {
+	var list []any
+	switch x := v.(type) {
+	case []map[string]any: // TOML [[dependencies]]
+		for _, e := range x {
+			list = append(list, e)
+		}
+	case []any:
+		list = x
+	default:
+		w.fail(a, "must be an array of tables, not "+kindOf(v))
+		return
+	}
+	w.m.Dependencies = make([]Dependency, 0, len(list))
+	for i, e := range list {
+		ea := a.index(i)
+		w.seen(ea)
+		var d Dependency
+		if t, ok := w.table(ea, e); ok {
+			for _, k := range sortedKeys(t) {
+				f, val := ea.key(k, true), t[k]
+				switch k {
+				case "name":
+					d.Name = w.str(f, val)
+				case "version":
+					d.Version = w.str(f, val)
+				default:
+					w.unknown(ea, k)
+					continue
+				}
+				w.seen(f)
+			}
+		}
+		w.m.Dependencies = append(w.m.Dependencies, d)
+	}
+}
