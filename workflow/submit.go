@@ -1,0 +1,289 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/report"
+	"github.com/registryd/registryd/storage"
+)
+
+// Submit parses a manifest (addon.ParseTOML or addon.ParseJSON by f),
+// audits it, renders its report with the addon's current registry state
+// (tier, active suppressions, removed) and stores the pending submission,
+// its report and findings in one transaction.
+//
+// A REST submission (origin nil) needs an actor with at least the submitter
+// role. A submission with a GitHub origin is webhook-driven work: the caller
+// has verified the webhook's signature and a.Name is the GitHub login, so no
+// role is required.
+//
+// Errors: a *registry.ValidationError (errors.Is registry.ErrInvalid, and
+// registry.ErrTooLarge for an oversized manifest) for a refused manifest, and
+// then nothing is stored; registry.ErrConflict when name@version is already
+// published with different bytes. When the bytes are identical to the
+// published version's, or to a submission of the same version still
+// pending, Submit returns that submission and its current report with
+// created false and stores nothing.
+func (s *Service) Submit(ctx context.Context, a Actor, manifest []byte, f Format, origin *registry.GitHubOrigin) (sub registry.Submission, rep registry.Report, created bool, err error) {
+	if err := submitter(a, origin, registry.RoleSubmitter); err != nil {
+		return sub, rep, false, err
+	}
+	m, err := parseSubmission(manifest, f, origin)
+	if err != nil {
+		return sub, rep, false, err
+	}
+	sha := report.SHA256(manifest)
+	name, version := m.Addon.Name, m.Addon.Version
+	now := s.clock()
+	var existing bool
+	err = s.store.InTx(ctx, func(tx storage.Tx) error {
+		existing, rep = false, registry.Report{}
+		prior, found, err := sameBytes(ctx, tx, name, version, sha, true)
+		if err != nil || found {
+			sub, existing = prior, found
+			return err
+		}
+		st, err := loadState(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		r, err := renderParsed(manifest, m, st, now)
+		if err != nil {
+			return err
+		}
+		sub = s.newSubmission(a, manifest, sha, f, origin, m, r, now)
+		if err := tx.CreateSubmission(ctx, sub); err != nil {
+			return fmt.Errorf("store submission: %w", err)
+		}
+		var fs []registry.StoredFinding
+		rep, fs = r.stored(sub.ID)
+		if err := tx.PutReport(ctx, rep, fs); err != nil {
+			return fmt.Errorf("store report: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return registry.Submission{}, registry.Report{}, false, fmt.Errorf("submit %q: %w", name+"@"+version, err)
+	}
+	if existing {
+		rep, err = s.store.Report(ctx, sub.ID)
+		if err != nil {
+			return registry.Submission{}, registry.Report{}, false, fmt.Errorf("load report of %s: %w", sub.ID, err)
+		}
+		return sub, rep, false, nil
+	}
+	return sub, rep, true, nil
+}
+
+// Publish ingests a manifest and publishes it at once. It serves a push to
+// the registry repository's default branch, where the merge was the
+// maintainers' approval: the submission is stored approved, decided by
+// a.Name (the pusher), and the audit log records the pusher as approver.
+// Publish with a nil origin needs the maintainer role.
+//
+// Errors are Submit's, plus registry.ErrConflict when the addon was removed.
+// Publishing bytes identical to the published version's is not an error: it
+// returns that version's submission and report and stores nothing.
+func (s *Service) Publish(ctx context.Context, a Actor, manifest []byte, f Format, origin *registry.GitHubOrigin) (registry.Submission, registry.Report, error) {
+	if err := submitter(a, origin, registry.RoleMaintainer); err != nil {
+		return registry.Submission{}, registry.Report{}, err
+	}
+	m, err := parseSubmission(manifest, f, origin)
+	if err != nil {
+		return registry.Submission{}, registry.Report{}, err
+	}
+	sha := report.SHA256(manifest)
+	name, version := m.Addon.Name, m.Addon.Version
+	now := s.clock()
+	var (
+		sub      registry.Submission
+		rep      registry.Report
+		existing bool
+	)
+	err = s.store.InTx(ctx, func(tx storage.Tx) error {
+		existing, rep = false, registry.Report{}
+		prior, found, err := sameBytes(ctx, tx, name, version, sha, false)
+		if err != nil || found {
+			sub, existing = prior, found
+			return err
+		}
+		st, err := loadState(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if st.exists && st.addon.Removed {
+			return conflict("addon %q was removed from the registry", name)
+		}
+		r, err := renderParsed(manifest, m, st, now)
+		if err != nil {
+			return err
+		}
+		sub = s.newSubmission(a, manifest, sha, f, origin, m, r, now)
+		sub.Status, sub.DecidedBy, sub.DecidedAt = registry.StatusApproved, a.Name, &now
+		sub.DecisionReason = pushReason(origin)
+		if err := tx.CreateSubmission(ctx, sub); err != nil {
+			return fmt.Errorf("store submission: %w", err)
+		}
+		var fs []registry.StoredFinding
+		rep, fs = r.stored(sub.ID)
+		if err := tx.PutReport(ctx, rep, fs); err != nil {
+			return fmt.Errorf("store report: %w", err)
+		}
+		if _, err := publish(ctx, tx, sub, st, m, a.Name, now); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, now, a.Name, "submission.publish", "submission/"+sub.ID, sub.DecisionReason, versionDetail(sub))
+	})
+	if err != nil {
+		return registry.Submission{}, registry.Report{}, fmt.Errorf("publish %q: %w", name+"@"+version, err)
+	}
+	if existing {
+		rep, err = s.store.Report(ctx, sub.ID)
+		if err != nil {
+			return registry.Submission{}, registry.Report{}, fmt.Errorf("load report of %s: %w", sub.ID, err)
+		}
+	}
+	return sub, rep, nil
+}
+
+// submitter checks who may ingest a manifest: webhook-driven work (a GitHub
+// origin) by an identified login, anything else by a token of role min.
+func submitter(a Actor, origin *registry.GitHubOrigin, min registry.Role) error {
+	if origin != nil {
+		if a.Name == "" {
+			return fmt.Errorf("%w: no actor", registry.ErrUnauthenticated)
+		}
+		return nil
+	}
+	return requireRole(a, min)
+}
+
+// parseSubmission decodes the manifest and checks the GitHub origin.
+func parseSubmission(manifest []byte, f Format, origin *registry.GitHubOrigin) (*addon.Manifest, error) {
+	if origin != nil {
+		var fs fields
+		fs.text("github.repo", origin.Repo, 256, true)
+		fs.text("github.commit", origin.CommitID, 64, false)
+		fs.text("github.path", origin.Path, 1024, false)
+		fs.text("github.author", origin.Author, 128, false)
+		if origin.PR < 0 {
+			fs.add("github.pr", "must not be negative")
+		}
+		if err := fs.err(); err != nil {
+			return nil, err
+		}
+	}
+	m, err := parse(manifest, f)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// sameBytes finds a stored submission of name@version with the manifest
+// digest sha: the published one, or (when pending is set) one still
+// pending. It returns registry.ErrConflict when name@version is published
+// with other bytes.
+func sameBytes(ctx context.Context, tx storage.Tx, name, version, sha string, pending bool) (registry.Submission, bool, error) {
+	v, err := tx.Version(ctx, name, version)
+	switch {
+	case err == nil:
+		pub, err := tx.Submission(ctx, v.SubmissionID)
+		if err != nil {
+			return registry.Submission{}, false, fmt.Errorf("load published submission: %w", err)
+		}
+		if pub.ManifestSHA256 != sha {
+			return registry.Submission{}, false, conflict("%q is already published with different bytes; publish a new version", name+"@"+version)
+		}
+		return pub, true, nil
+	case !errors.Is(err, registry.ErrNotFound):
+		return registry.Submission{}, false, fmt.Errorf("load version: %w", err)
+	}
+	if !pending {
+		return registry.Submission{}, false, nil
+	}
+	subs, err := tx.SubmissionsOfAddon(ctx, name)
+	if err != nil {
+		return registry.Submission{}, false, fmt.Errorf("list submissions: %w", err)
+	}
+	for _, p := range subs {
+		if p.Version == version && p.ManifestSHA256 == sha && p.Status == registry.StatusPending {
+			return p, true, nil
+		}
+	}
+	return registry.Submission{}, false, nil
+}
+
+func (s *Service) newSubmission(a Actor, manifest []byte, sha string, f Format, origin *registry.GitHubOrigin, m *addon.Manifest, r rendered, now time.Time) registry.Submission {
+	sub := registry.Submission{
+		ID:             s.newID("sub"),
+		Addon:          m.Addon.Name,
+		Version:        m.Addon.Version,
+		Manifest:       manifest,
+		ManifestSHA256: sha,
+		Format:         string(f),
+		Source:         registry.SourceREST,
+		Submitter:      a.Name,
+		SubmitterToken: a.TokenID,
+		Status:         registry.StatusPending,
+		Verdict:        r.report.Verdict,
+		Risk:           r.report.Risk,
+		CreatedAt:      now,
+		UpdatedAt:      now,
+	}
+	if origin != nil {
+		o := *origin
+		sub.Source, sub.GitHub, sub.SubmitterToken = registry.SourceGitHub, &o, ""
+	}
+	return sub
+}
+
+// publish makes sub's name@version a published version and brings the
+// addon record up to date (creating it on a first publication). st is the
+// addon's state before the publication.
+func publish(ctx context.Context, tx storage.Tx, sub registry.Submission, st state, m *addon.Manifest, by string, now time.Time) (registry.Addon, error) {
+	err := tx.CreateVersion(ctx, registry.Version{Addon: sub.Addon, Version: sub.Version, SubmissionID: sub.ID, PublishedAt: now, PublishedBy: by})
+	if errors.Is(err, registry.ErrConflict) {
+		return registry.Addon{}, conflict("%q is already published", sub.Addon+"@"+sub.Version)
+	}
+	if err != nil {
+		return registry.Addon{}, fmt.Errorf("publish version: %w", err)
+	}
+	a := st.addon
+	if !st.exists {
+		a = registry.Addon{Name: sub.Addon, CreatedAt: now}
+	}
+	if a.LatestVersion == "" || newer(sub.Version, a.LatestVersion) {
+		a.LatestVersion, a.LatestVerdict = sub.Version, sub.Verdict
+		a.DisplayName, a.Description, a.Homepage = m.Addon.DisplayName, m.Addon.Description, m.Addon.Homepage
+	}
+	a.UpdatedAt = now
+	if err := tx.PutAddon(ctx, a); err != nil {
+		return registry.Addon{}, fmt.Errorf("store addon: %w", err)
+	}
+	return a, nil
+}
+
+func pushReason(o *registry.GitHubOrigin) string {
+	if o == nil {
+		return "published directly"
+	}
+	r := "merged into " + o.Repo
+	if o.CommitID != "" {
+		r += " at " + o.CommitID
+	}
+	return r
+}
+
+// versionDetail is the machine-readable detail of an audit entry about one
+// submission.
+func versionDetail(sub registry.Submission) string {
+	b, _ := json.Marshal(map[string]string{"addon": sub.Addon, "version": sub.Version, "manifest_sha256": sub.ManifestSHA256})
+	return string(b)
+}

@@ -1,0 +1,98 @@
+package workflow
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+// TokenPrefix starts every API token secret, so that a leaked token is easy
+// to recognise (and to scan for).
+const TokenPrefix = "rgd_"
+
+// tokenSecretLen is the length of a secret: the prefix and 43 base64url
+// characters of 256 random bits.
+const tokenSecretLen = len(TokenPrefix) + 43
+
+// CreateToken makes a new API token for name with role and returns its
+// secret, which exists only in this return value: the store keeps its
+// SHA-256. name is 1 to MaxTokenNameBytes of letters, digits and _ - . @;
+// it names the person, who may hold several tokens under the same name.
+// The creation is audit-logged under SystemActor (tokens are made by the
+// operator on the command line). Errors: a *registry.ValidationError naming
+// the field.
+func (s *Service) CreateToken(ctx context.Context, name string, role registry.Role) (string, registry.Token, error) {
+	var fs fields
+	fs.ident("name", name, MaxTokenNameBytes, tokenNameByte, "letters, digits and _ - . @")
+	if !role.Valid() {
+		fs.add("role", "must be submitter, maintainer or admin")
+	}
+	if err := fs.err(); err != nil {
+		return "", registry.Token{}, err
+	}
+	var raw [32]byte
+	rand.Read(raw[:])
+	secret := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	sum := sha256.Sum256([]byte(secret))
+	now := s.clock()
+	var tok registry.Token
+	err := s.store.InTx(ctx, func(tx storage.Tx) error {
+		tok = registry.Token{ID: s.newID("tok"), Name: name, Role: role, Hash: sum[:], CreatedAt: now}
+		if err := tx.CreateToken(ctx, tok); err != nil {
+			return fmt.Errorf("store token: %w", err)
+		}
+		detail, _ := json.Marshal(map[string]string{"name": name, "role": string(role)})
+		return s.audit(ctx, tx, now, SystemActor, "token.create", "token/"+tok.ID, "", string(detail))
+	})
+	if err != nil {
+		return "", registry.Token{}, fmt.Errorf("create token: %w", err)
+	}
+	return secret, tok, nil
+}
+
+// RevokeToken revokes the token with id at once: Authenticate refuses it
+// from the moment the transaction commits. Revoking a revoked token again is
+// not an error. It is audit-logged under SystemActor. Errors:
+// registry.ErrNotFound for an unknown id.
+func (s *Service) RevokeToken(ctx context.Context, id string) error {
+	now := s.clock()
+	err := s.store.InTx(ctx, func(tx storage.Tx) error {
+		if err := tx.RevokeToken(ctx, id, now); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, now, SystemActor, "token.revoke", "token/"+id, "", "")
+	})
+	if err != nil {
+		return fmt.Errorf("revoke token %q: %w", id, err)
+	}
+	return nil
+}
+
+// Authenticate returns the actor a token secret (the value after "Bearer ")
+// stands for. It returns an error matching registry.ErrUnauthenticated for
+// an empty, malformed, unknown or revoked secret, and never says which.
+func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error) {
+	if len(secret) != tokenSecretLen || !strings.HasPrefix(secret, TokenPrefix) {
+		return Actor{}, fmt.Errorf("%w: invalid token", registry.ErrUnauthenticated)
+	}
+	sum := sha256.Sum256([]byte(secret))
+	tok, err := s.store.TokenByHash(ctx, sum[:])
+	if errors.Is(err, registry.ErrNotFound) {
+		return Actor{}, fmt.Errorf("%w: invalid token", registry.ErrUnauthenticated)
+	}
+	if err != nil {
+		return Actor{}, fmt.Errorf("authenticate: %w", err)
+	}
+	if tok.RevokedAt != nil {
+		return Actor{}, fmt.Errorf("%w: invalid token", registry.ErrUnauthenticated)
+	}
+	return Actor{Name: tok.Name, TokenID: tok.ID, Role: tok.Role}, nil
+}
