@@ -200,19 +200,23 @@ func pathAtLine(lines map[string]int, line int) string {
 		if l != line || len(p) < len(best) || (len(p) == len(best) && p > best) {
 			continue
 		}
-		printable := true
-		for i := 0; i < len(p); i++ {
-			c := p[i]
-			if !(isAlnum(c) || strings.IndexByte("_-.[]", c) >= 0) {
-				printable = false
-				break
-			}
-		}
-		if printable {
+		if printablePath(p) != "" {
 			best = p
 		}
 	}
 	return best
+}
+
+// printablePath returns p when it consists only of characters that field
+// paths of safe keys use, else "".
+func printablePath(p string) string {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(isAlnum(c) || strings.IndexByte("_-.[]", c) >= 0) {
+			return ""
+		}
+	}
+	return p
 }
 
 // at is a position in the document being walked: disp is the field path
@@ -256,6 +260,9 @@ func (r *report) add(path string, line int, msg string) {
 		}
 		i := strings.LastIndexAny(p, ".[")
 		if i < 0 {
+			if p != "" && r.bad[r.prefix+"|"] {
+				return
+			}
 			break
 		}
 		p = p[:i]
@@ -267,6 +274,10 @@ func (r *report) add(path string, line int, msg string) {
 	}
 	r.errs = append(r.errs, registry.FieldError{Path: full, Line: line, Message: msg})
 }
+
+// keyLineKey indexes Manifest.keyLines: the line of a map key that may not
+// be printed, under the path of its map.
+func keyLineKey(mapPath, key string) string { return mapPath + "\x00" + key }
 
 // at records an error at a model path, with the line the decoder saw for it
 // or for its nearest parent.
@@ -466,13 +477,16 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 	for _, k := range sortedKeys(t) {
 		ka := a.key(k, safe(k))
 		w.seen(ka)
+		if ka.hidden && !a.hidden {
+			w.m.keyLines[keyLineKey(a.disp, k)] = w.line(ka)
+		}
 		out[k] = w.str(ka, t[k])
 	}
 	return out
 }
 
 func (w *walker) manifest(base at, v any) *Manifest {
-	m := &Manifest{lines: map[string]int{}, paths: map[string]struct{}{}}
+	m := &Manifest{lines: map[string]int{}, paths: map[string]struct{}{}, keyLines: map[string]int{}}
 	m.MCP.Transport = TransportStdio
 	w.m = m
 	root, ok := w.table(base, v)

@@ -97,7 +97,7 @@ func (d *jsonDoc) value(path string, depth int) (any, *registry.FieldError) {
 			k, _ := ktok.(string)
 			kp := join(path, k)
 			if _, dup := obj[k]; dup {
-				return nil, &registry.FieldError{Line: d.lineAt(d.dec.InputOffset() - 1), Message: "duplicate key in a JSON object"}
+				return nil, &registry.FieldError{Path: printablePath(path), Line: d.lineAt(d.dec.InputOffset() - 1), Message: "has a duplicate key"}
 			}
 			d.lines[kp] = d.lineAt(d.dec.InputOffset() - 1)
 			v, ferr := d.value(kp, depth+1)

@@ -31,6 +31,9 @@ type Manifest struct {
 	lines map[string]int
 	// paths is the set of every field path present in the source document.
 	paths map[string]struct{}
+	// keyLines holds the lines of map keys that are not safe to print (and
+	// so have no path of their own), by keyLineKey(map path, key).
+	keyLines map[string]int
 }
 
 // Meta is the `[addon]` table.

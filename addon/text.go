@@ -112,13 +112,21 @@ func quietMessage(s string) string {
 				b.WriteString("...")
 				break
 			}
+			frag := s[i+1 : i+1+end]
 			if end > 3 {
-				b.WriteByte(c)
-				b.WriteString("...")
-				b.WriteByte(c)
-				i += end + 1
-				continue
+				frag = "..."
 			}
+			b.WriteByte(c)
+			for j := 0; j < len(frag); j++ {
+				if f := frag[j]; f < 0x20 || f > 0x7e || strings.IndexByte("<>&`\\$", f) >= 0 {
+					b.WriteByte('?')
+				} else {
+					b.WriteByte(f)
+				}
+			}
+			b.WriteByte(c)
+			i += end + 1
+			continue
 		}
 		if c < 0x20 || c > 0x7e || strings.IndexByte("<>&`\\$", c) >= 0 {
 			b.WriteByte('?')

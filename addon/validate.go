@@ -195,26 +195,33 @@ func (r *report) strMap(path string, mp map[string]string, safe func(string) boo
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		kp := path
+		kp, line := path, 0
 		if safe(k) {
 			kp = path + "." + k
+			line = lineOf(r.m, kp)
+		} else {
+			if line = r.m.keyLines[keyLineKey(path, k)]; line == 0 {
+				line = lineOf(r.m, path)
+			}
 		}
+		problem := keyProblem(k)
 		switch {
 		case textProblem(k) != "":
-			r.at(kp, "a key "+textProblem(k))
-			continue
+			problem = "a key " + textProblem(k)
 		case k == "":
-			r.at(kp, "a key is empty")
-			continue
+			problem = "a key is empty"
 		case len(k) > MaxKeyBytes:
-			r.at(kp, "a key is longer than "+strconv.Itoa(MaxKeyBytes)+" bytes")
+			problem = "a key is longer than " + strconv.Itoa(MaxKeyBytes) + " bytes"
+		}
+		if problem != "" {
+			r.add(kp, line, problem)
 			continue
 		}
-		if p := keyProblem(k); p != "" {
-			r.at(kp, p)
-			continue
+		if p := textProblem(mp[k]); p != "" {
+			r.add(kp, line, p)
+		} else if len(mp[k]) > MaxStringBytes {
+			r.add(kp, line, "is longer than "+strconv.Itoa(MaxStringBytes)+" bytes")
 		}
-		r.text(kp, mp[k], MaxStringBytes)
 	}
 }
 
