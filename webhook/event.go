@@ -348,7 +348,9 @@ func invalid(path, msg string) error {
 // fieldErrs collects several refused fields of one payload.
 type fieldErrs []registry.FieldError
 
-func (f *fieldErrs) add(path, msg string) { *f = append(*f, registry.FieldError{Path: path, Message: msg}) }
+func (f *fieldErrs) add(path, msg string) {
+	*f = append(*f, registry.FieldError{Path: path, Message: msg})
+}
 
 func (f fieldErrs) err() error {
 	if len(f) == 0 {

@@ -7,5 +7,5 @@ import (
 
 func io_NopCloser(r io.Reader) io.ReadCloser { return io.NopCloser(r) }
 
-func jsonMarshal(v any) ([]byte, error)      { return json.Marshal(v) }
-func jsonUnmarshal(b []byte, v any) error    { return json.Unmarshal(b, v) }
+func jsonMarshal(v any) ([]byte, error)   { return json.Marshal(v) }
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
