@@ -1,8 +1,19 @@
 // Package assess is registryd's audit: pure, deterministic functions that turn
 // a decoded manifest into findings. No I/O, no clock, no environment.
+//
+// The rules judge a parsed view of the wiring, not its strings: wrappers
+// (env, sudo, busybox, cmd /c, powershell, wsl, uv run, docker run …) are
+// peeled before a command is judged, every POSIX shell script the wiring runs
+// is parsed with mvdan.cc/sh/v3/syntax and its tree walked, URLs are parsed
+// with net/url, and package specs are read the way their package runner reads
+// them.
 package assess
 
 import (
+	"sort"
+	"strconv"
+	"strings"
+
 	"github.com/registryd/registryd/addon"
 	"github.com/registryd/registryd/registry"
 )
@@ -10,30 +21,282 @@ import (
 // Ruleset is the version of the rules. Any change to what the rules find, to
 // a level, a code, a message or a path changes it, and every stored report is
 // then re-assessed.
-const Ruleset = "2026.11.0"
+const Ruleset = "2026.11.1"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
 type Inferred struct {
+	// Network: the wiring performs network I/O (an HTTP transport, an
+	// [install] block, a package runner or manager, a container pull, a
+	// download command, ssh …).
 	Network bool
-	Exec    bool
+	// Exec: the wiring spawns subprocesses beyond the server it launches (a
+	// shell script, a download primitive, a package script …).
+	Exec bool
 }
 
 // Result is the outcome of one audit.
 type Result struct {
 	// Findings in total order: level descending, then code, path, message.
+	// Never nil.
 	Findings []registry.Finding
 	Inferred Inferred
 }
 
-// Audit runs every rule over m. It is safe for concurrent use and returns the
-// same result for the same manifest every time.
-func Audit(m *addon.Manifest) Result {
-	return Result{Findings: []registry.Finding{}}
+// Coherent reports whether the declared capabilities cover what the wiring
+// was inferred to use: no cap_net_underdeclared or cap_exec_underdeclared
+// finding.
+func (r Result) Coherent() bool {
+	for _, f := range r.Findings {
+		if f.Code == CodeCapNetUnderdeclared || f.Code == CodeCapExecUnderdeclared {
+			return false
+		}
+	}
+	return true
 }
 
-// Rules returns the rule table, one entry per code, ordered by code. The
-// caller may modify the returned slice.
-func Rules() []registry.Rule {
-	return nil
+// Verdict is Verdict(r.Findings, nil): every finding counted.
+func (r Result) Verdict() registry.Verdict { return Verdict(r.Findings, nil) }
+
+// Audit runs every rule over m. It is safe for concurrent use and returns the
+// same result for the same manifest every time. A nil manifest has no
+// findings.
+func Audit(m *addon.Manifest) Result {
+	if m == nil {
+		return Result{Findings: []registry.Finding{}}
+	}
+	a := &auditor{m: m, budget: maxNodes}
+	a.wiring()
+	a.coherence()
+	return Result{Findings: a.sorted(), Inferred: a.inferred}
+}
+
+// Installable reports whether m's [mcp] block can be started: a stdio
+// command, or an http(s) URL with a host. Unlike lean-ctx, the URL scheme is
+// matched case-insensitively (HTTPS:// is https).
+func Installable(m *addon.Manifest) bool {
+	if m == nil {
+		return false
+	}
+	if m.MCP.Transport == addon.TransportHTTP {
+		_, ok := parseEndpoint(m.MCP.URL)
+		return ok
+	}
+	return strings.TrimSpace(m.MCP.Command) != ""
+}
+
+// BinaryPinned reports whether a stdio server pins its binary by sha256. An
+// HTTP server has no local binary and counts as pinned.
+func BinaryPinned(m *addon.Manifest) bool {
+	if m == nil {
+		return false
+	}
+	if m.MCP.Transport == addon.TransportHTTP {
+		return true
+	}
+	return strings.TrimSpace(m.MCP.SHA256) != ""
+}
+
+// Analysis bounds: pathological input finishes fast with an
+// unparsable_shell finding instead of exhausting time or stack.
+const (
+	maxScriptBytes = 32 << 10 // one shell script
+	maxNodes       = 20000    // syntax nodes visited over the whole audit
+	maxNesting     = 64       // syntax tree depth
+	maxDepth       = 8        // scripts within scripts, wrappers within wrappers
+	maxPeel        = 32       // wrappers peeled off one argv
+)
+
+// auditor collects the findings and inferences of one audit.
+type auditor struct {
+	m        *addon.Manifest
+	findings []registry.Finding
+	inferred Inferred
+	budget   int  // syntax nodes left to visit
+	overrun  bool // the budget ran out (reported once)
+}
+
+// add records a finding at the level of code's rule.
+func (a *auditor) add(code, path, msg string) {
+	r, ok := ruleIndex[code]
+	if !ok {
+		panic("assess: finding with unregistered code " + code)
+	}
+	a.findings = append(a.findings, registry.Finding{Level: r.Level, Code: code, Message: msg, Path: path})
+}
+
+// sorted returns the findings deduplicated, in total order.
+func (a *auditor) sorted() []registry.Finding {
+	f := a.findings
+	sort.Slice(f, func(i, j int) bool {
+		x, y := f[i], f[j]
+		if x.Level != y.Level {
+			return x.Level > y.Level
+		}
+		if x.Code != y.Code {
+			return x.Code < y.Code
+		}
+		if x.Path != y.Path {
+			return x.Path < y.Path
+		}
+		return x.Message < y.Message
+	})
+	out := make([]registry.Finding, 0, len(f))
+	for i, x := range f {
+		if i > 0 && x == f[i-1] {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// wiring judges the [mcp] block, the env block and the install block.
+func (a *auditor) wiring() {
+	m := a.m
+	if m.Install.Declared() {
+		// An install block fetches a package from a registry.
+		a.inferred.Network = true
+	}
+	if m.Install != nil && len(m.Install.Verify) > 0 {
+		argv := make([]arg, len(m.Install.Verify))
+		for j, w := range m.Install.Verify {
+			argv[j] = arg{text: w, path: "install.verify[" + strconv.Itoa(j) + "]", lit: true}
+		}
+		a.command(argv, 0, ctxInstall)
+	}
+	if m.MCP.Transport == addon.TransportHTTP {
+		a.endpoint()
+		return
+	}
+	if strings.TrimSpace(m.MCP.Command) == "" {
+		// Nothing is launched; a stray env block is still judged.
+		a.envBlock()
+		return
+	}
+	argv := make([]arg, 0, 1+len(m.MCP.Args))
+	argv = append(argv, arg{text: m.MCP.Command, path: "mcp.command", lit: true})
+	for i, s := range m.MCP.Args {
+		argv = append(argv, arg{text: s, path: argPath(i), lit: true})
+	}
+	a.command(argv, 0, ctxTop)
+	for _, w := range argv {
+		a.blob(w.text, w.path)
+	}
+	a.envBlock()
+}
+
+func argPath(i int) string { return "mcp.args[" + strconv.Itoa(i) + "]" }
+
+// envPath is the path of the [mcp.env] entry key.
+func envPath(key string) string {
+	if echoSafeKey(key) {
+		return "mcp.env." + key
+	}
+	return "mcp.env"
+}
+
+// capPath is the path of a [capabilities] field when the source had it, the
+// table otherwise.
+func (a *auditor) capPath(field string) string {
+	p := "capabilities." + field
+	if a.m.HasPath(p) {
+		return p
+	}
+	return "capabilities"
+}
+
+// coherence compares the declared capabilities with what was inferred.
+func (a *auditor) coherence() {
+	c := a.m.Capabilities
+	if c == nil {
+		return
+	}
+	netAllowed := c.Network == addon.NetworkFull
+	execAllowed := c.Exec == addon.ExecFull || (c.Exec == addon.ExecAllow && len(c.ExecAllow) > 0)
+	switch {
+	case a.inferred.Network && !netAllowed:
+		a.add(CodeCapNetUnderdeclared, a.capPath("network"),
+			"the wiring uses the network, but the capabilities declare network = \"none\"")
+	case !a.inferred.Network && netAllowed:
+		a.add(CodeCapNetOverdeclared, a.capPath("network"),
+			"the capabilities declare network = \"full\", but the wiring shows no network use")
+	}
+	switch {
+	case a.inferred.Exec && !execAllowed:
+		a.add(CodeCapExecUnderdeclared, a.capPath("exec"),
+			"the wiring spawns subprocesses, but the capabilities grant no exec")
+	case !a.inferred.Exec && c.Exec == addon.ExecFull:
+		a.add(CodeCapExecOverdeclared, a.capPath("exec"),
+			"the capabilities grant exec = \"full\", but the wiring shows no subprocess use")
+	}
+}
+
+// envBlock judges [mcp.env]: disclosure, forbidden keys, literal secrets and
+// the malware heuristics on values.
+func (a *auditor) envBlock() {
+	env := a.m.MCP.Env
+	if len(env) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var shown []string
+	hidden := 0
+	for _, k := range keys {
+		if echoSafeKey(k) {
+			shown = append(shown, k)
+		} else {
+			hidden++
+		}
+	}
+	msg := "passes " + plural(len(keys), "environment variable") + " to the server"
+	if len(shown) > 0 {
+		msg += ": " + strings.Join(shown, ", ")
+		if hidden > 0 {
+			msg += " and " + plural(hidden, "unprintable name")
+		}
+	}
+	a.add(CodeChildEnv, "mcp.env", msg)
+	for _, k := range keys {
+		a.envDecl(k, envPath(k))
+		v := env[k]
+		p := envPath(k)
+		if secretName(k) && literalSecret(v) {
+			a.add(CodeLiteralSecret, p, "the environment variable "+keyLabel(k)+" holds a literal credential")
+		}
+		a.value(v, p)
+	}
+}
+
+// value applies the content heuristics to a string the wiring hands over as
+// data (an env value): a download-and-run or decode-and-run pipeline spelled
+// out in it, a persistence path, an encoded blob.
+func (a *auditor) value(v, path string) {
+	a.blob(v, path)
+	if persistencePath(v) {
+		a.add(CodePersistence, path, "names a location that runs code at login or boot")
+	}
+	if len(v) <= maxScriptBytes && strings.ContainsAny(v, "|$`<") {
+		sc := &scan{a: a, path: path, depth: maxDepth - 1, quiet: true}
+		sc.script(v)
+	}
+}
+
+// envDecl judges one environment name the wiring sets, by whatever route.
+func (a *auditor) envDecl(key, path string) {
+	if forbiddenKey(key) {
+		a.add(CodeForbiddenEnv, path, "sets the environment variable "+keyLabel(key)+
+			", which changes what a trusted program loads or runs")
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

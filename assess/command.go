@@ -1,0 +1,466 @@
+package assess
+
+import (
+	"encoding/base64"
+	"strings"
+	"unicode/utf16"
+)
+
+// arg is one word of a command line the wiring runs: its text, the manifest
+// path it came from, and whether its text is fully known (a word of a shell
+// script built from a variable or a substitution is not).
+type arg struct {
+	text string
+	path string
+	lit  bool
+}
+
+// ctxKind is where a command line comes from.
+type ctxKind uint8
+
+const (
+	ctxTop     ctxKind = iota // [mcp] command and args: the server itself
+	ctxInstall                // [install] verify: run once at install time
+	ctxNested                 // run by a script or a wrapper of the wiring
+)
+
+// cmdInfo is what a judged command line does, for the rules that look at how
+// commands combine (pipelines, substitutions).
+type cmdInfo struct {
+	name        string // program after peeling wrappers, "" when unknown
+	stdinScript bool   // a shell or interpreter that executes its standard input
+	runsArg     bool   // a shell that runs an argument as a script, whose text is not known
+	fetches     bool   // downloads content (curl, wget, …)
+	decodes     bool   // decodes encoded text (base64 -d, xxd -r, …)
+}
+
+var (
+	posixShells = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "lksh", "pdksh", "rbash")
+	otherShells = set("fish", "csh", "tcsh", "nu", "elvish", "xonsh")
+	fetchers    = set("curl", "wget", "aria2c", "http", "https", "xh", "fetch", "invoke-webrequest", "iwr", "irm", "invoke-restmethod")
+	netTools    = set("ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "rsync")
+	readers     = set("source", ".", "cat", "head", "tail", "less", "more", "grep", "test", "[", "ls", "stat",
+		"wc", "diff", "file", "readlink", "realpath", "echo", "printf", "dirname", "basename")
+	pkgManagers = set("npm", "pnpm", "yarn", "bun")
+)
+
+func set(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// progName is the program a command word names: its base name after either
+// path separator, without a Windows executable suffix, in lower case (file
+// systems of macOS and Windows ignore case).
+func progName(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.ToLower(s)
+	for _, ext := range []string{".exe", ".cmd", ".bat", ".com", ".ps1"} {
+		if strings.HasSuffix(s, ext) && len(s) > len(ext) {
+			s = strings.TrimSuffix(s, ext)
+			break
+		}
+	}
+	return s
+}
+
+// family folds versioned interpreter names (python3.12, perl5.36, lua5.4,
+// nodejs) onto one name.
+func family(name string) string {
+	for _, f := range []string{"python", "pypy", "perl", "ruby", "php", "lua", "node", "pwsh"} {
+		if strings.HasPrefix(name, f) && strings.Trim(name[len(f):], "0123456789.-") == "" {
+			if f == "pypy" {
+				return "python"
+			}
+			return f
+		}
+	}
+	switch name {
+	case "nodejs":
+		return "node"
+	case "py":
+		return "python"
+	}
+	return name
+}
+
+// limit reports that the analysis stopped at one of its bounds.
+func (a *auditor) limit(path, why string) {
+	a.add(CodeUnparsableShell, path, "not analysed: "+why)
+}
+
+// command judges one command line: it peels wrappers, then judges the
+// program that finally runs. depth counts scripts and wrappers already
+// entered.
+func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
+	if len(argv) == 0 {
+		return cmdInfo{}
+	}
+	if depth > maxDepth {
+		a.limit(argv[0].path, "commands nested too deeply")
+		return cmdInfo{}
+	}
+	for peeled := 0; ; peeled++ {
+		if len(argv) == 0 {
+			return cmdInfo{}
+		}
+		if peeled > maxPeel {
+			a.limit(argv[0].path, "too many wrapper commands")
+			return cmdInfo{}
+		}
+		if !argv[0].lit {
+			return cmdInfo{}
+		}
+		name := progName(argv[0].text)
+		var next []arg
+		switch name {
+		case "env":
+			next = a.peelEnv(argv[1:])
+		case "sudo", "doas", "su", "runas", "pkexec", "gosu", "su-exec":
+			a.add(CodePrivilegeEscalation, argv[0].path, "runs its command with elevated privileges through "+quoted(name))
+			if name == "su" || name == "runas" {
+				return a.su(argv, depth)
+			}
+			next = a.peelSudo(argv[1:])
+		case "busybox", "nohup", "setsid", "exec", "builtin", "time", "caffeinate":
+			next = skipFlags(argv[1:], nil)
+		case "command":
+			if len(argv) > 1 && (argv[1].text == "-v" || argv[1].text == "-V") {
+				return cmdInfo{} // a lookup, not a run
+			}
+			next = skipFlags(argv[1:], nil)
+		case "nice", "ionice", "chrt", "taskset", "stdbuf":
+			next = skipFlags(argv[1:], set("-n", "-c", "-p", "--adjustment", "--class"))
+		case "timeout":
+			next = skipFlags(argv[1:], set("-s", "-k", "--signal", "--kill-after"))
+			if len(next) > 0 {
+				next = next[1:] // the duration
+			}
+		case "cmd":
+			return a.cmdExe(argv, depth)
+		case "powershell", "pwsh", "pwsh-preview":
+			return a.powershell(argv, depth)
+		case "wsl":
+			return a.wsl(argv, depth)
+		case "uv":
+			if len(argv) > 2 && argv[1].text == "tool" && argv[2].text == "run" {
+				a.inferred.Network = true
+				a.pyRunner(argv[2:], "uv tool run")
+				return cmdInfo{name: "uv"}
+			}
+			if len(argv) > 1 && argv[1].text == "run" {
+				a.inferred.Network = true // uv run syncs the project environment
+				next = a.peelUVRun(argv[2:])
+				if len(next) == 0 {
+					return cmdInfo{name: "uv"}
+				}
+				break
+			}
+			a.uvOther(argv)
+			return cmdInfo{name: "uv"}
+		case "docker", "podman", "nerdctl":
+			return a.container(argv, depth)
+		}
+		if next == nil {
+			return a.program(name, argv, depth, ctx)
+		}
+		argv = next
+	}
+}
+
+// skipFlags drops leading options (and the values of the options in
+// withValue) and a "--" terminator.
+func skipFlags(args []arg, withValue map[string]bool) []arg {
+	i := 0
+	for i < len(args) {
+		t := args[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			break
+		}
+		if withValue[t] {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return []arg{}
+	}
+	return args[i:]
+}
+
+// isAssignment reports whether t is NAME=value with a plausible name.
+func isAssignment(t string) (string, bool) {
+	i := strings.IndexByte(t, '=')
+	if i <= 0 || t[0] == '-' || strings.ContainsAny(t[:i], "/\\ ") {
+		return "", false
+	}
+	return t[:i], true
+}
+
+// peelEnv judges the options and assignments of env and returns the command
+// it runs (empty when env only prints the environment).
+func (a *auditor) peelEnv(args []arg) []arg {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		t := w.text
+		switch {
+		case t == "--":
+			return args[i+1:]
+		case t == "-u" || t == "--unset" || t == "-C" || t == "--chdir" || t == "-P":
+			i++
+		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "-S") || strings.HasPrefix(t, "--split-string="):
+			s := strings.TrimPrefix(strings.TrimPrefix(t, "--split-string="), "-S")
+			if s == "" && (t == "-S" || t == "--split-string") && i+1 < len(args) {
+				i++
+				s = args[i].text
+			}
+			var out []arg
+			for _, f := range strings.Fields(s) {
+				out = append(out, arg{text: f, path: args[i].path, lit: args[i].lit})
+			}
+			out = append(out, args[i+1:]...)
+			return a.peelEnv(out)
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			// -i, -0, -v, --ignore-environment, --unset=X, --chdir=D …
+		default:
+			if k, ok := isAssignment(t); ok && w.lit {
+				a.envDecl(k, w.path)
+				continue
+			}
+			return args[i:]
+		}
+	}
+	return []arg{}
+}
+
+// peelSudo drops sudo's options and environment assignments.
+func (a *auditor) peelSudo(args []arg) []arg {
+	withValue := set("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
+		"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from")
+	i := 0
+	for i < len(args) {
+		t := args[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if len(t) > 1 && t[0] == '-' {
+			if withValue[t] {
+				i++
+			}
+			i++
+			continue
+		}
+		if k, ok := isAssignment(t); ok && args[i].lit {
+			a.envDecl(k, args[i].path)
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(args) {
+		return []arg{}
+	}
+	return args[i:]
+}
+
+// su judges `su [user] -c script` and `runas /user:x cmd`.
+func (a *auditor) su(argv []arg, depth int) cmdInfo {
+	for i := 1; i < len(argv)-1; i++ {
+		if argv[i].text == "-c" || argv[i].text == "--command" {
+			a.inlineShell("su", argv[i+1], depth, true)
+			return cmdInfo{name: "su", runsArg: !argv[i+1].lit}
+		}
+	}
+	return cmdInfo{name: progName(argv[0].text)}
+}
+
+// joinArgs joins words the way a program that rebuilds a command line does.
+func joinArgs(args []arg) arg {
+	if len(args) == 0 {
+		return arg{}
+	}
+	parts := make([]string, len(args))
+	lit := true
+	for i, w := range args {
+		parts[i] = w.text
+		lit = lit && w.lit
+	}
+	return arg{text: strings.Join(parts, " "), path: args[0].path, lit: lit}
+}
+
+// cmdExe judges `cmd /c …` and `cmd /k …`: the rest of the line is read by
+// the Windows command interpreter.
+func (a *auditor) cmdExe(argv []arg, depth int) cmdInfo {
+	for i := 1; i < len(argv); i++ {
+		t := strings.ToLower(argv[i].text)
+		if t == "/c" || t == "/k" || t == "/r" {
+			line := joinArgs(argv[i+1:])
+			if line.path == "" {
+				line.path = argv[i].path
+			}
+			a.add(CodeShellExec, line.path, "runs an inline command line through `cmd`")
+			a.inferred.Exec = true
+			if line.lit {
+				sc := &scan{a: a, path: line.path, depth: depth + 1, lenient: true}
+				sc.script(line.text)
+			}
+			return cmdInfo{name: "cmd", runsArg: !line.lit}
+		}
+		if !strings.HasPrefix(t, "/") {
+			break
+		}
+	}
+	return cmdInfo{name: "cmd", stdinScript: len(argv) == 1}
+}
+
+// powershell judges the PowerShell command line: -Command, -EncodedCommand
+// (decoded from base64 UTF-16LE and judged), -File.
+func (a *auditor) powershell(argv []arg, depth int) cmdInfo {
+	name := progName(argv[0].text)
+	withValue := []string{"-executionpolicy", "-windowstyle", "-inputformat", "-outputformat",
+		"-configurationname", "-workingdirectory", "-settingsfile", "-custompipename", "-version", "-psconsolefile"}
+	for i := 1; i < len(argv); i++ {
+		t := strings.ToLower(argv[i].text)
+		if strings.HasPrefix(t, "/") {
+			t = "-" + t[1:]
+		}
+		switch {
+		case t == "-" || t == "-command" || (strings.HasPrefix("-command", t) && len(t) >= 2 && t != "-co" && t != "-con"):
+			if t == "-" {
+				return cmdInfo{name: name, stdinScript: true}
+			}
+			return a.psScript(name, joinArgs(argv[i+1:]), argv[i].path, depth)
+		case strings.HasPrefix("-encodedcommand", t) && len(t) >= 2 || t == "-ec" || t == "-enc":
+			if i+1 >= len(argv) {
+				return cmdInfo{name: name}
+			}
+			w := argv[i+1]
+			a.inferred.Exec = true
+			a.add(CodeObfuscatedExec, w.path, "runs a PowerShell command hidden in base64 (-EncodedCommand)")
+			if !w.lit {
+				return cmdInfo{name: name}
+			}
+			text, ok := decodeUTF16Base64(w.text)
+			if !ok {
+				a.limit(w.path, "the encoded PowerShell command does not decode as base64 UTF-16LE")
+				return cmdInfo{name: name}
+			}
+			return a.psScript(name, arg{text: text, path: w.path, lit: true}, w.path, depth)
+		case strings.HasPrefix("-file", t) && len(t) >= 2:
+			a.inferred.Exec = true // a script file: whatever it runs is not visible
+			return cmdInfo{name: name}
+		case strings.HasPrefix(t, "-"):
+			for _, o := range withValue {
+				if strings.HasPrefix(o, t) && len(t) >= 3 {
+					i++
+					break
+				}
+			}
+		default:
+			// Windows PowerShell reads a bare argument as -Command, pwsh as -File.
+			if family(name) == "pwsh" {
+				a.inferred.Exec = true
+				return cmdInfo{name: name}
+			}
+			return a.psScript(name, joinArgs(argv[i:]), argv[i].path, depth)
+		}
+	}
+	return cmdInfo{name: name, stdinScript: len(argv) == 1}
+}
+
+// psScript judges an inline PowerShell script. PowerShell is not parsed; the
+// download-and-run and decode-and-run idioms are matched on its words.
+func (a *auditor) psScript(name string, script arg, fallback string, depth int) cmdInfo {
+	path := script.path
+	if path == "" {
+		path = fallback
+	}
+	a.add(CodeShellExec, path, "runs an inline PowerShell script through "+quoted(name))
+	a.inferred.Exec = true
+	if !script.lit {
+		return cmdInfo{name: name, runsArg: true}
+	}
+	s := strings.ToLower(script.text)
+	runs := containsAny(s, "iex", "invoke-expression", "scriptblock]::create", "start-process", "& (", "&(")
+	fetch := containsAny(s, "downloadstring", "downloadfile", "invoke-webrequest", "iwr ", "irm ", "invoke-restmethod", "net.webclient", "http://", "https://", "start-bitstransfer")
+	decode := containsAny(s, "frombase64string", "-encodedcommand", "convert]::frombase64")
+	if fetch {
+		a.inferred.Network = true
+	}
+	if fetch && runs {
+		a.add(CodePipeToShell, path, "PowerShell downloads text and executes it (Invoke-Expression)")
+	}
+	if decode && runs {
+		a.add(CodeObfuscatedExec, path, "PowerShell decodes base64 text and executes it")
+	}
+	if persistencePath(s) || containsAny(s, `currentversion\run`, "register-scheduledtask", "new-service") {
+		a.add(CodePersistence, path, "the PowerShell script touches a location that runs code at login or boot")
+	}
+	_ = depth
+	return cmdInfo{name: name}
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeUTF16Base64 decodes PowerShell's -EncodedCommand form.
+func decodeUTF16Base64(s string) (string, bool) {
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if err != nil || len(b)%2 != 0 {
+		return "", false
+	}
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+	}
+	return string(utf16.Decode(u)), true
+}
+
+// wsl judges `wsl [options] [--exec] command…`: without --exec the Linux
+// login shell reads the command line.
+func (a *auditor) wsl(argv []arg, depth int) cmdInfo {
+	withValue := set("-d", "--distribution", "-u", "--user", "--cd", "--shell-type", "--distribution-id")
+	for i := 1; i < len(argv); i++ {
+		t := argv[i].text
+		switch {
+		case t == "-e" || t == "--exec":
+			return a.command(argv[i+1:], depth+1, ctxNested)
+		case t == "--":
+			return a.shellLine(argv[i+1:], depth)
+		case withValue[t]:
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			return a.shellLine(argv[i:], depth)
+		}
+	}
+	return cmdInfo{name: "wsl"}
+}
+
+// shellLine judges words that a shell reads as one command line, without
+// calling it an inline script when it is one plain command.
+func (a *auditor) shellLine(args []arg, depth int) cmdInfo {
+	line := joinArgs(args)
+	if len(args) == 0 || !line.lit {
+		return cmdInfo{}
+	}
+	sc := &scan{a: a, path: line.path, depth: depth + 1}
+	return sc.script(line.text)
+}

@@ -1,0 +1,166 @@
+package assess
+
+import (
+	"strings"
+)
+
+// Options of docker/podman run and exec that take a value.
+var containerValueFlags = set(
+	"-e", "--env", "--env-file", "-v", "--volume", "--mount", "--network", "--net", "-p", "--publish",
+	"--name", "-w", "--workdir", "-u", "--user", "--entrypoint", "-l", "--label", "--label-file",
+	"--cap-add", "--cap-drop", "--pid", "--ipc", "--uts", "--userns", "--cgroupns", "--platform", "--pull",
+	"-m", "--memory", "--memory-swap", "--cpus", "--cpu-shares", "-c", "--add-host", "--device", "--dns",
+	"-h", "--hostname", "--restart", "--runtime", "--security-opt", "--tmpfs", "--ulimit", "--log-driver",
+	"--log-opt", "--gpus", "--shm-size", "--health-cmd", "--health-interval", "--stop-signal",
+	"--stop-timeout", "--cidfile", "-a", "--attach", "--group-add", "--expose", "--link", "--network-alias",
+	"--ip", "--ip6", "--mac-address", "--storage-opt", "--sysctl", "--volumes-from", "--detach-keys",
+	"--device-cgroup-rule", "--cgroup-parent", "--isolation", "--init-path", "--annotation", "--arch", "--os",
+	"--secret", "--hooks-dir", "--pod", "--env-host", "--hostuser", "--variant", "--cpuset-cpus")
+
+// container judges `docker|podman|nerdctl run|exec …`: the image must be
+// pinned, environment set with -e goes through envpolicy, host-access flags
+// are reported, and the command after the image is judged too.
+func (a *auditor) container(argv []arg, depth int) cmdInfo {
+	name := progName(argv[0].text)
+	info := cmdInfo{name: name}
+	rest := skipFlags(argv[1:], set("-H", "--host", "--context", "-c", "--config", "--log-level", "-l", "--url", "--connection"))
+	if len(rest) > 0 && rest[0].text == "container" {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return info
+	}
+	sub := rest[0].text
+	if sub != "run" && sub != "exec" && sub != "create" {
+		if sub == "pull" {
+			a.inferred.Network = true
+		}
+		return info
+	}
+	args := rest[1:]
+	pull := sub != "exec"
+	var entrypoint *arg
+	i := 0
+	for i < len(args) {
+		w := args[i]
+		t := w.text
+		if t == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			break
+		}
+		flag, val, hasVal := strings.Cut(t, "=")
+		if !strings.HasPrefix(t, "--") && len(t) > 2 && !hasVal {
+			// A cluster of short flags; the last may take a value (-it, -ie X).
+			last := "-" + t[len(t)-1:]
+			if containerValueFlags[last] {
+				flag, hasVal = last, false
+			} else {
+				flag = ""
+			}
+			for _, c := range t[1 : len(t)-1] {
+				if containerValueFlags["-"+string(c)] {
+					// -eFOO=bar: the rest of the cluster is the value.
+					flag, val, hasVal = "-"+string(c), t[strings.IndexRune(t, c)+1:], true
+					break
+				}
+			}
+		}
+		if containerValueFlags[flag] {
+			v := arg{text: val, path: w.path, lit: w.lit}
+			if !hasVal {
+				i++
+				if i >= len(args) {
+					break
+				}
+				v = args[i]
+			}
+			a.containerOption(flag, v, &pull)
+			if flag == "--entrypoint" {
+				ep := v
+				entrypoint = &ep
+			}
+		} else if flag == "--privileged" {
+			a.add(CodeContainerHostAccess, w.path, "runs a privileged container, which controls the host")
+		}
+		i++
+	}
+	if pull {
+		a.inferred.Network = true // a missing image is pulled from a registry
+	}
+	if i >= len(args) {
+		return info
+	}
+	target := args[i]
+	if sub != "exec" && target.lit {
+		if ok, why := imagePinned(target.text); !ok {
+			a.add(CodeUnpinned, target.path, "the container image "+quoted(target.text)+" "+why+"; pin a digest or a version tag")
+		}
+	}
+	cmd := args[i+1:]
+	if entrypoint != nil {
+		cmd = append([]arg{*entrypoint}, cmd...)
+	}
+	if len(cmd) > 0 {
+		inner := a.command(cmd, depth+1, ctxNested)
+		info.stdinScript = inner.stdinScript
+	}
+	return info
+}
+
+// containerOption judges one valued option of docker run/exec.
+func (a *auditor) containerOption(flag string, v arg, pull *bool) {
+	lv := strings.ToLower(v.text)
+	switch flag {
+	case "-e", "--env":
+		if k, ok := isAssignment(v.text); ok && v.lit {
+			a.envDecl(k, v.path)
+		}
+	case "--network", "--net", "--pid", "--ipc", "--uts", "--userns", "--cgroupns":
+		if lv == "host" {
+			a.add(CodeContainerHostAccess, v.path, "shares the host's "+strings.TrimLeft(flag, "-")+" namespace with the container")
+		}
+	case "--cap-add":
+		if lv == "all" || lv == "sys_admin" || lv == "cap_sys_admin" || lv == "sys_ptrace" || lv == "sys_module" {
+			a.add(CodeContainerHostAccess, v.path, "grants the container a capability that reaches the host")
+		}
+	case "--security-opt":
+		if strings.Contains(lv, "unconfined") {
+			a.add(CodeContainerHostAccess, v.path, "turns off the container's security profile")
+		}
+	case "-v", "--volume", "--mount":
+		src := v.text
+		if flag == "--mount" {
+			src = ""
+			for _, kv := range strings.Split(v.text, ",") {
+				k, val, _ := strings.Cut(kv, "=")
+				if k == "source" || k == "src" {
+					src = val
+				}
+			}
+		} else if j := strings.IndexByte(src, ':'); j > 1 || j == -1 {
+			if j > 1 {
+				src = src[:j]
+			}
+		} else if j == 1 && len(src) > 2 { // C:\dir:/target
+			if k := strings.IndexByte(src[2:], ':'); k >= 0 {
+				src = src[:k+2]
+			}
+		}
+		s := strings.TrimRight(strings.ReplaceAll(src, `\`, "/"), "/")
+		switch {
+		case s == "" && strings.HasPrefix(src, "/"), strings.HasSuffix(s, "docker.sock"), strings.HasSuffix(s, "podman.sock"),
+			s == "/etc", s == "/root", s == "/var/run", s == "/run", s == "/proc", s == "/sys", s == "/dev":
+			a.add(CodeContainerHostAccess, v.path, "mounts a host location that gives the container control of the host")
+		}
+		if persistencePath(src) {
+			a.add(CodePersistence, v.path, "mounts a location that runs code at login or boot into the container")
+		}
+	case "--pull":
+		if lv == "never" {
+			*pull = false
+		}
+	}
+}

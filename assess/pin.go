@@ -1,0 +1,366 @@
+package assess
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+var (
+	semverExact = regexp.MustCompile(`^[v=]?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	pep440Exact = regexp.MustCompile(`(?i)^v?\d+(\.\d+)*((a|b|c|rc|alpha|beta|pre|preview)\d*)?(\.?(post|dev)\d*)*(\+[a-z0-9.]+)?$`)
+	commitSHA   = regexp.MustCompile(`^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$`)
+	goVersion   = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+incompatible)?$`)
+	imageDigest = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+)
+
+// parseAnyURL parses s as an absolute URL with a host.
+func parseAnyURL(s string) (*url.URL, bool) {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, false
+	}
+	return u, true
+}
+
+// sourceLabel names a package spec in a message. A URL or git source is not
+// echoed: it may carry credentials.
+func sourceLabel(spec string) string {
+	if strings.Contains(spec, "://") || strings.Contains(spec, "@") && strings.Contains(spec, ":") && !strings.HasPrefix(spec, "@") {
+		return "a git or URL package source"
+	}
+	return "the package " + quoted(spec)
+}
+
+// unpinned records a package spec that is not an exact version.
+func (a *auditor) unpinned(spec arg, runner string) {
+	a.add(CodeUnpinned, spec.path, quoted(runner)+" runs "+sourceLabel(spec.text)+" without an exact version")
+}
+
+// gitPinned reports whether a git or URL source names a full commit: after
+// '#' (npm) or after the last '@' of the path (pip, uv).
+func gitPinned(s string) bool {
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		frag := s[i+1:]
+		frag = strings.TrimPrefix(frag, "commit=")
+		if commitSHA.MatchString(frag) {
+			return true
+		}
+		if strings.HasPrefix(frag, "sha256=") && len(frag) == len("sha256=")+64 {
+			return true // an archive pinned by hash
+		}
+		s = s[:i]
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		rest := s[i+3:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			path := rest[j:]
+			if k := strings.LastIndexByte(path, '@'); k >= 0 && commitSHA.MatchString(path[k+1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// localSpec reports whether a spec names a local path (nothing is fetched).
+func localSpec(s string) bool {
+	return strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || strings.HasPrefix(s, "/") ||
+		strings.HasPrefix(s, "file:") || strings.HasPrefix(s, "link:") || strings.HasPrefix(s, "~/") ||
+		(len(s) > 2 && s[1] == ':' && (s[2] == '\\' || s[2] == '/'))
+}
+
+// npmPinned reports whether an npm package spec pins an exact version:
+// name@1.2.3, @scope/name@1.2.3, or a git source at a full commit. Dist-tags
+// (latest, next, main), ranges (^1, ~1.2, >=1, 1, 1.x) and tarball URLs do
+// not pin.
+func npmPinned(spec string) bool {
+	s := strings.TrimPrefix(spec, "npm:")
+	switch {
+	case localSpec(s):
+		return true
+	case strings.Contains(s, "://") || strings.HasPrefix(s, "git+") || strings.HasPrefix(s, "github:") ||
+		strings.HasPrefix(s, "gitlab:") || strings.HasPrefix(s, "bitbucket:") || strings.HasPrefix(s, "gist:"):
+		return gitPinned(s)
+	case !strings.HasPrefix(s, "@") && strings.Contains(s, "/"):
+		return gitPinned(s) // owner/repo is a GitHub shorthand
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at <= 0 {
+		return false
+	}
+	return semverExact.MatchString(s[at+1:])
+}
+
+// pyPinned reports whether a Python requirement pins an exact version:
+// name==1.2.3, name===x, name[extra]==1.2.3, uv's name@1.2.3, or a VCS source
+// at a full commit.
+func pyPinned(spec string) bool {
+	s := strings.TrimSpace(spec)
+	if i := strings.IndexByte(s, ';'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) // environment marker
+	}
+	switch {
+	case localSpec(s):
+		return true
+	case strings.Contains(s, "://") || strings.HasPrefix(s, "git+"):
+		return gitPinned(s)
+	}
+	if i := strings.Index(s, "=="); i >= 0 {
+		v := strings.TrimSpace(strings.TrimPrefix(s[i+2:], "="))
+		if strings.HasPrefix(s[i+2:], "=") {
+			return v != "" // === is arbitrary equality
+		}
+		return pep440Exact.MatchString(v)
+	}
+	if strings.ContainsAny(s, "<>~!=") {
+		return false
+	}
+	if at := strings.LastIndexByte(s, '@'); at > 0 {
+		return pep440Exact.MatchString(strings.TrimSpace(s[at+1:]))
+	}
+	return false
+}
+
+// imagePinned reports whether a container image reference pins its content:
+// a digest pins; a tag pins unless it is missing or floating (latest, main,
+// edge, nightly …). A registry port (localhost:5000/img) is not a tag.
+func imagePinned(ref string) (pinned bool, why string) {
+	r := strings.ToLower(ref)
+	if imageDigest.MatchString(r) {
+		return true, ""
+	}
+	slash := strings.LastIndexByte(r, '/')
+	colon := strings.LastIndexByte(r, ':')
+	if colon <= slash {
+		return false, "has no tag, so it runs whatever latest is"
+	}
+	switch r[colon+1:] {
+	case "latest", "main", "master", "edge", "nightly", "dev", "develop", "stable", "head":
+		return false, "uses a floating tag"
+	}
+	return true, ""
+}
+
+// npmRunner judges npx, pnpx, bunx, npm exec, pnpm dlx, yarn dlx, bun x:
+// the packages (--package/-p or the first positional) must be pinned; -c
+// runs a script through a shell.
+func (a *auditor) npmRunner(args []arg, runner string, depth int) {
+	var specs []arg
+	var first *arg
+	withValue := set("--registry", "--cache", "--prefix", "--userconfig", "--workspace", "-w", "--node-options", "--shell")
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			if i+1 < len(args) && len(specs) == 0 {
+				first = &args[i+1]
+			}
+			i = len(args)
+		case t == "-p" || t == "--package":
+			if i+1 < len(args) {
+				specs = append(specs, args[i+1])
+				i++
+			}
+		case strings.HasPrefix(t, "--package="):
+			w := args[i]
+			w.text = strings.TrimPrefix(t, "--package=")
+			specs = append(specs, w)
+		case t == "-c" || t == "--call":
+			if i+1 < len(args) {
+				a.inlineShell(runner+" -c", args[i+1], depth, true)
+				i++
+			}
+			return
+		case strings.HasPrefix(t, "--call="):
+			w := args[i]
+			w.text = strings.TrimPrefix(t, "--call=")
+			a.inlineShell(runner+" -c", w, depth, true)
+			return
+		case withValue[t]:
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			first = &args[i]
+			i = len(args)
+		}
+	}
+	if len(specs) == 0 && first != nil {
+		specs = append(specs, *first)
+	}
+	for _, s := range specs {
+		if s.lit && !npmPinned(s.text) {
+			a.unpinned(s, runner)
+		}
+	}
+}
+
+// pyRunner judges uvx, uv tool run and pipx run: --from/--spec name the
+// package (else the first positional does); --with adds packages.
+func (a *auditor) pyRunner(args []arg, runner string) {
+	if len(args) > 0 && (args[0].text == "run") {
+		args = args[1:]
+	}
+	var specs []arg
+	var from *arg
+	withValue := set("--python", "-p", "--index", "--index-url", "--extra-index-url", "--default-index",
+		"--find-links", "-f", "--constraints", "-c", "--overrides", "--directory", "--project", "--config-file",
+		"--cache-dir", "--python-preference", "--env-file", "--pip-args", "--backend", "--exclude-newer",
+		"--index-strategy", "--resolution", "--prerelease", "--with-requirements", "--with-editable", "-b",
+		"--build-constraints", "--keyring-provider", "--link-mode", "--color", "--allow-insecure-host")
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		name, val, hasVal := strings.Cut(t, "=")
+		switch {
+		case t == "--":
+			if from == nil && i+1 < len(args) {
+				specs = append(specs, args[i+1])
+			}
+			i = len(args)
+		case name == "--from" || name == "--spec":
+			w, ok := optValue(args, &i, val, hasVal)
+			if ok {
+				from = &w
+			}
+		case name == "--with" || name == "-w" && runner != "pipx run":
+			if w, ok := optValue(args, &i, val, hasVal); ok {
+				for _, part := range strings.Split(w.text, ",") {
+					if part = strings.TrimSpace(part); part != "" {
+						specs = append(specs, arg{text: part, path: w.path, lit: w.lit})
+					}
+				}
+			}
+		case withValue[name]:
+			if !hasVal {
+				i++
+			}
+		case strings.HasPrefix(t, "-"):
+		default:
+			if from == nil {
+				specs = append(specs, args[i])
+			}
+			i = len(args)
+		}
+	}
+	if from != nil {
+		specs = append(specs, *from)
+	}
+	for _, s := range specs {
+		if s.lit && !pyPinned(s.text) {
+			a.unpinned(s, runner)
+		}
+	}
+}
+
+// optValue returns the value of an option written as --opt=value or
+// --opt value, advancing *i past a separate value.
+func optValue(args []arg, i *int, val string, hasVal bool) (arg, bool) {
+	if hasVal {
+		w := args[*i]
+		w.text = val
+		return w, true
+	}
+	if *i+1 < len(args) {
+		*i++
+		return args[*i], true
+	}
+	return arg{}, false
+}
+
+// dnxRunner judges .NET's dnx: pkg@1.2.3 or --version 1.2.3 pins.
+func (a *auditor) dnxRunner(args []arg) {
+	var spec *arg
+	version := ""
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		name, val, hasVal := strings.Cut(t, "=")
+		switch {
+		case name == "--version" || name == "-v":
+			if w, ok := optValue(args, &i, val, hasVal); ok {
+				version = w.text
+			}
+		case name == "--source" || name == "--add-source" || name == "--configfile" || name == "--verbosity":
+			if !hasVal {
+				i++
+			}
+		case strings.HasPrefix(t, "-"):
+		default:
+			if spec == nil {
+				spec = &args[i]
+			}
+		}
+		if spec != nil && version != "" {
+			break
+		}
+	}
+	if spec == nil || !spec.lit {
+		return
+	}
+	if at := strings.LastIndexByte(spec.text, '@'); at > 0 && semverExact.MatchString(spec.text[at+1:]) {
+		return
+	}
+	if semverExact.MatchString(version) {
+		return
+	}
+	a.unpinned(*spec, "dnx")
+}
+
+// goRun judges `go run pkg@version` and `go install pkg@version`.
+func (a *auditor) goRun(args []arg) {
+	rest := skipFlags(args, set("-C", "-exec", "-tags", "-mod", "-o"))
+	if len(rest) == 0 || !rest[0].lit {
+		return
+	}
+	s := rest[0].text
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return // a local package
+	}
+	a.inferred.Network = true
+	if !goVersion.MatchString(s[at+1:]) && !commitSHA.MatchString(s[at+1:]) {
+		a.unpinned(rest[0], "go")
+	}
+}
+
+// peelUVRun judges `uv run`'s options (its --with packages must be pinned)
+// and returns the command it runs.
+func (a *auditor) peelUVRun(args []arg) []arg {
+	withValue := set("--python", "-p", "--package", "--extra", "--group", "--only-group", "--directory",
+		"--project", "--index", "--index-url", "--extra-index-url", "--default-index", "--env-file",
+		"--config-file", "--cache-dir", "-f", "--find-links", "--with-requirements", "--with-editable",
+		"--python-preference", "--no-group", "--exclude-newer")
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		name, val, hasVal := strings.Cut(t, "=")
+		switch {
+		case t == "--":
+			return args[i+1:]
+		case name == "--with" || name == "-w":
+			if w, ok := optValue(args, &i, val, hasVal); ok {
+				for _, part := range strings.Split(w.text, ",") {
+					if part = strings.TrimSpace(part); part != "" && w.lit && !pyPinned(part) {
+						a.unpinned(arg{text: part, path: w.path, lit: true}, "uv run --with")
+					}
+				}
+			}
+		case withValue[name]:
+			if !hasVal {
+				i++
+			}
+		case strings.HasPrefix(t, "-"):
+		default:
+			return args[i:]
+		}
+	}
+	return []arg{}
+}
+
+// uvOther judges the other uv subcommands that fetch packages.
+func (a *auditor) uvOther(argv []arg) {
+	if len(argv) > 1 {
+		switch argv[1].text {
+		case "pip", "sync", "add", "tool", "python", "lock", "venv", "init":
+			a.inferred.Network = true
+		}
+	}
+}

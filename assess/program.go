@@ -1,0 +1,437 @@
+package assess
+
+import (
+	"strings"
+)
+
+// program judges the program that finally runs, with its arguments.
+func (a *auditor) program(name string, argv []arg, depth int, ctx ctxKind) cmdInfo {
+	info := cmdInfo{name: name}
+	args := argv[1:]
+	fam := family(name)
+	if ctx == ctxNested {
+		// A script or wrapper runs this program: its words are judged here;
+		// the words of the [mcp] command line are judged once in wiring.
+		reader := readers[name]
+		for _, w := range argv {
+			if w.lit {
+				a.wordScan(w, reader)
+			}
+		}
+	} else if ctx == ctxInstall {
+		for _, w := range argv {
+			a.wordScan(w, readers[name])
+		}
+	} else {
+		for _, w := range argv {
+			a.topWordScan(w)
+		}
+	}
+	switch {
+	case posixShells[name] || otherShells[name]:
+		a.inferred.Exec = true
+		script, file, stdin := shellArgs(args)
+		switch {
+		case script != nil:
+			a.inlineShell(name, *script, depth, posixShells[name])
+			info.runsArg = !script.lit
+		case file == nil && stdin:
+			info.stdinScript = true
+		}
+		return info
+	case fetchers[name]:
+		a.inferred.Network = true
+		a.inferred.Exec = true
+		a.add(CodeFetchExec, argv[0].path, "runs "+quoted(name)+", which downloads content when the server starts")
+		info.fetches = true
+		return info
+	case name == "eval":
+		a.inferred.Exec = true
+		if ctx != ctxNested {
+			a.add(CodeFetchExec, argv[0].path, "runs `eval`, which executes text as a command")
+			if w := joinArgs(args); w.lit && w.text != "" {
+				sc := &scan{a: a, path: w.path, depth: depth + 1}
+				sc.script(w.text)
+			}
+		}
+		return info
+	case netTools[name]:
+		a.inferred.Network = true
+		if name == "ssh" && ctx == ctxTop {
+			a.add(CodeRemoteEndpoint, argv[0].path, "runs the server on a remote host over ssh: your context leaves this machine")
+		}
+		info.fetches = name != "ssh" && name != "rsync" && name != "scp"
+		return info
+	case name == "npx" || name == "pnpx" || name == "bunx":
+		a.inferred.Network = true
+		a.npmRunner(args, name, depth)
+		return info
+	case name == "dnx":
+		a.inferred.Network = true
+		a.dnxRunner(args)
+		return info
+	case name == "uvx":
+		a.inferred.Network = true
+		a.pyRunner(args, "uvx")
+		return info
+	case name == "pipx":
+		a.inferred.Network = true
+		if len(args) > 0 && args[0].text == "run" {
+			a.pyRunner(args, "pipx run")
+		}
+		return info
+	case pkgManagers[name]:
+		a.inferred.Network = true
+		return a.pkgManager(name, argv, depth)
+	case fam == "python" || fam == "node" || fam == "perl" || fam == "ruby" || fam == "php" ||
+		fam == "lua" || name == "deno" || name == "osascript" || name == "rscript" || name == "tclsh" || name == "jshell":
+		return a.interpreter(fam, argv, depth)
+	case name == "git":
+		if len(args) > 0 && (args[0].text == "clone" || args[0].text == "fetch" || args[0].text == "pull" || args[0].text == "ls-remote") {
+			a.inferred.Network = true
+		}
+	case name == "pip" || name == "pip3":
+		if len(args) > 0 && (args[0].text == "install" || args[0].text == "download") {
+			a.inferred.Network = true
+		}
+	case name == "go":
+		if len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
+			a.goRun(args[1:])
+		}
+	case name == "crontab":
+		if !(len(args) == 1 && args[0].text == "-l") {
+			a.add(CodePersistence, argv[0].path, "installs a crontab, which runs code on a schedule")
+		}
+	case name == "systemctl" || name == "launchctl" || name == "schtasks" || name == "reg":
+		if a.persistenceCommand(name, args) {
+			a.add(CodePersistence, argv[0].path, "registers a program to run at login or boot with "+quoted(name))
+		}
+	case decoder(name, args):
+		info.decodes = true
+	}
+	return info
+}
+
+// topWordScan judges a word of the [mcp] command line that the program
+// receives as data.
+func (a *auditor) topWordScan(w arg) {
+	a.pathWord(w)
+	a.urlWord(w)
+}
+
+// wordScan judges a word that a script or wrapper passes to a program.
+func (a *auditor) wordScan(w arg, reader bool) {
+	if !reader {
+		a.pathWord(w)
+	}
+	a.urlWord(w)
+	a.blob(w.text, w.path)
+}
+
+// pathWord reports a persistence location named by a word (or by the value
+// of a --flag=value word).
+func (a *auditor) pathWord(w arg) {
+	v := w.text
+	if strings.HasPrefix(v, "-") {
+		if i := strings.IndexByte(v, '='); i > 0 {
+			v = v[i+1:]
+		} else {
+			return
+		}
+	}
+	if persistencePath(v) {
+		a.add(CodePersistence, w.path, "names a location that runs code at login or boot")
+	}
+}
+
+// urlWord reports credentials written into a URL argument.
+func (a *auditor) urlWord(w arg) {
+	v := w.text
+	if i := strings.IndexByte(v, '='); i > 0 && strings.HasPrefix(v, "-") {
+		v = v[i+1:]
+	}
+	i := strings.Index(v, "://")
+	if i <= 0 {
+		return
+	}
+	v = strings.TrimPrefix(v[strings.LastIndexAny(v[:i], " \t+@")+1:], "")
+	if u, ok := parseAnyURL(v); ok {
+		a.urlSecrets(u, w.path)
+	}
+}
+
+// shellArgs finds what a shell runs: the script of -c (also in combined
+// flags such as -lc, -ec), a script file, or its standard input.
+func shellArgs(args []arg) (script, file *arg, stdin bool) {
+	cflag := false
+	i := 0
+	for i < len(args) {
+		t := args[i].text
+		if t == "--" || t == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			if t == "--rcfile" || t == "--init-file" || t == "--command" {
+				if t == "--command" {
+					cflag = true
+				} else {
+					i++
+				}
+			}
+			i++
+			continue
+		}
+		if len(t) > 1 && (t[0] == '-' || t[0] == '+') {
+			for _, c := range t[1:] {
+				switch c {
+				case 'c':
+					cflag = true
+				case 'o', 'O':
+					i++ // -o option-name
+				}
+			}
+			i++
+			continue
+		}
+		break
+	}
+	if i < len(args) {
+		if cflag {
+			return &args[i], nil, false
+		}
+		return nil, &args[i], false
+	}
+	return nil, nil, !cflag
+}
+
+// inlineShell judges a script a shell runs with -c.
+func (a *auditor) inlineShell(shell string, script arg, depth int, posix bool) {
+	a.add(CodeShellExec, script.path, "runs an inline script through "+quoted(shell))
+	a.inferred.Exec = true
+	if !script.lit || !posix {
+		return
+	}
+	sc := &scan{a: a, path: script.path, depth: depth + 1}
+	sc.script(script.text)
+}
+
+// pkgManager judges npm, pnpm, yarn and bun: their exec/dlx forms are package
+// runners; run/start/test run package scripts through a shell.
+func (a *auditor) pkgManager(name string, argv []arg, depth int) cmdInfo {
+	info := cmdInfo{name: name}
+	args := argv[1:]
+	if name == "bun" {
+		if len(args) > 0 && (args[0].text == "x") {
+			a.npmRunner(args[1:], "bun x", depth)
+			return info
+		}
+		return a.interpreter("bun", argv, depth)
+	}
+	sub := skipFlags(args, set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F"))
+	if len(sub) == 0 {
+		return info
+	}
+	switch sub[0].text {
+	case "exec", "x":
+		if name == "npm" {
+			a.npmRunner(sub[1:], name+" "+sub[0].text, depth)
+		}
+	case "dlx":
+		a.npmRunner(sub[1:], name+" dlx", depth)
+	case "run", "run-script", "start", "test", "restart", "stop":
+		a.inferred.Exec = true // package scripts run through a shell
+	}
+	return info
+}
+
+// interpreter judges a language interpreter: an inline program is
+// inline_code; a program read from stdin makes it a pipe target.
+func (a *auditor) interpreter(fam string, argv []arg, depth int) cmdInfo {
+	info := cmdInfo{name: fam}
+	args := argv[1:]
+	code, file, stdin := inlineProgram(fam, args)
+	switch {
+	case code != nil:
+		a.add(CodeInlineCode, code.path, "runs a "+quoted(fam)+" program written inline in the wiring")
+		if code.lit {
+			a.codeHeuristics(code.text, code.path)
+		}
+	case file != nil:
+		if fam == "deno" && (strings.HasPrefix(file.text, "https://") || strings.HasPrefix(file.text, "http://") ||
+			strings.HasPrefix(file.text, "npm:") || strings.HasPrefix(file.text, "jsr:")) {
+			a.inferred.Network = true
+		}
+	case stdin:
+		info.stdinScript = true
+	}
+	_ = depth
+	return info
+}
+
+// inlineProgram finds the inline program (python -c, node -e/--eval/-p,
+// perl -e/-E, ruby -e, php -r, deno eval, bun -e, osascript -e, lua -e,
+// Rscript -e), the script file, or whether the program comes from stdin.
+func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
+	codeFlags := map[string]string{ // single-letter flags that take the program
+		"python": "c", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "osascript": "e",
+		"rscript": "e", "node": "ep", "bun": "ep", "tclsh": "", "jshell": "",
+	}[fam]
+	valueFlags := map[string]string{ // single-letter flags whose value follows
+		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC",
+		"lua": "l", "bun": "r",
+	}[fam]
+	if fam == "deno" {
+		if len(args) > 0 && args[0].text == "eval" {
+			for i := 1; i < len(args); i++ {
+				if !strings.HasPrefix(args[i].text, "-") {
+					return &args[i], nil, false
+				}
+			}
+			return nil, nil, false
+		}
+		if len(args) > 0 && args[0].text == "run" {
+			rest := skipFlags(args[1:], nil)
+			if len(rest) > 0 {
+				return nil, &rest[0], false
+			}
+		}
+		return nil, nil, false
+	}
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			if i+1 < len(args) {
+				return nil, &args[i+1], false
+			}
+			return nil, nil, true
+		}
+		if t == "-" {
+			return nil, nil, true
+		}
+		if strings.HasPrefix(t, "--") {
+			name, val, hasVal := strings.Cut(t, "=")
+			switch name {
+			case "--eval", "--print", "--command":
+				if hasVal {
+					return &arg{text: val, path: args[i].path, lit: args[i].lit}, nil, false
+				}
+				if i+1 < len(args) {
+					return &args[i+1], nil, false
+				}
+				return nil, nil, false
+			case "--require", "--import", "--loader", "--experimental-loader", "--conditions", "--input-type", "--env-file", "--title":
+				if !hasVal {
+					i++
+				}
+			}
+			continue
+		}
+		if len(t) > 1 && t[0] == '-' {
+			letters := t[1:]
+			for j := 0; j < len(letters); j++ {
+				c := letters[j]
+				if strings.IndexByte(codeFlags, c) >= 0 {
+					if rest := letters[j+1:]; rest != "" {
+						return &arg{text: rest, path: args[i].path, lit: args[i].lit}, nil, false
+					}
+					if i+1 < len(args) {
+						return &args[i+1], nil, false
+					}
+					return nil, nil, false
+				}
+				if strings.IndexByte(valueFlags, c) >= 0 {
+					if j == len(letters)-1 {
+						if fam == "python" && c == 'm' && i+1 < len(args) {
+							return nil, &args[i+1], false // a module runs
+						}
+						i++
+					}
+					break
+				}
+			}
+			continue
+		}
+		return nil, &args[i], false
+	}
+	return nil, nil, true
+}
+
+// codeHeuristics reads an inline program of a language registryd does not
+// parse for what it plainly does: network use, subprocesses, and decoding
+// text it then executes.
+func (a *auditor) codeHeuristics(code, path string) {
+	s := strings.ToLower(code)
+	if containsAny(s, "http://", "https://", "urllib", "requests.", "fetch(", "socket", "http.get", "net::http",
+		"lwp::", "open-uri", "xmlhttprequest", "axios", "websocket") {
+		a.inferred.Network = true
+	}
+	if containsAny(s, "child_process", "subprocess", "os.system", "os.popen", "spawn", "system(", "popen", "execsync",
+		"exec(", "pty.", "runtime.getruntime") {
+		a.inferred.Exec = true
+	}
+	decodes := containsAny(s, "b64decode", "base64", "atob(", "frombase64", "decode64", "unpack(", "codecs.decode", "bytes.fromhex", "unhexlify")
+	runs := containsAny(s, "exec(", "eval(", "function(", "compile(", "system(", "spawn", "popen", "runinthiscontext", "__import__")
+	if decodes && runs {
+		a.add(CodeObfuscatedExec, path, "the inline program decodes encoded text and executes it")
+	}
+}
+
+// persistenceCommand reports whether a service manager call registers a
+// program to start at login or boot.
+func (a *auditor) persistenceCommand(name string, args []arg) bool {
+	words := make([]string, 0, len(args))
+	for _, w := range args {
+		words = append(words, strings.ToLower(w.text))
+	}
+	has := func(xs ...string) bool {
+		for _, w := range words {
+			for _, x := range xs {
+				if w == x {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch name {
+	case "systemctl":
+		return has("enable", "link", "preset", "reenable")
+	case "launchctl":
+		return has("load", "bootstrap", "submit", "enable")
+	case "schtasks":
+		return has("/create", "-create")
+	case "reg":
+		return has("add") && strings.Contains(strings.Join(words, " "), `currentversion\run`)
+	}
+	return false
+}
+
+// decoder reports whether a program decodes encoded text to its output.
+func decoder(name string, args []arg) bool {
+	flag := func(xs ...string) bool {
+		for _, w := range args {
+			for _, x := range xs {
+				if w.text == x {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch name {
+	case "base64", "base32", "basenc", "gbase64":
+		return flag("-d", "--decode", "-D", "-di", "-id")
+	case "openssl":
+		return flag("-d", "-base64", "-a", "base64", "-A")
+	case "xxd":
+		return flag("-r", "-rp", "-pr", "-r -p")
+	case "uudecode", "gunzip", "zcat", "gzcat", "unxz", "xzcat", "bunzip2", "bzcat", "zstdcat":
+		return true
+	case "gzip", "xz", "bzip2", "zstd":
+		return flag("-d", "--decompress", "-dc", "-cd")
+	case "certutil":
+		return flag("-decode", "/decode", "-decodehex")
+	}
+	return false
+}

@@ -1,0 +1,161 @@
+package assess
+
+import (
+	"sort"
+
+	"github.com/registryd/registryd/registry"
+)
+
+// The finding codes. The first sixteen keep lean-ctx's names, levels and
+// blocking status; the rest are registryd's own concepts.
+const (
+	CodeRemoteEndpoint       = "remote_endpoint"
+	CodeInsecureURL          = "insecure_url"
+	CodeRequestHeaders       = "request_headers"
+	CodeShellExec            = "shell_exec"
+	CodeFetchExec            = "fetch_exec"
+	CodeShellMeta            = "shell_meta"
+	CodeUnpinned             = "unpinned"
+	CodeChildEnv             = "child_env"
+	CodeCapNetUnderdeclared  = "cap_net_underdeclared"
+	CodeCapExecUnderdeclared = "cap_exec_underdeclared"
+	CodeCapNetOverdeclared   = "cap_net_overdeclared"
+	CodeCapExecOverdeclared  = "cap_exec_overdeclared"
+	CodePipeToShell          = "pipe_to_shell"
+	CodeObfuscatedExec       = "obfuscated_exec"
+	CodePersistence          = "persistence"
+	CodeEncodedBlob          = "encoded_blob"
+
+	CodeForbiddenEnv        = "forbidden_env"
+	CodeInlineCode          = "inline_code"
+	CodeUnparsableShell     = "unparsable_shell"
+	CodeLiteralSecret       = "literal_secret"
+	CodePrivilegeEscalation = "privilege_escalation"
+	CodeContainerHostAccess = "container_host_access"
+	CodeLoopbackEndpoint    = "loopback_endpoint"
+)
+
+// ruleTable is the single source of each code's level and blocking status.
+var ruleTable = []registry.Rule{
+	rule(CodeRemoteEndpoint, registry.LevelDanger, false,
+		"The MCP server is a remote HTTP endpoint (or reached over ssh): the context you share leaves your machine.",
+		"Prefer a local stdio server; if the endpoint is needed, document who operates it and what it receives."),
+	rule(CodeInsecureURL, registry.LevelDanger, true,
+		"The remote endpoint is not reached over HTTPS, so traffic and credentials travel unencrypted.",
+		"Serve the endpoint over https:// and point mcp.url at it."),
+	rule(CodeRequestHeaders, registry.LevelWarn, false,
+		"The HTTP transport sends request headers, which may carry credentials.",
+		"Send only the headers the server needs, with secrets as ${VAR} placeholders the user fills in."),
+	rule(CodeShellExec, registry.LevelDanger, true,
+		"The wiring runs an inline shell script (sh -c, cmd /c, powershell -Command, npx -c …): arbitrary command execution.",
+		"Run the server binary directly with its arguments instead of through a shell."),
+	rule(CodeFetchExec, registry.LevelDanger, true,
+		"The wiring runs a download or eval primitive (curl, wget, eval) that fetches or executes external content.",
+		"Ship the server as a pinned package or binary and run it directly."),
+	rule(CodeShellMeta, registry.LevelWarn, false,
+		"A shell reads text of the wiring that chains commands, redirects or substitutes (| ; & $( ) ` > <).",
+		"Run one program with plain arguments; move any orchestration into the server itself."),
+	rule(CodeUnpinned, registry.LevelWarn, false,
+		"A package or image is fetched without an exact version, so what runs can change without notice.",
+		"Pin an exact version (pkg@1.2.3, pkg==1.2.3, image@sha256:…, a full git commit)."),
+	rule(CodeChildEnv, registry.LevelInfo, false,
+		"The wiring passes environment variables to the server process.",
+		"Nothing to fix when the variables are needed; keep secrets as placeholders the user fills in."),
+	rule(CodeCapNetUnderdeclared, registry.LevelDanger, true,
+		"The wiring uses the network but [capabilities] declares network = \"none\".",
+		"Declare network = \"full\", or change the wiring so that it needs no network."),
+	rule(CodeCapExecUnderdeclared, registry.LevelDanger, true,
+		"The wiring spawns subprocesses but [capabilities] grants no exec.",
+		"Declare the binaries it runs in exec = [\"…\"], or run the server without a shell."),
+	rule(CodeCapNetOverdeclared, registry.LevelInfo, false,
+		"[capabilities] declares network = \"full\" but the wiring shows no network use.",
+		"Declare network = \"none\" for least privilege, unless the server itself connects out."),
+	rule(CodeCapExecOverdeclared, registry.LevelInfo, false,
+		"[capabilities] declares exec = \"full\" but the wiring shows no subprocess use.",
+		"Declare an explicit list of binaries, or exec = \"none\"."),
+	rule(CodePipeToShell, registry.LevelDanger, true,
+		"Downloaded or generated text is executed by a shell or interpreter (curl … | sh, sh <(curl …), eval \"$(curl …)\").",
+		"Install a pinned, checksummed package instead of executing fetched text."),
+	rule(CodeObfuscatedExec, registry.LevelDanger, true,
+		"Encoded text is decoded and executed (base64 -d | sh, powershell -EncodedCommand, exec(b64decode(…))).",
+		"Write the command in plain text so that reviewers and users can read it."),
+	rule(CodePersistence, registry.LevelDanger, true,
+		"The wiring names or writes a location that runs code at login or boot (shell rc files, LaunchAgents, systemd units, crontab, autostart).",
+		"Remove the startup-location write; an MCP server is started by its host, not by the system."),
+	rule(CodeEncodedBlob, registry.LevelWarn, false,
+		"The wiring carries a long base64 or base64url blob whose content a reviewer cannot read.",
+		"Pass readable arguments, or reference a file shipped with a pinned package."),
+	rule(CodeForbiddenEnv, registry.LevelDanger, true,
+		"The wiring sets an environment variable that turns a trusted program into another one (loader, interpreter option, PATH, config home…).",
+		"Remove the variable; pass the setting as a program argument or a config file of the server."),
+	rule(CodeInlineCode, registry.LevelDanger, true,
+		"An interpreter runs a program written inline in the wiring (python -c, node -e, perl -e …).",
+		"Ship the program as a file of a pinned package and run that."),
+	rule(CodeUnparsableShell, registry.LevelWarn, true,
+		"A shell script, encoded command or wrapper chain of the wiring could not be parsed, or is beyond the analysis limits.",
+		"Use a short, plain script (or none): what cannot be analysed cannot be listed."),
+	rule(CodeLiteralSecret, registry.LevelDanger, true,
+		"The manifest contains a literal credential (URL userinfo, a secret query parameter, a token in a header or env value).",
+		"Revoke the credential and replace it with a ${VAR} placeholder the user fills in."),
+	rule(CodePrivilegeEscalation, registry.LevelDanger, true,
+		"The wiring runs the server with elevated privileges (sudo, doas, su, runas).",
+		"Run the server as the invoking user; an MCP server never needs root."),
+	rule(CodeContainerHostAccess, registry.LevelDanger, false,
+		"A container is started with access to the host (--privileged, host network or pid namespace, the Docker socket, the host root).",
+		"Drop the host-access flags and mount only the directories the server needs."),
+	rule(CodeLoopbackEndpoint, registry.LevelInfo, false,
+		"The HTTP endpoint is on this machine (loopback); the user must run that server separately.",
+		"Nothing to fix; document how the local server is started."),
+}
+
+var ruleIndex = func() map[string]registry.Rule {
+	m := make(map[string]registry.Rule, len(ruleTable))
+	for _, r := range ruleTable {
+		m[r.Code] = r
+	}
+	return m
+}()
+
+// Rules returns the rule table, one entry per code, ordered by code. The
+// caller may modify the returned slice. Every finding Audit emits carries a
+// code of this table at the level the table gives.
+func Rules() []registry.Rule {
+	out := append([]registry.Rule(nil), ruleTable...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	return out
+}
+
+// RuleFor returns the rule of code and whether the code is known.
+func RuleFor(code string) (registry.Rule, bool) {
+	r, ok := ruleIndex[code]
+	return r, ok
+}
+
+// Verdict folds findings into a verdict, considering only the findings for
+// which counted(i) is true (a nil counted counts every finding; the report
+// passes a predicate that leaves suppressed findings out). It returns
+// VerdictFail when a counted finding has a blocking code, else VerdictReview
+// when the highest counted level is at least warn, else VerdictPass. A code
+// missing from the rule table counts at its level and never blocks.
+func Verdict(findings []registry.Finding, counted func(i int) bool) registry.Verdict {
+	high := registry.LevelNone
+	for i, f := range findings {
+		if counted != nil && !counted(i) {
+			continue
+		}
+		if r, ok := ruleIndex[f.Code]; ok && r.Blocking {
+			return registry.VerdictFail
+		}
+		if f.Level > high {
+			high = f.Level
+		}
+	}
+	if high >= registry.LevelWarn {
+		return registry.VerdictReview
+	}
+	return registry.VerdictPass
+}
+
+func rule(code string, level registry.Level, blocking bool, description, remedy string) registry.Rule {
+	return registry.Rule{Code: code, Level: level, Blocking: blocking, Description: description, Remedy: remedy}
+}

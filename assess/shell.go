@@ -1,0 +1,389 @@
+package assess
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// scan walks one shell script of the wiring.
+type scan struct {
+	a     *auditor
+	path  string // the manifest field the script came from
+	depth int
+	// quiet: the text is data, not a script anyone runs (an env value); only
+	// a spelled-out download-and-run or decode-and-run is reported.
+	quiet bool
+	// lenient: the text is read by a shell that is not POSIX (cmd.exe), so a
+	// parse failure is not a finding.
+	lenient bool
+
+	memo map[*syntax.CallExpr]cmdInfo
+	pipe map[*syntax.BinaryCmd]bool
+}
+
+// script parses src and judges it. It returns what the script does as a
+// whole when it is one simple command (so that `sh -c 'bash'` still reads
+// stdin), a zero cmdInfo otherwise.
+func (s *scan) script(src string) cmdInfo {
+	a := s.a
+	if s.quiet {
+		// Judge on a scratch auditor and keep only the malware findings.
+		sub := &auditor{m: a.m, budget: a.budget}
+		inner := *s
+		inner.a, inner.quiet, inner.lenient = sub, false, true
+		inner.script(src)
+		a.budget = sub.budget
+		for _, f := range sub.findings {
+			if f.Code == CodePipeToShell || f.Code == CodeObfuscatedExec {
+				a.findings = append(a.findings, f)
+			}
+		}
+		return cmdInfo{}
+	}
+	if s.depth > maxDepth {
+		a.limit(s.path, "scripts nested too deeply")
+		return cmdInfo{}
+	}
+	if len(src) > maxScriptBytes {
+		a.limit(s.path, "the script is longer than 32 KiB")
+		return cmdInfo{}
+	}
+	if a.budget <= 0 {
+		a.overrunAt(s.path)
+		return cmdInfo{}
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		if !s.lenient {
+			a.limit(s.path, "the script does not parse as a POSIX or bash shell script")
+		} else if strings.ContainsAny(src, "|&<>^") {
+			a.add(CodeShellMeta, s.path, "a shell reads this text, and it chains, pipes or redirects commands")
+		}
+		return cmdInfo{}
+	}
+	s.memo = map[*syntax.CallExpr]cmdInfo{}
+	s.pipe = map[*syntax.BinaryCmd]bool{}
+	if chains(f) {
+		a.add(CodeShellMeta, s.path, "the script chains, pipes, redirects or substitutes commands")
+	}
+	s.walk(f)
+	if len(f.Stmts) == 1 && len(f.Stmts[0].Redirs) == 0 {
+		if c, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok {
+			return s.memo[c]
+		}
+	}
+	return cmdInfo{}
+}
+
+// overrunAt reports, once per audit, that the node budget ran out.
+func (a *auditor) overrunAt(path string) {
+	if !a.overrun {
+		a.overrun = true
+		a.limit(path, "the scripts are too large to analyse")
+	}
+}
+
+// chains reports whether a script does more than run one command: several
+// statements, pipes, lists, redirections, substitutions or background jobs.
+func chains(f *syntax.File) bool {
+	if len(f.Stmts) > 1 {
+		return true
+	}
+	found := false
+	n := 0
+	syntax.Walk(f, func(node syntax.Node) bool {
+		n++
+		if found || n > maxNodes {
+			return false
+		}
+		switch x := node.(type) {
+		case *syntax.BinaryCmd, *syntax.Redirect, *syntax.CmdSubst, *syntax.ProcSubst:
+			found = true
+		case *syntax.Stmt:
+			if x.Background || x.Coprocess {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// walk visits the tree within the nesting and node bounds.
+func (s *scan) walk(root syntax.Node) {
+	a := s.a
+	nest := 0
+	stopped := false
+	syntax.Walk(root, func(n syntax.Node) bool {
+		if n == nil {
+			nest--
+			return true
+		}
+		if stopped {
+			return false
+		}
+		if a.budget <= 0 {
+			a.overrunAt(s.path)
+			stopped = true
+			return false
+		}
+		a.budget--
+		if nest >= maxNesting {
+			a.limit(s.path, "the script nests too deeply")
+			stopped = true
+			return false
+		}
+		nest++
+		switch x := n.(type) {
+		case *syntax.CallExpr:
+			s.call(x)
+		case *syntax.BinaryCmd:
+			if (x.Op == syntax.Pipe || x.Op == syntax.PipeAll) && !s.pipe[x] {
+				s.pipeline(x)
+			}
+		case *syntax.Assign:
+			if x.Name != nil {
+				a.envDecl(x.Name.Value, s.path)
+			}
+		case *syntax.Stmt:
+			s.redirects(x)
+		}
+		return true
+	})
+}
+
+// wordText returns the text of a word when it is fully literal.
+func wordText(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(x.Value))
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// unescape drops the backslashes of an unquoted word.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	esc := false
+	for _, r := range s {
+		if r == '\\' && !esc {
+			esc = true
+			continue
+		}
+		esc = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// call judges one simple command of the script (once).
+func (s *scan) call(c *syntax.CallExpr) cmdInfo {
+	if info, ok := s.memo[c]; ok {
+		return info
+	}
+	s.memo[c] = cmdInfo{}
+	a := s.a
+	if len(c.Args) == 0 {
+		return cmdInfo{}
+	}
+	a.inferred.Exec = true // the shell runs a program
+	argv := make([]arg, len(c.Args))
+	for i, w := range c.Args {
+		t, ok := wordText(w)
+		argv[i] = arg{text: t, path: s.path, lit: ok}
+	}
+	var info cmdInfo
+	name := ""
+	if argv[0].lit {
+		name = progName(argv[0].text)
+	}
+	switch {
+	case !argv[0].lit:
+		// $(curl …) as the command: the output runs.
+		if f, d := s.substs(c.Args[0]); f || d {
+			s.execsText(f, d, "runs the output of a command substitution")
+		}
+	case name == "eval":
+		if w := joinArgs(argv[1:]); w.lit {
+			sc := &scan{a: a, path: s.path, depth: s.depth + 1}
+			sc.script(w.text)
+		} else {
+			f, d := false, false
+			for _, w := range c.Args[1:] {
+				wf, wd := s.substs(w)
+				f, d = f || wf, d || wd
+			}
+			s.execsText(f, d, "evaluates the output of a command substitution")
+		}
+	case name == "source" || name == ".":
+		if len(c.Args) > 1 {
+			if f, d := s.substs(c.Args[1]); f || d {
+				s.execsText(f, d, "sources the output of a command")
+			}
+		}
+	default:
+		info = a.command(argv, s.depth+1, ctxNested)
+		if info.runsArg || info.stdinScript || posixShells[name] {
+			// sh -c "$(curl …)", bash <(curl …), python <(…)
+			f, d := false, false
+			for _, w := range c.Args[1:] {
+				wf, wd := s.substs(w)
+				f, d = f || wf, d || wd
+			}
+			s.execsText(f, d, "runs downloaded or decoded text through "+quoted(info.name))
+		}
+	}
+	s.memo[c] = info
+	return info
+}
+
+// execsText reports text that is executed after being fetched or decoded.
+func (s *scan) execsText(fetched, decoded bool, what string) {
+	if fetched {
+		s.a.add(CodePipeToShell, s.path, what+", and that text is downloaded")
+	}
+	if decoded {
+		s.a.add(CodeObfuscatedExec, s.path, what+", and that text is decoded from an encoding")
+	}
+}
+
+// substs reports whether the command or process substitutions inside w
+// download or decode.
+func (s *scan) substs(w *syntax.Word) (fetches, decodes bool) {
+	syntax.Walk(w, func(n syntax.Node) bool {
+		var stmts []*syntax.Stmt
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			stmts = x.Stmts
+		case *syntax.ProcSubst:
+			stmts = x.Stmts
+		default:
+			return true
+		}
+		f, d := s.stmtsDo(stmts)
+		fetches, decodes = fetches || f, decodes || d
+		return false
+	})
+	return
+}
+
+// stmtsDo reports whether any simple command among stmts downloads or
+// decodes.
+func (s *scan) stmtsDo(stmts []*syntax.Stmt) (fetches, decodes bool) {
+	for _, st := range stmts {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if s.a.budget <= 0 {
+				return false
+			}
+			s.a.budget--
+			if c, ok := n.(*syntax.CallExpr); ok {
+				info := s.call(c)
+				fetches = fetches || info.fetches
+				decodes = decodes || info.decodes
+			}
+			return true
+		})
+	}
+	return
+}
+
+// pipeline judges a | b | c: a shell or interpreter reading its input from
+// an earlier stage runs that stage's output; after a decoder it runs decoded
+// text.
+func (s *scan) pipeline(b *syntax.BinaryCmd) {
+	var stages []*syntax.Stmt
+	var flatten func(st *syntax.Stmt)
+	flatten = func(st *syntax.Stmt) {
+		if bc, ok := st.Cmd.(*syntax.BinaryCmd); ok && (bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) && len(st.Redirs) == 0 {
+			s.pipe[bc] = true
+			flatten(bc.X)
+			flatten(bc.Y)
+			return
+		}
+		stages = append(stages, st)
+	}
+	s.pipe[b] = true
+	flatten(b.X)
+	flatten(b.Y)
+	fetched, decoded := false, false
+	first := ""
+	for i, st := range stages {
+		var info cmdInfo
+		if c, ok := st.Cmd.(*syntax.CallExpr); ok {
+			info = s.call(c)
+		} else {
+			f, d := s.stmtsDo([]*syntax.Stmt{st})
+			info = cmdInfo{fetches: f, decodes: d}
+		}
+		if i == 0 {
+			first = info.name
+		}
+		if i > 0 && info.stdinScript {
+			what := "pipes the output of an earlier command into " + quoted(info.name)
+			if first != "" {
+				what = "pipes the output of " + quoted(first) + " into " + quoted(info.name)
+			}
+			s.a.add(CodePipeToShell, s.path, what+", which executes it")
+			if decoded {
+				s.a.add(CodeObfuscatedExec, s.path, "decodes encoded text and pipes it into "+quoted(info.name))
+			}
+		}
+		fetched = fetched || info.fetches
+		decoded = decoded || info.decodes
+	}
+	_ = fetched
+}
+
+// redirects judges the redirections of a statement: writes to persistence
+// locations, and downloaded or here-document text fed to a shell.
+func (s *scan) redirects(st *syntax.Stmt) {
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
+			if t, ok := wordText(r.Word); ok && persistencePath(t) {
+				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login or boot")
+			}
+		case syntax.RdrIn, syntax.WordHdoc, syntax.Hdoc, syntax.DashHdoc:
+			c, ok := st.Cmd.(*syntax.CallExpr)
+			if !ok {
+				continue
+			}
+			info := s.call(c)
+			if !info.stdinScript {
+				continue
+			}
+			w := r.Word
+			if r.Hdoc != nil {
+				w = r.Hdoc
+			}
+			if f, d := s.substs(w); f || d {
+				s.execsText(f, d, "feeds the output of a command to "+quoted(info.name))
+			}
+			if r.Hdoc != nil && posixShells[info.name] {
+				if t, ok := wordText(r.Hdoc); ok {
+					sc := &scan{a: s.a, path: s.path, depth: s.depth + 1}
+					sc.script(t)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package assess
+
+import (
+	"strings"
+
+	"github.com/registryd/registryd/envpolicy"
+)
+
+func echoSafeKey(k string) bool  { return envpolicy.EchoSafe(k) }
+func forbiddenKey(k string) bool { return envpolicy.Forbidden(k) }
+
+// keyLabel names an environment key in a message: the key itself when it is
+// echo-safe, a neutral phrase otherwise.
+func keyLabel(k string) string {
+	if echoSafeKey(k) {
+		return k
+	}
+	return "(unprintable name)"
+}
+
+// safeText returns s reduced to characters that cannot attack a terminal or
+// a page: printable ASCII without quotes, angle brackets, ampersand and
+// backslash, at most max bytes (an ellipsis marks a cut). Anything else
+// becomes '?'.
+func safeText(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= max {
+			b.WriteString("...")
+			break
+		}
+		switch {
+		case r < 0x20 || r > 0x7e:
+			b.WriteByte('?')
+		case strings.ContainsRune("<>&\"'`\\", r):
+			b.WriteByte('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// quoted renders a program name for a message.
+func quoted(s string) string { return "`" + safeText(s, 40) + "`" }
+
+// tokenSafe reports whether s is an HTTP token (a header name that may be
+// echoed).
+func tokenSafe(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// secretName reports whether a header, query parameter or env name suggests
+// its value is a credential.
+func secretName(name string) bool {
+	n := strings.ToLower(name)
+	n = strings.NewReplacer("-", "_", ".", "_").Replace(n)
+	switch n {
+	case "authorization", "proxy_authorization", "cookie", "key", "sig", "signature", "auth", "pwd", "pass", "code":
+		return true
+	}
+	for _, w := range []string{"token", "secret", "password", "passwd", "api_key", "apikey", "access_key", "private_key", "credential", "session", "bearer"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(n, "_key") || strings.HasPrefix(n, "key_")
+}
+
+// placeholder reports whether v is a template the user or host fills in
+// (${VAR}, $VAR, {{x}}, <x>, %VAR%) rather than a literal value.
+func placeholder(v string) bool {
+	v = strings.TrimSpace(v)
+	switch {
+	case v == "":
+		return true
+	case strings.Contains(v, "${") || strings.Contains(v, "{{"):
+		return true
+	case strings.HasPrefix(v, "$") && len(v) > 1:
+		return true
+	case strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">"):
+		return true
+	case len(v) > 2 && strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%"):
+		return true
+	}
+	return false
+}
+
+// minSecretLen is the shortest value taken for a real credential; shorter
+// values are examples ("x", "changeme").
+const minSecretLen = 12
+
+// literalSecret reports whether v, the value of a credential-bearing field,
+// is a literal credential: not a placeholder, and after an optional scheme
+// word (Bearer, Basic, Token) at least minSecretLen characters without
+// spaces.
+func literalSecret(v string) bool {
+	v = strings.TrimSpace(v)
+	if placeholder(v) {
+		return false
+	}
+	if i := strings.IndexByte(v, ' '); i > 0 {
+		switch strings.ToLower(v[:i]) {
+		case "bearer", "basic", "token", "digest", "apikey", "api-key":
+			v = strings.TrimSpace(v[i+1:])
+		}
+	}
+	if placeholder(v) || strings.ContainsAny(v, " \t") {
+		return false
+	}
+	return len(v) >= minSecretLen
+}
