@@ -1,0 +1,177 @@
+package api
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/registryd/registryd/assess"
+	"github.com/registryd/registryd/badge"
+	"github.com/registryd/registryd/registry"
+)
+
+// OpenAPI is the OpenAPI 3.1 document of this API, served as it is at GET
+// /openapi.json. Callers must not modify it.
+//
+//go:embed openapi.json
+var OpenAPI []byte
+
+// openAPIETag is the strong ETag of OpenAPI.
+var openAPIETag = badge.ETag(OpenAPI)
+
+func (s *server) openAPI(w http.ResponseWriter, r *http.Request) error {
+	h := w.Header()
+	h.Set("ETag", openAPIETag)
+	h.Set("Cache-Control", "public, no-cache")
+	if etagMatches(r.Header.Get("If-None-Match"), openAPIETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(OpenAPI)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(OpenAPI)
+	}
+	return nil
+}
+
+type statusJSON struct {
+	Status string `json:"status"`
+}
+
+// healthz answers as long as the process serves HTTP.
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, r, http.StatusOK, statusJSON{Status: "ok"})
+}
+
+// readyz answers 200 when Deps.Ready does, else a 503 problem that does not
+// say why (the reason is logged).
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) error {
+	if err := s.ready(r.Context()); err != nil {
+		s.log.WarnContext(r.Context(), "not ready", "request_id", requestIDFrom(r.Context()), "error", err)
+		return &apiError{status: http.StatusServiceUnavailable, slug: "unavailable", detail: "the service is not ready"}
+	}
+	return writeJSON(w, r, http.StatusOK, statusJSON{Status: "ready"})
+}
+
+type rulesJSON struct {
+	Ruleset string     `json:"ruleset"`
+	Rules   []ruleJSON `json:"rules"`
+}
+
+// rules serves the rule table of the running ruleset.
+func (s *server) rules(w http.ResponseWriter, r *http.Request) error {
+	if err := knownParams(r); err != nil {
+		return err
+	}
+	rs := assess.Rules()
+	out := rulesJSON{Ruleset: assess.Ruleset, Rules: make([]ruleJSON, len(rs))}
+	for i, rl := range rs {
+		out.Rules[i] = ruleJSON{Code: rl.Code, Level: rl.Level.String(), Blocking: rl.Blocking, Description: rl.Description, Remedy: rl.Remedy}
+	}
+	w.Header().Set("Cache-Control", "public, no-cache")
+	return writeJSON(w, r, http.StatusOK, out)
+}
+
+// auditLog serves the maintainers' actions, newest first as the store
+// orders them.
+func (s *server) auditLog(w http.ResponseWriter, r *http.Request) error {
+	if err := knownParams(r, "cursor", "limit"); err != nil {
+		return err
+	}
+	p, err := page(r)
+	if err != nil {
+		return err
+	}
+	es, next, err := s.reader.AuditLog(r.Context(), p)
+	if err != nil {
+		return listErr(err)
+	}
+	items := make([]auditJSON, len(es))
+	for i, e := range es {
+		items[i] = auditJSON{ID: e.ID, At: e.At.UTC(), Actor: e.Actor, Action: e.Action, Target: e.Target, Reason: e.Reason, Detail: detailJSON(e.Detail)}
+	}
+	return writeJSON(w, r, http.StatusOK, newList(items, next))
+}
+
+// detailJSON passes a JSON detail through, null when empty, and a string
+// when it is not JSON.
+func detailJSON(d string) json.RawMessage {
+	if d == "" {
+		return json.RawMessage("null")
+	}
+	if json.Valid([]byte(d)) {
+		return json.RawMessage(d)
+	}
+	b, _ := json.Marshal(d)
+	return b
+}
+
+// badgeOf serves an addon's badge as SVG (?style=flat|flat-square) or as
+// shields.io endpoint JSON, with ?label= replacing the label. An unknown
+// addon gets a 200 with a grey "not found" badge, so that an <img> still
+// shows something; a removed addon's badge fails, as its reports do; a
+// malformed name is a 400 problem.
+func (s *server) badgeOf(endpoint bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		allowed := []string{"label"}
+		if !endpoint {
+			allowed = append(allowed, "style")
+		}
+		if err := knownParams(r, allowed...); err != nil {
+			return err
+		}
+		name, err := addonName(r)
+		if err != nil {
+			return err
+		}
+		label := r.URL.Query().Get("label")
+		if len(label) > 256 || !textSafe(label) {
+			return badRequest("label", "must be at most 256 bytes of printable text")
+		}
+		style, err := badge.ParseStyle(r.URL.Query().Get("style"))
+		if err != nil {
+			return badRequest("style", "must be flat or flat-square")
+		}
+		found := true
+		a, err := s.reader.Addon(r.Context(), name)
+		if errors.Is(err, registry.ErrNotFound) {
+			found, err = false, nil
+		}
+		if err != nil {
+			return err
+		}
+		verdict := a.LatestVerdict
+		if a.Removed {
+			// A removed addon's reports fail; its badge says the same.
+			verdict = registry.VerdictFail
+		}
+		b := badge.ForAddon(a.Tier(), verdict, found, label)
+		var body []byte
+		h := w.Header()
+		if endpoint {
+			body = badge.Endpoint(b)
+			h.Set("Content-Type", "application/json")
+		} else {
+			body = badge.Render(b, style)
+			h.Set("Content-Type", "image/svg+xml")
+			h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+		}
+		etag := badge.ETag(body)
+		h.Set("ETag", etag)
+		h.Set("Cache-Control", "no-cache")
+		if etagMatches(r.Header.Get("If-None-Match"), etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return nil
+		}
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(http.StatusOK)
+		if r.Method != http.MethodHead {
+			w.Write(body)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,304 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+// mediaType returns the media type of r's body, lower-cased, and refuses a
+// charset other than UTF-8.
+func mediaType(r *http.Request) (string, bool) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return "", false
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return "", false
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return "", false
+	}
+	return mt, true
+}
+
+// readBody reads the whole body up to the server's limit.
+func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.ContentLength > s.maxBody {
+		return nil, tooLarge(s.maxBody)
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge(s.maxBody)
+		}
+		return nil, malformedBody("the body could not be read")
+	}
+	return b, nil
+}
+
+// decodeJSON reads r's body into dst: it must be application/json, valid
+// UTF-8, one JSON value with no unknown fields and nothing after it.
+func (s *server) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	if mt, ok := mediaType(r); !ok || mt != "application/json" {
+		return unsupportedMediaType("application/json")
+	}
+	b, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	if !utf8.Valid(b) {
+		return malformedBody("the body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return malformedBody("the body has data after its JSON value")
+	}
+	return nil
+}
+
+// jsonError turns a decoding error into a problem that names the field
+// without echoing anything the client sent that is unsafe to print.
+func jsonError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return malformedBody("the body is empty")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return malformedBody("the body ends in the middle of a JSON value")
+	case errors.As(err, &syn):
+		return malformedBody("the body is not valid JSON (at byte " + strconv.FormatInt(syn.Offset, 10) + ")")
+	case errors.As(err, &typ):
+		path := typ.Field
+		if !safeFieldName(path) {
+			path = ""
+		}
+		if path == "" {
+			return invalid(registry.FieldError{Message: "the body must be a JSON object"})
+		}
+		return invalid(registry.FieldError{Path: path, Message: "must be a JSON " + jsonKind(typ.Type.Kind().String())})
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		name, _ = strconv.Unquote(name)
+		if !safeFieldName(name) {
+			name = ""
+		}
+		return invalid(registry.FieldError{Path: name, Message: "unknown field"})
+	}
+	return malformedBody("the body is not valid JSON")
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "bool":
+		return "boolean"
+	case "string":
+		return "string"
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "ptr":
+		return "value"
+	}
+	return "number"
+}
+
+// safeFieldName reports whether a field name from the client may be echoed.
+func safeFieldName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// validID checks a path id (sub_…, sup_…): 1 to 64 characters of
+// [A-Za-z0-9_-].
+func validID(name, s string) error {
+	if s == "" || len(s) > 64 {
+		return badRequest(name, "must be 1 to 64 characters of letters, digits, '_' and '-'")
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return badRequest(name, "must be 1 to 64 characters of letters, digits, '_' and '-'")
+		}
+	}
+	return nil
+}
+
+// validAddonName checks an addon slug: [a-z0-9-], no leading or trailing
+// dash, at most 64 bytes.
+func validAddonName(s string) error {
+	const msg = "must be an addon name: 1 to 64 of [a-z0-9-], not starting or ending with '-'"
+	if s == "" || len(s) > 64 || s[0] == '-' || s[len(s)-1] == '-' {
+		return badRequest("name", msg)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return badRequest("name", msg)
+		}
+	}
+	return nil
+}
+
+// validVersion checks a version segment: 1 to 64 printable ASCII characters
+// without '/', spaces or quotes.
+func validVersion(s string) error {
+	const msg = "must be 1 to 64 characters of letters, digits and . _ + - ~"
+	if s == "" || len(s) > 64 {
+		return badRequest("version", msg)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._+-~", c) >= 0) {
+			return badRequest("version", msg)
+		}
+	}
+	return nil
+}
+
+// knownParams refuses query parameters the endpoint does not take, so that
+// a typo (`?verdit=fail`) is not silently ignored.
+func knownParams(r *http.Request, allowed ...string) error {
+	for k, vs := range r.URL.Query() {
+		ok := false
+		for _, a := range allowed {
+			if k == a {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			name := k
+			if !safeFieldName(name) {
+				name = ""
+			}
+			return badRequest(name, "unknown query parameter")
+		}
+		if len(vs) > 1 {
+			return badRequest(k, "must be given once")
+		}
+	}
+	return nil
+}
+
+// page reads ?cursor= and ?limit=.
+func page(r *http.Request) (storage.Page, error) {
+	q := r.URL.Query()
+	p := storage.Page{Cursor: q.Get("cursor")}
+	if len(p.Cursor) > 512 || !printableASCII(p.Cursor) {
+		return p, badRequest("cursor", "is not a cursor this server returned")
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > storage.MaxLimit {
+			return p, badRequest("limit", "must be an integer from 1 to "+strconv.Itoa(storage.MaxLimit))
+		}
+		p.Limit = n
+	} else if q.Has("limit") {
+		return p, badRequest("limit", "must be an integer from 1 to "+strconv.Itoa(storage.MaxLimit))
+	}
+	return p, nil
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// listErr turns a store's refusal of a cursor into a 400 naming it.
+func listErr(err error) error {
+	if errors.Is(err, registry.ErrInvalid) {
+		return badRequest("cursor", "is not a cursor this server returned")
+	}
+	return err
+}
+
+// freeText checks a reason or note: valid UTF-8, no control or invisible
+// format characters except newlines and tabs, at most max bytes.
+func freeText(path, s string, required bool, max int) *registry.FieldError {
+	switch {
+	case s == "" && required:
+		return &registry.FieldError{Path: path, Message: "must not be empty"}
+	case len(s) > max:
+		return &registry.FieldError{Path: path, Message: "must be at most " + strconv.Itoa(max) + " bytes"}
+	case !utf8.ValidString(s) || !textSafe(s):
+		return &registry.FieldError{Path: path, Message: "must not contain control, bidirectional or invisible characters"}
+	case required && strings.TrimSpace(s) == "":
+		return &registry.FieldError{Path: path, Message: "must not be blank"}
+	}
+	return nil
+}
+
+// textSafe reports whether s holds only characters safe to show.
+func textSafe(s string) bool {
+	for _, r := range s {
+		if r == '\n' || r == '\t' {
+			continue
+		}
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || isFormat(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// isFormat reports the invisible and direction-changing characters.
+func isFormat(r rune) bool {
+	switch {
+	case r == 0xad, r == 0x61c, r == 0x180e:
+		return true
+	case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2060 && r <= 0x206f:
+		return true
+	case r == 0xfeff, r >= 0xfff9 && r <= 0xfffb:
+		return true
+	}
+	return false
+}
+
+// timeParam reads an RFC 3339 time from the query.
+func timeParam(r *http.Request, name string) (*time.Time, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		if r.URL.Query().Has(name) {
+			return nil, badRequest(name, "must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
+		}
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return nil, badRequest(name, "must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
+	}
+	t = t.UTC()
+	return &t, nil
+}

@@ -1,0 +1,171 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/registryd/registryd/registry"
+)
+
+// The wire types: the JSON the API speaks, kept apart from the domain types
+// so that a storage field never leaks into a response by accident.
+
+type submissionJSON struct {
+	ID             string      `json:"id"`
+	Addon          string      `json:"addon"`
+	Version        string      `json:"version"`
+	ManifestSHA256 string      `json:"manifest_sha256"`
+	Format         string      `json:"format"`
+	Source         string      `json:"source"`
+	Submitter      string      `json:"submitter"`
+	GitHub         *githubJSON `json:"github"`
+	Status         string      `json:"status"`
+	Verdict        string      `json:"verdict"`
+	Risk           string      `json:"risk"`
+	DecidedBy      string      `json:"decided_by"`
+	DecidedAt      *time.Time  `json:"decided_at"`
+	DecisionReason string      `json:"decision_reason"`
+	CreatedAt      time.Time   `json:"created_at"`
+	UpdatedAt      time.Time   `json:"updated_at"`
+	ReportURL      string      `json:"report_url"`
+}
+
+type githubJSON struct {
+	Repo     string `json:"repo"`
+	PR       int    `json:"pr"`
+	CommitID string `json:"commit"`
+	Path     string `json:"path"`
+	Author   string `json:"author"`
+}
+
+func (s *server) submission(sub registry.Submission) submissionJSON {
+	out := submissionJSON{
+		ID: sub.ID, Addon: sub.Addon, Version: sub.Version, ManifestSHA256: sub.ManifestSHA256, Format: sub.Format,
+		Source: string(sub.Source), Submitter: sub.Submitter, Status: string(sub.Status), Verdict: string(sub.Verdict),
+		Risk: sub.Risk.String(), DecidedBy: sub.DecidedBy, DecidedAt: utcPtr(sub.DecidedAt), DecisionReason: sub.DecisionReason,
+		CreatedAt: sub.CreatedAt.UTC(), UpdatedAt: sub.UpdatedAt.UTC(),
+		ReportURL: s.public + "/v1/submissions/" + sub.ID + "/report",
+	}
+	if g := sub.GitHub; g != nil {
+		out.GitHub = &githubJSON{Repo: g.Repo, PR: g.PR, CommitID: g.CommitID, Path: g.Path, Author: g.Author}
+	}
+	return out
+}
+
+type findingJSON struct {
+	Level      string `json:"level"`
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	Path       string `json:"path"`
+	Line       int    `json:"line"`
+	Suppressed bool   `json:"suppressed"`
+}
+
+type addonJSON struct {
+	Name           string     `json:"name"`
+	DisplayName    string     `json:"display_name"`
+	Description    string     `json:"description"`
+	Homepage       string     `json:"homepage"`
+	LatestVersion  string     `json:"latest_version"`
+	LatestVerdict  string     `json:"latest_verdict"`
+	Tier           string     `json:"tier"`
+	VerifiedBy     []string   `json:"verified_by"`
+	VerifiedAt     *time.Time `json:"verified_at"`
+	VerifiedReason string     `json:"verified_reason"`
+	Removed        bool       `json:"removed"`
+	RemovedAt      *time.Time `json:"removed_at"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	ReportURL      string     `json:"report_url"`
+	BadgeURL       string     `json:"badge_url"`
+}
+
+func (s *server) addon(a registry.Addon) addonJSON {
+	by := a.VerifiedBy
+	if by == nil {
+		by = []string{}
+	}
+	return addonJSON{
+		Name: a.Name, DisplayName: a.DisplayName, Description: a.Description, Homepage: a.Homepage,
+		LatestVersion: a.LatestVersion, LatestVerdict: string(a.LatestVerdict), Tier: string(a.Tier()),
+		VerifiedBy: by, VerifiedAt: utcPtr(a.VerifiedAt), VerifiedReason: a.VerifiedReason,
+		Removed: a.Removed, RemovedAt: utcPtr(a.RemovedAt), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+		ReportURL: s.public + "/v1/addons/" + a.Name + "/report",
+		BadgeURL:  s.public + "/v1/addons/" + a.Name + "/badge.svg",
+	}
+}
+
+type versionJSON struct {
+	Version     string    `json:"version"`
+	PublishedAt time.Time `json:"published_at"`
+	PublishedBy string    `json:"published_by"`
+	ReportURL   string    `json:"report_url"`
+}
+
+type suppressionJSON struct {
+	ID        string     `json:"id"`
+	Addon     string     `json:"addon"`
+	Code      string     `json:"code"`
+	Path      string     `json:"path"`
+	Reason    string     `json:"reason"`
+	Note      string     `json:"note"`
+	Author    string     `json:"author"`
+	ExpiresAt *time.Time `json:"expires_at"`
+	CreatedAt time.Time  `json:"created_at"`
+}
+
+func suppression(sp registry.Suppression) suppressionJSON {
+	return suppressionJSON{ID: sp.ID, Addon: sp.Addon, Code: sp.Code, Path: sp.Path, Reason: string(sp.Reason),
+		Note: sp.Note, Author: sp.Author, ExpiresAt: utcPtr(sp.ExpiresAt), CreatedAt: sp.CreatedAt.UTC()}
+}
+
+type approvalJSON struct {
+	Addon      string    `json:"addon"`
+	Maintainer string    `json:"maintainer"`
+	Reason     string    `json:"reason"`
+	At         time.Time `json:"at"`
+}
+
+type auditJSON struct {
+	ID     string          `json:"id"`
+	At     time.Time       `json:"at"`
+	Actor  string          `json:"actor"`
+	Action string          `json:"action"`
+	Target string          `json:"target"`
+	Reason string          `json:"reason"`
+	Detail json.RawMessage `json:"detail"`
+}
+
+type ruleJSON struct {
+	Code        string `json:"code"`
+	Level       string `json:"level"`
+	Blocking    bool   `json:"blocking"`
+	Description string `json:"description"`
+	Remedy      string `json:"remedy"`
+}
+
+// list is the envelope of every paged list. Items is never null; Next is
+// the cursor of the next page, null on the last.
+type list[T any] struct {
+	Items []T     `json:"items"`
+	Next  *string `json:"next_cursor"`
+}
+
+func newList[T any](items []T, next string) list[T] {
+	if items == nil {
+		items = []T{}
+	}
+	l := list[T]{Items: items}
+	if next != "" {
+		l.Next = &next
+	}
+	return l
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
