@@ -265,6 +265,8 @@ func sanitize(s string) string {
 // unsafeRune reports whether r must not reach a badge.
 func unsafeRune(r rune) bool {
 	switch {
+	case r >= 0x20 && r < 0x7F:
+		return false // printable ASCII, the common case
 	case r == utf8.RuneError:
 		// Invalid UTF-8 decodes to it; a literal U+FFFD stays as it is.
 		return true

@@ -62,6 +62,11 @@ func kern(a, b rune) int {
 // zeroWidth reports whether r takes no room of its own: combining and
 // enclosing marks, variation selectors and the zero-width joiners.
 func zeroWidth(r rune) bool {
+	if r < 0x300 {
+		// No mark or zero-width character lies below the combining
+		// diacritics; most badge text is here.
+		return false
+	}
 	switch r {
 	case 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF:
 		return true
