@@ -38,7 +38,7 @@ type Error struct {
 	// none and the caller's backoff applies.
 	RetryAfter time.Duration
 	// Err is the underlying error.
-	Err error
+	Err  error
 	kind error // registry sentinel, if any
 }
 
