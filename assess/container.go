@@ -51,19 +51,22 @@ func (a *auditor) container(argv []arg, depth int) cmdInfo {
 		if !strings.HasPrefix(t, "-") || t == "-" {
 			break
 		}
-		flag, val, hasVal := strings.Cut(t, "=")
-		if !strings.HasPrefix(t, "--") && len(t) > 2 && !hasVal {
-			// A cluster of short flags; the last may take a value (-it, -ie X).
-			last := "-" + t[len(t)-1:]
-			if containerValueFlags[last] {
-				flag, hasVal = last, false
-			} else {
-				flag = ""
-			}
-			for _, c := range t[1 : len(t)-1] {
-				if containerValueFlags["-"+string(c)] {
-					// -eFOO=bar: the rest of the cluster is the value.
-					flag, val, hasVal = "-"+string(c), t[strings.IndexRune(t, c)+1:], true
+		var flag, val string
+		var hasVal bool
+		if strings.HasPrefix(t, "--") {
+			flag, val, hasVal = strings.Cut(t, "=")
+		} else {
+			// One short flag or a cluster (-it, -ePATH=x, -ie X): the first
+			// letter that takes a value takes the rest of the word, or the
+			// next word.
+			flag = t
+			for j := 1; j < len(t); j++ {
+				f := "-" + t[j:j+1]
+				if containerValueFlags[f] {
+					flag = f
+					if j+1 < len(t) {
+						val, hasVal = t[j+1:], true
+					}
 					break
 				}
 			}

@@ -9,28 +9,39 @@ func (a *auditor) program(name string, argv []arg, depth int, ctx ctxKind) cmdIn
 	info := cmdInfo{name: name}
 	args := argv[1:]
 	fam := family(name)
+	if posixShells[name] || otherShells[name] {
+		// The script of -c is judged by its parsed structure, not as a word.
+		if script, _, _ := shellArgs(args); script != nil {
+			for i := range args {
+				if &args[i] == script {
+					args = append(append([]arg{}, args[:i]...), args[i+1:]...)
+					break
+				}
+			}
+		}
+	}
 	if ctx == ctxNested {
 		// A script or wrapper runs this program: its words are judged here;
 		// the words of the [mcp] command line are judged once in wiring.
 		reader := readers[name]
-		for _, w := range argv {
+		for _, w := range args {
 			if w.lit {
 				a.wordScan(w, reader)
 			}
 		}
 	} else if ctx == ctxInstall {
-		for _, w := range argv {
+		for _, w := range args {
 			a.wordScan(w, readers[name])
 		}
 	} else {
-		for _, w := range argv {
+		for _, w := range args {
 			a.topWordScan(w)
 		}
 	}
 	switch {
 	case posixShells[name] || otherShells[name]:
 		a.inferred.Exec = true
-		script, file, stdin := shellArgs(args)
+		script, file, stdin := shellArgs(argv[1:])
 		switch {
 		case script != nil:
 			a.inlineShell(name, *script, depth, posixShells[name])
@@ -154,7 +165,7 @@ func (a *auditor) urlWord(w arg) {
 	if i <= 0 {
 		return
 	}
-	v = strings.TrimPrefix(v[strings.LastIndexAny(v[:i], " \t+@")+1:], "")
+	v = v[strings.LastIndexAny(v[:i], " \t+@")+1:] // git+https://, pkg @ https://
 	if u, ok := parseAnyURL(v); ok {
 		a.urlSecrets(u, w.path)
 	}

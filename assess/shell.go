@@ -53,6 +53,11 @@ func (s *scan) script(src string) cmdInfo {
 		a.overrunAt(s.path)
 		return cmdInfo{}
 	}
+	if bracketDepth(src) > 2*maxNesting {
+		// The parser's time grows with the square of nested parentheses.
+		a.limit(s.path, "the script nests too deeply")
+		return cmdInfo{}
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		if !s.lenient {
@@ -386,4 +391,28 @@ func (s *scan) redirects(st *syntax.Stmt) {
 			}
 		}
 	}
+}
+
+// bracketDepth is the deepest nesting of parentheses and braces in src,
+// outside single quotes: a cheap upper bound checked before parsing.
+func bracketDepth(src string) int {
+	depth, max := 0, 0
+	quoted := false
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '\'' && (i == 0 || src[i-1] != '\\'):
+			quoted = !quoted
+		case quoted:
+		case c == '(' || c == '{':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case c == ')' || c == '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return max
 }

@@ -83,7 +83,7 @@ func placeholder(v string) bool {
 	switch {
 	case v == "":
 		return true
-	case strings.Contains(v, "${") || strings.Contains(v, "{{"):
+	case strings.Contains(v, "${") || strings.Contains(v, "{{") || strings.Contains(v, tmplMark):
 		return true
 	case strings.HasPrefix(v, "$") && len(v) > 1:
 		return true

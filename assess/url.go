@@ -3,6 +3,7 @@ package assess
 import (
 	"net/netip"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -10,7 +11,7 @@ import (
 // parseEndpoint parses an MCP endpoint URL: scheme http or https (in any
 // case) and a host. Surrounding blanks are ignored, as lean-ctx does.
 func parseEndpoint(raw string) (*url.URL, bool) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	u, err := url.Parse(untemplate(strings.TrimSpace(raw)))
 	if err != nil || u.Host == "" || u.Hostname() == "" {
 		return nil, false
 	}
@@ -18,6 +19,20 @@ func parseEndpoint(raw string) (*url.URL, bool) {
 		return nil, false
 	}
 	return u, true
+}
+
+// tmplMark stands in for a template placeholder (${VAR}, {{x}}) so that a
+// templated URL parses; placeholder treats it as a placeholder.
+const tmplMark = "tmplvar0"
+
+var templateRE = regexp.MustCompile(`\$\{[^{}]*\}|\{\{[^{}]*\}\}`)
+
+// untemplate replaces template placeholders with tmplMark.
+func untemplate(s string) string {
+	if !strings.Contains(s, "${") && !strings.Contains(s, "{{") {
+		return s
+	}
+	return templateRE.ReplaceAllString(s, tmplMark)
 }
 
 // loopbackHost reports whether host (no port) names this machine:
