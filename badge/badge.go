@@ -30,9 +30,10 @@ type Badge struct {
 	Label string
 	// Message is the right, coloured part ("community · pass").
 	Message string
-	// Color is the message background: a shields.io colour name (see
-	// Colors) or a hex colour ("#4c1", "4c1", "#44cc11"). Anything else is
-	// drawn as lightgrey.
+	// Color is the message background: a shields.io colour name
+	// (brightgreen, green, yellowgreen, yellow, orange, red, blue,
+	// lightgrey, grey) or a 3- or 6-digit hex colour with or without "#"
+	// ("#4c1", "4c1", "#44cc11"). Anything else is drawn as lightgrey.
 	Color string
 }
 
@@ -50,7 +51,7 @@ const (
 	MessageUnknown  = "unknown"
 )
 
-// Colour names ForAddon uses; each is a key of Colors.
+// Colour names ForAddon uses.
 const (
 	ColorVerified = "brightgreen"
 	ColorPass     = "green"
@@ -59,9 +60,9 @@ const (
 	ColorNotFound = "lightgrey"
 )
 
-// Colors maps the shields.io colour names to the hex colours drawn for them.
-// Callers must not modify it.
-var Colors = map[string]string{
+// namedColors maps the shields.io colour names to the hex colours drawn for
+// them.
+var namedColors = map[string]string{
 	"brightgreen": "#4c1",
 	"green":       "#97ca00",
 	"yellowgreen": "#a4a61d",
@@ -175,7 +176,7 @@ func Endpoint(b Badge) []byte {
 
 // endpointColor returns the colour for the endpoint document.
 func endpointColor(c string) string {
-	if _, ok := Colors[c]; ok {
+	if _, ok := namedColors[c]; ok {
 		return c
 	}
 	if hex, ok := hexColor(c); ok {
@@ -186,13 +187,13 @@ func endpointColor(c string) string {
 
 // color returns the hex colour drawn for c, lightgrey when c is none.
 func color(c string) string {
-	if h, ok := Colors[c]; ok {
+	if h, ok := namedColors[c]; ok {
 		return h
 	}
 	if h, ok := hexColor(c); ok {
 		return h
 	}
-	return Colors[ColorNotFound]
+	return namedColors[ColorNotFound]
 }
 
 // hexColor normalizes a 3- or 6-digit hex colour, with or without "#", to
@@ -230,17 +231,19 @@ func light(h string) bool {
 // sanitize makes s safe and bounded for a badge: invalid UTF-8, control
 // characters (C0, C1, DEL), line and paragraph separators, noncharacters and
 // format characters (bidirectional overrides and isolates, zero-width
-// spaces, soft hyphen, tags) each become U+FFFD, except the zero-width
-// joiner, which emoji sequences need. Text longer than MaxTextRunes is cut
+// spaces and joiners, soft hyphen, tags) each become U+FFFD, except a
+// zero-width joiner that follows an emoji, which emoji sequences need. Text longer than MaxTextRunes is cut
 // and ends in "…".
 func sanitize(s string) string {
 	clean := true
 	n := 0
+	var prev rune
 	for _, r := range s {
 		n++
-		if unsafeRune(r) {
+		if unsafeRune(r) || r == zwj && !joinsEmoji(prev) {
 			clean = false
 		}
+		prev = r
 	}
 	if clean && n <= MaxTextRunes {
 		return s
@@ -248,18 +251,27 @@ func sanitize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	i := 0
+	prev = 0
 	for _, r := range s {
 		if n > MaxTextRunes && i == MaxTextRunes-1 {
 			b.WriteRune('…')
 			break
 		}
-		if unsafeRune(r) {
+		if unsafeRune(r) || r == zwj && !joinsEmoji(prev) {
 			r = utf8.RuneError
 		}
 		b.WriteRune(r)
+		prev = r
 		i++
 	}
 	return b.String()
+}
+
+// joinsEmoji reports whether a zero-width joiner after r can join an emoji
+// sequence: r is an emoji, a skin tone or the emoji presentation selector.
+// Anywhere else a joiner is an invisible character and is refused.
+func joinsEmoji(r rune) bool {
+	return r == vs16 || emojiPresentation(r) || r >= pictographLow && r <= pictographHigh
 }
 
 // unsafeRune reports whether r must not reach a badge.

@@ -247,8 +247,8 @@ func TestForAddon(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ForAddon(%q, %q, %v, %q) (-want +got):\n%s", tc.tier, tc.verdict, tc.found, tc.label, diff)
 			}
-			if _, ok := Colors[got.Color]; !ok {
-				t.Errorf("colour %q is not in Colors", got.Color)
+			if _, ok := namedColors[got.Color]; !ok {
+				t.Errorf("colour %q is not a named colour", got.Color)
 			}
 		})
 	}
@@ -384,7 +384,11 @@ func TestSanitize(t *testing.T) {
 		{"c1 and del", "a\x7fb\u0085c\u009b", "a\ufffdb\ufffdc\ufffd"},
 		{"bidi", "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c", strings.Repeat("\ufffd", 12)},
 		{"zero width", "a\u200bb\u2060c\ufeffd\u00ade", "a\ufffdb\ufffdc\ufffdd\ufffde"},
-		{"zwj kept", "👨\u200d👩", "👨\u200d👩"},
+		{"zwj after emoji kept", "👨\u200d👩\u200d👧", "👨\u200d👩\u200d👧"},
+		{"zwj after skin tone kept", "👩🏽\u200d🚀", "👩🏽\u200d🚀"},
+		{"zwj after vs16 kept", "❤\ufe0f\u200d🔥", "❤\ufe0f\u200d🔥"},
+		{"zwj in text refused", "pa\u200dss", "pa\ufffdss"},
+		{"leading zwj refused", "\u200d🚀", "\ufffd🚀"},
 		{"separators", "a\u2028b\u2029c", "a\ufffdb\ufffdc"},
 		{"invalid utf8", "a\xffb\xc0", "a\ufffdb\ufffd"},
 		{"nonchars", "\ufffe\uffff\ufdd0\U0010ffff", "\ufffd\ufffd\ufffd\ufffd"},

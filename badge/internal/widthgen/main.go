@@ -9,12 +9,13 @@
 // The table holds every code point the font maps to a glyph, except control,
 // format and combining characters (the badge package gives those zero width
 // itself), as runs of consecutive code points with their advances in font
-// units. Kerning pairs from the font's kern table are kept for the Latin,
-// Greek and Cyrillic blocks, which is where badge text lives.
+// units. Kerning pairs (from the font's GPOS table, as browsers apply them)
+// are kept for the Latin, Greek and Cyrillic blocks, where badge text lives.
 package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"go/format"
@@ -169,8 +170,8 @@ func generate(data []byte) ([]byte, error) {
 				continue
 			}
 			k, err := f.Kern(&buf, ga, gb, ppem, font.HintingNone)
-			if err == sfnt.ErrNotFound {
-				break
+			if errors.Is(err, sfnt.ErrNotFound) {
+				continue // the pair is not kerned
 			}
 			if err != nil {
 				return nil, fmt.Errorf("kern %U %U: %w", a, b, err)
