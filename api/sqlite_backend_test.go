@@ -1,0 +1,12 @@
+package api_test
+
+import (
+	"testing"
+
+	"github.com/registryd/registryd/storage"
+)
+
+func openSQLite(t *testing.T) storage.Store {
+	t.Skip("storage/sqlite has not landed")
+	return nil
+}
