@@ -37,6 +37,10 @@ func ParseTOML(b []byte) (*Manifest, error) {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{{
 			Line: pos.deepLine, Message: "tables and arrays nest deeper than " + strconv.Itoa(MaxDepth) + " levels"}}}
 	}
+	if pos.wideLine > 0 {
+		return nil, &registry.ValidationError{Fields: []registry.FieldError{{
+			Path: printablePath(pos.widePath), Line: pos.wideLine, Message: "has more than " + strconv.Itoa(MaxArgs) + " elements"}}}
+	}
 	var root map[string]any
 	if _, err := toml.Decode(src, &root); err != nil {
 		return nil, tomlError(err)
@@ -58,7 +62,7 @@ func ParseJSON(b []byte) (*Manifest, error) {
 	if fe := rawProblem(b, nil); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
-	v, lines, fe := decodeJSON(b, MaxDepth)
+	v, lines, fe := decodeJSON(b, MaxDepth, MaxArgs)
 	if fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
@@ -81,7 +85,7 @@ func ParseRegistryFile(b []byte) ([]*Manifest, error) {
 	if fe := rawProblem(b, nil); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
-	v, lines, fe := decodeJSON(b, MaxDepth+2)
+	v, lines, fe := decodeJSON(b, MaxDepth+2, MaxRegistryEntries)
 	if fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
@@ -486,7 +490,11 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 }
 
 func (w *walker) manifest(base at, v any) *Manifest {
-	m := &Manifest{lines: map[string]int{}, paths: map[string]struct{}{}, keyLines: map[string]int{}}
+	n := len(w.lines)
+	if n > 256 {
+		n = 256
+	}
+	m := &Manifest{lines: make(map[string]int, n), paths: make(map[string]struct{}, n), keyLines: map[string]int{}}
 	m.MCP.Transport = TransportStdio
 	w.m = m
 	root, ok := w.table(base, v)

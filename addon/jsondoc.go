@@ -15,19 +15,19 @@ import (
 // []any, string, json.Number, bool, nil) token by token, so that it can
 // refuse duplicate keys, bound nesting before it allocates, and record the
 // line of every key and array element under its raw path.
-// maxJSONElems bounds every JSON array and object before the field-level
-// bounds apply, so that no document allocates more than it may hold.
-const maxJSONElems = MaxRegistryEntries
-
 type jsonDoc struct {
 	dec        *json.Decoder
 	lineStarts []int
 	lines      map[string]int
 	maxDepth   int
+	// maxElems bounds every array and object before the field-level bounds
+	// apply, so that no document allocates more than it may hold.
+	maxElems int
 }
 
-func decodeJSON(b []byte, maxDepth int) (any, map[string]int, *registry.FieldError) {
+func decodeJSON(b []byte, maxDepth, maxElems int) (any, map[string]int, *registry.FieldError) {
 	d := &jsonDoc{
+		maxElems: maxElems,
 		dec:      json.NewDecoder(bytes.NewReader(b)),
 		lines:    map[string]int{},
 		maxDepth: maxDepth,
@@ -87,8 +87,8 @@ func (d *jsonDoc) value(path string, depth int) (any, *registry.FieldError) {
 	case '{':
 		obj := map[string]any{}
 		for d.dec.More() {
-			if len(obj) == maxJSONElems {
-				return nil, &registry.FieldError{Line: line, Message: "object has more than " + strconv.Itoa(maxJSONElems) + " keys"}
+			if len(obj) == d.maxElems {
+				return nil, &registry.FieldError{Path: printablePath(path), Line: line, Message: "has more than " + strconv.Itoa(d.maxElems) + " keys"}
 			}
 			ktok, err := d.dec.Token()
 			if err != nil {
@@ -113,8 +113,8 @@ func (d *jsonDoc) value(path string, depth int) (any, *registry.FieldError) {
 	default: // '['
 		arr := []any{}
 		for i := 0; d.dec.More(); i++ {
-			if i == maxJSONElems {
-				return nil, &registry.FieldError{Line: line, Message: "array has more than " + strconv.Itoa(maxJSONElems) + " elements"}
+			if i == d.maxElems {
+				return nil, &registry.FieldError{Path: printablePath(path), Line: line, Message: "has more than " + strconv.Itoa(d.maxElems) + " elements"}
 			}
 			v, ferr := d.value(path+"["+strconv.Itoa(i)+"]", depth+1)
 			if ferr != nil {

@@ -150,6 +150,8 @@ var badCases = []badCase{
 	{name: "string too long", in: okHead + "[mcp]\ncommand = \"" + strings.Repeat("c", MaxStringBytes+1) + "\"\n", want: []where{{"mcp.command", 4}}},
 	{name: "arg too long", in: okHead + "[mcp]\nargs = [\"" + strings.Repeat("a", MaxArgBytes+1) + "\"]\n", want: []where{{"mcp.args[0]", 4}}},
 	{name: "too many args", in: okHead + "[mcp]\nargs = [" + strings.Repeat("\"a\",", MaxArgs+1) + "]\n", want: []where{{"mcp.args", 4}}, maybe: "more than"},
+	{name: "too many args json", json: true, in: "{\"addon\":{\"name\":\"x\"},\n\"mcp\":{\"args\":[" + strings.Repeat("\"a\",", MaxArgs) + "\"a\"]}}", want: []where{{"mcp.args", 2}}, maybe: "more than"},
+	{name: "too many env entries json", json: true, in: "{\"addon\":{\"name\":\"x\"},\"mcp\":{\"env\":{" + manyJSONKeys(MaxMapEntries+1) + "}}}", want: []where{{"mcp.env", 1}}},
 	{name: "too many keywords", in: okHead + "keywords = [" + strings.Repeat("\"k\",", MaxListLen+1) + "]\n", want: []where{{"addon.keywords", 3}}},
 	{name: "too many env entries", in: okHead + "[mcp.env]\n" + manyKeys(MaxMapEntries+1), want: []where{{"mcp.env", 3}}},
 	{name: "too many dependencies", in: okHead + strings.Repeat("[[dependencies]]\nname = \"d\"\n", MaxDependencies+1), want: []where{{"dependencies", 3}}},
@@ -158,11 +160,25 @@ var badCases = []badCase{
 	{name: "deep toml inline tables", in: okHead + "x = " + strings.Repeat("{a = ", 20) + "1" + strings.Repeat("}", 20) + "\n", want: []where{{"", 3}}, maybe: "deeper"},
 	{name: "deep toml headers", in: okHead + "[a.b.c.d.e.f.g.h.i]\n", want: []where{{"", 3}}, maybe: "deeper"},
 	{name: "deep json", json: true, in: "{\"addon\":" + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}", want: []where{{"", 1}}, maybe: "deeper"},
-	{name: "json enormous array", json: true, in: "{\"x\":[" + strings.Repeat("0,", maxJSONElems) + "0]}", want: []where{{"", 1}}, maybe: "more than"},
+	{name: "json enormous array", json: true, in: "{\"x\":[" + strings.Repeat("0,", 100000) + "0]}", want: []where{{"x", 1}}, maybe: "more than"},
+	{name: "json enormous object", json: true, in: "{\"x\":{" + manyJSONKeys(MaxArgs+1) + "}}", want: []where{{"x", 1}}, maybe: "more than"},
+	{name: "toml enormous array", in: okHead + "[mcp]\nargs = [\n" + strings.Repeat("\"\",", 80000) + "]\n", want: []where{{"mcp.args", 5}}, maybe: "more than"},
+
+	// Lines stay right after multi-line strings and arrays.
+	{name: "lines after multi-line values", in: "[addon]\nname = \"ok\"\nlicense = '''\nMIT\nor not'''\nkeywords = [\n  \"a\", # comment ]\n  \"b\",\n]\nauthor = \"\"\"x\\\n  y\"\"\"\n[mcp]\ncomand = 1\n",
+		want: []where{{"addon.license", 3}, {"mcp.comand", 13}}},
 
 	// Several errors at once, sorted by line then path.
 	{name: "several", in: "[addon]\nname = \"Bad\"\nnmae = 1\n[mcp]\ntransport = \"sse\"\nargs = [1, 2]\n",
 		want: []where{{"addon.name", 2}, {"addon.nmae", 3}, {"mcp.transport", 5}, {"mcp.args[0]", 6}, {"mcp.args[1]", 6}}},
+}
+
+func manyJSONKeys(n int) string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = "\"K" + strings.Repeat("A", i%20) + "_" + strings.Repeat("B", i/20) + "\":\"v\""
+	}
+	return strings.Join(keys, ",")
 }
 
 func manyKeys(n int) string {

@@ -8,7 +8,7 @@ import (
 // tomlPositions is what a light pass over TOML source learns before the
 // real decoder runs: the line of every key, table header and array element
 // (BurntSushi/toml does not export key positions), and whether brackets nest
-// deeper than MaxDepth.
+// deeper than MaxDepth or an array is longer than any list may be.
 //
 // Paths use the raw keys as written, joined like field paths
 // (`mcp.env.KEY`, `mcp.args[2]`, `dependencies[0].name`). The pass is
@@ -18,6 +18,8 @@ type tomlPositions struct {
 	lines     map[string]int
 	deepLine  int // line where nesting first exceeds MaxDepth, or 0
 	deepPath  string
+	wideLine  int // line of the first array longer than MaxArgs, or 0
+	widePath  string
 	arrayIdx  map[string]int // array-of-tables path -> index of its last element
 	src       string
 	pos, line int
@@ -225,6 +227,12 @@ func (s *tomlPositions) value(path string, depth int) bool {
 			if s.peek() == ']' {
 				s.pos++
 				return true
+			}
+			if i == MaxArgs {
+				// No list may be this long; stop before the decoder
+				// builds it.
+				s.wideLine, s.widePath = s.line, path
+				return false
 			}
 			el := path + "[" + strconv.Itoa(i) + "]"
 			s.set(el, s.line)
