@@ -79,8 +79,8 @@ func Installable(m *addon.Manifest) bool {
 		return false
 	}
 	if m.MCP.Transport == addon.TransportHTTP {
-		_, ok := parseEndpoint(m.MCP.URL)
-		return ok
+		u, ok := parseEndpoint(m.MCP.URL)
+		return ok && (u.Scheme == "http" || u.Scheme == "https")
 	}
 	return strings.TrimSpace(m.MCP.Command) != ""
 }

@@ -37,7 +37,7 @@ type cmdInfo struct {
 var (
 	posixShells = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "lksh", "pdksh", "rbash")
 	otherShells = set("fish", "csh", "tcsh", "nu", "elvish", "xonsh")
-	fetchers    = set("curl", "wget", "aria2c", "http", "https", "xh", "fetch", "invoke-webrequest", "iwr", "irm", "invoke-restmethod")
+	fetchers    = set("curl", "wget", "aria2c", "xh", "invoke-webrequest", "iwr", "irm", "invoke-restmethod")
 	netTools    = set("ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "rsync")
 	readers     = set("source", ".", "cat", "head", "tail", "less", "more", "grep", "test", "[", "ls", "stat",
 		"wc", "diff", "file", "readlink", "realpath", "echo", "printf", "dirname", "basename")
@@ -300,14 +300,20 @@ func joinArgs(args []arg) arg {
 }
 
 // cmdExe judges `cmd /c …` and `cmd /k …`: the rest of the line is read by
-// the Windows command interpreter.
+// the Windows command interpreter. One plain command (the usual way to start
+// npx.cmd on Windows) is a wrapper; a line that chains, pipes or redirects
+// is an inline script.
 func (a *auditor) cmdExe(argv []arg, depth int) cmdInfo {
 	for i := 1; i < len(argv); i++ {
 		t := strings.ToLower(argv[i].text)
 		if t == "/c" || t == "/k" || t == "/r" {
-			line := joinArgs(argv[i+1:])
+			rest := argv[i+1:]
+			line := joinArgs(rest)
 			if line.path == "" {
 				line.path = argv[i].path
+			}
+			if line.lit && !strings.ContainsAny(line.text, "&|<>^()") {
+				return a.command(rest, depth+1, ctxTop)
 			}
 			a.add(CodeShellExec, line.path, "runs an inline command line through `cmd`")
 			a.inferred.Exec = true

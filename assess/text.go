@@ -99,10 +99,15 @@ func placeholder(v string) bool {
 // values are examples ("x", "changeme").
 const minSecretLen = 12
 
+// exampleMarkers are what documentation puts where a credential goes.
+var exampleMarkers = []string{"your", "here", "xxxx", "example", "changeme", "change_me", "replace", "placeholder",
+	"dummy", "sample", "insert", "redacted", "<", ">", "{", "}", "$", "***", "...", "…"}
+
 // literalSecret reports whether v, the value of a credential-bearing field,
-// is a literal credential: not a placeholder, and after an optional scheme
-// word (Bearer, Basic, Token) at least minSecretLen characters without
-// spaces.
+// is a literal credential: after an optional scheme word (Bearer, Basic,
+// Token) at least minSecretLen characters without blanks, with letters and
+// digits, and neither a placeholder, a documentation example
+// (YOUR_API_KEY, your-token-here), a file path nor a URL.
 func literalSecret(v string) bool {
 	v = strings.TrimSpace(v)
 	if placeholder(v) {
@@ -114,8 +119,24 @@ func literalSecret(v string) bool {
 			v = strings.TrimSpace(v[i+1:])
 		}
 	}
-	if placeholder(v) || strings.ContainsAny(v, " \t") {
+	if placeholder(v) || strings.ContainsAny(v, " \t") || len(v) < minSecretLen {
 		return false
 	}
-	return len(v) >= minSecretLen
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "./") || strings.Contains(v, "://") ||
+		(len(v) > 2 && v[1] == ':' && (v[2] == '\\' || v[2] == '/')) {
+		return false
+	}
+	lv := strings.ToLower(v)
+	for _, m := range exampleMarkers {
+		if strings.Contains(lv, m) {
+			return false
+		}
+	}
+	letter, digit := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		letter = letter || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		digit = digit || '0' <= c && c <= '9'
+	}
+	return letter && digit
 }

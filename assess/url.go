@@ -8,18 +8,22 @@ import (
 	"strings"
 )
 
-// parseEndpoint parses an MCP endpoint URL: scheme http or https (in any
-// case) and a host. Surrounding blanks are ignored, as lean-ctx does.
+// parseEndpoint parses an MCP endpoint URL: scheme http, https, ws or wss
+// (in any case) and a host. Surrounding blanks are ignored, as lean-ctx does.
 func parseEndpoint(raw string) (*url.URL, bool) {
 	u, err := url.Parse(untemplate(strings.TrimSpace(raw)))
 	if err != nil || u.Host == "" || u.Hostname() == "" {
 		return nil, false
 	}
-	if u.Scheme != "http" && u.Scheme != "https" { // url.Parse lowers the scheme
-		return nil, false
+	switch u.Scheme { // url.Parse lowers the scheme
+	case "http", "https", "ws", "wss":
+		return u, true
 	}
-	return u, true
+	return nil, false
 }
+
+// secureScheme reports whether scheme encrypts the traffic.
+func secureScheme(scheme string) bool { return scheme == "https" || scheme == "wss" }
 
 // tmplMark stands in for a template placeholder (${VAR}, {{x}}) so that a
 // templated URL parses; placeholder treats it as a placeholder.
@@ -46,7 +50,9 @@ func loopbackHost(host string) bool {
 	if err != nil {
 		return false
 	}
-	return ip.Unmap().IsLoopback()
+	// The unspecified address (0.0.0.0, ::) as a destination reaches this
+	// host.
+	return ip.Unmap().IsLoopback() || ip.IsUnspecified()
 }
 
 // endpoint judges an HTTP transport: where the context goes, whether it is
@@ -62,14 +68,14 @@ func (a *auditor) endpoint() {
 	switch {
 	case !ok:
 		a.add(CodeRemoteEndpoint, path, "the HTTP transport sends your context to an endpoint whose host cannot be read")
-		a.add(CodeInsecureURL, path, "the endpoint is not a valid http:// or https:// URL with a host")
+		a.add(CodeInsecureURL, path, "the endpoint is not a valid https:// URL with a host")
 	case loopbackHost(u.Hostname()):
 		// Plain http to loopback never leaves the machine: anything able to
 		// read it can already read the user's files.
 		a.add(CodeLoopbackEndpoint, path, "the endpoint "+safeText(u.Host, 80)+" is on this machine")
 	default:
 		a.add(CodeRemoteEndpoint, path, "the HTTP transport sends your context to the remote host "+safeText(u.Host, 80))
-		if u.Scheme != "https" {
+		if !secureScheme(u.Scheme) {
 			a.add(CodeInsecureURL, path, "the endpoint uses plain http, so traffic and credentials travel unencrypted")
 		}
 	}
