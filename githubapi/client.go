@@ -342,11 +342,14 @@ func (c *Client) SetStatus(ctx context.Context, owner, repo, sha string, s Statu
 	return nil
 }
 
-// ShortenDescription returns d with control characters replaced by spaces
-// and cut to MaxDescriptionRunes runes, the last one "…" when cut.
+// ShortenDescription returns d with control characters, invalid UTF-8 and
+// the invisible characters that reorder or hide text (bidi controls,
+// zero-width characters, BOM) replaced by spaces, cut to
+// MaxDescriptionRunes runes, the last one "…" when cut. A file name in a
+// status description cannot then disguise itself.
 func ShortenDescription(d string) string {
 	d = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError || invisible(r) {
 			return ' '
 		}
 		return r
@@ -466,9 +469,17 @@ func validPath(s string) bool {
 	return true
 }
 
+// invisible reports the format characters that change how text around them
+// reads: bidi embeddings, overrides and isolates, zero-width characters,
+// the word joiner family and the byte order mark.
+func invisible(r rune) bool {
+	return (r >= 0x200b && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) ||
+		(r >= 0x2060 && r <= 0x2069) || r == 0xfeff || r == 0x061c || r == 0x00ad
+}
+
 func printable(s string) bool {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || invisible(r) {
 			return false
 		}
 	}

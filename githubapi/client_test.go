@@ -277,6 +277,11 @@ func TestSetStatus(t *testing.T) {
 			githubfake.Status{SHA: head, State: "error", Description: strings.Repeat("é", 139) + "…", Context: githubapi.DefaultStatusContext, Creator: githubfake.BotLogin},
 		},
 		{
+			"bidi override and zero-width blanked",
+			githubapi.Status{State: githubapi.StateFailure, Description: "a/\u202elmot.exe/\u200b\ufeffx"},
+			githubfake.Status{SHA: head, State: "failure", Description: "a/ lmot.exe/  x", Context: githubapi.DefaultStatusContext, Creator: githubfake.BotLogin},
+		},
+		{
 			"control characters blanked",
 			githubapi.Status{State: githubapi.StateFailure, Description: "bad\x1b[31mfile\nname"},
 			githubfake.Status{SHA: head, State: "failure", Description: "bad [31mfile name", Context: githubapi.DefaultStatusContext, Creator: githubfake.BotLogin},
