@@ -1,6 +1,7 @@
 package addon
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	if len(b) > MaxManifestBytes {
 		return nil, tooLarge("manifest", MaxManifestBytes)
 	}
+	b = bytes.TrimPrefix(b, byteOrderMark)
 	src := string(b)
 	pos := scanTOML(src)
 	if fe := rawProblem(b, pos.lines); fe != nil {
@@ -59,6 +61,7 @@ func ParseJSON(b []byte) (*Manifest, error) {
 	if len(b) > MaxManifestBytes {
 		return nil, tooLarge("manifest", MaxManifestBytes)
 	}
+	b = bytes.TrimPrefix(b, byteOrderMark)
 	if fe := rawProblem(b, nil); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
@@ -82,6 +85,7 @@ func ParseRegistryFile(b []byte) ([]*Manifest, error) {
 	if len(b) > MaxRegistryFileBytes {
 		return nil, tooLarge("registry file", MaxRegistryFileBytes)
 	}
+	b = bytes.TrimPrefix(b, byteOrderMark)
 	if fe := rawProblem(b, nil); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
@@ -151,6 +155,11 @@ func Validate(m *Manifest) error {
 	r.validate(m)
 	return r.result()
 }
+
+// byteOrderMark may open a document (some editors write it); it marks the
+// encoding and is not content, so it is dropped. Anywhere else U+FEFF is a
+// zero-width character and refused.
+var byteOrderMark = []byte("\ufeff")
 
 func tooLarge(what string, limit int) error {
 	return &registry.ValidationError{TooLarge: true, Fields: []registry.FieldError{{

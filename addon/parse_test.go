@@ -128,6 +128,8 @@ var badCases = []badCase{
 	{name: "arabic letter mark", in: okHead + "license = \"\\u061c\"\n", want: []where{{"addon.license", 3}}},
 	{name: "rtl mark", in: okHead + "license = \"\\u200f\"\n", want: []where{{"addon.license", 3}}},
 	{name: "zero-width space", in: okHead + "[mcp]\ncommand = \"np\\u200bx\"\n", want: []where{{"mcp.command", 4}}, maybe: "zero-width"},
+	{name: "second bom", in: "\ufeff\ufeff" + okHead, want: []where{{"", 1}}},
+	{name: "json second bom", json: true, in: "\ufeff\ufeff{}", want: []where{{"", 1}}},
 	{name: "bom inside", in: okHead + "keywords = [\"\\ufeff\"]\n", want: []where{{"addon.keywords[0]", 3}}},
 	{name: "word joiner", in: okHead + "categories = [\"a\\u2060\"]\n", want: []where{{"addon.categories[0]", 3}}},
 	{name: "raw bidi in a comment", in: okHead + "# \u202e hidden\n", want: []where{{"", 3}}, maybe: "bidirectional"},
@@ -449,6 +451,7 @@ func TestParseDefaults(t *testing.T) {
 			&Manifest{Addon: Meta{Name: "a", Integration: "Code_Graph"}, MCP: MCP{Transport: TransportStdio}}},
 		{"exact pins", "[addon]\nname = \"a\"\n[install]\nmanager = \"pip\"\npackage = \"p\"\nversion = \"v2024.1.0rc1+local\"\n",
 			&Manifest{Addon: Meta{Name: "a"}, MCP: MCP{Transport: TransportStdio}, Install: &Install{Manager: "pip", Package: "p", Version: "v2024.1.0rc1+local"}}},
+		{"leading byte order mark", "\ufeff[addon]\nname = \"a\"\n", &Manifest{Addon: Meta{Name: "a"}, MCP: MCP{Transport: TransportStdio}}},
 		{"crlf", "[addon]\r\nname = \"a\"\r\n", &Manifest{Addon: Meta{Name: "a"}, MCP: MCP{Transport: TransportStdio}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
