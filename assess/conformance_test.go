@@ -157,3 +157,5 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+func parseVector(v vector) (*addon.Manifest, error) { return addon.ParseTOML([]byte(v.TOML)) }

@@ -1,0 +1,132 @@
+package assess_test
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/registryd/registryd/assess"
+	"github.com/registryd/registryd/registry"
+)
+
+// TestRules checks the rule table: ordered by code, one entry per code,
+// every exported code constant present, prose present, and upstream's
+// levels and blocking status kept for lean-ctx's sixteen codes.
+func TestRules(t *testing.T) {
+	rules := assess.Rules()
+	if !sort.SliceIsSorted(rules, func(i, j int) bool { return rules[i].Code < rules[j].Code }) {
+		t.Errorf("Rules() is not ordered by code")
+	}
+	seen := map[string]registry.Rule{}
+	for _, r := range rules {
+		if _, dup := seen[r.Code]; dup {
+			t.Errorf("code %s appears twice", r.Code)
+		}
+		seen[r.Code] = r
+		if r.Description == "" || r.Remedy == "" {
+			t.Errorf("rule %s lacks a description or remedy", r.Code)
+		}
+		if r.Level < registry.LevelInfo || r.Level > registry.LevelDanger {
+			t.Errorf("rule %s has level %v", r.Code, r.Level)
+		}
+	}
+	type lb struct {
+		Level    registry.Level
+		Blocking bool
+	}
+	want := map[string]lb{
+		// lean-ctx's codes, levels and BLOCKING_CODES.
+		"remote_endpoint":        {registry.LevelDanger, false},
+		"insecure_url":           {registry.LevelDanger, true},
+		"request_headers":        {registry.LevelWarn, false},
+		"shell_exec":             {registry.LevelDanger, true},
+		"fetch_exec":             {registry.LevelDanger, true},
+		"shell_meta":             {registry.LevelWarn, false},
+		"unpinned":               {registry.LevelWarn, false},
+		"child_env":              {registry.LevelInfo, false},
+		"cap_net_underdeclared":  {registry.LevelDanger, true},
+		"cap_exec_underdeclared": {registry.LevelDanger, true},
+		"cap_net_overdeclared":   {registry.LevelInfo, false},
+		"cap_exec_overdeclared":  {registry.LevelInfo, false},
+		"pipe_to_shell":          {registry.LevelDanger, true},
+		"obfuscated_exec":        {registry.LevelDanger, true},
+		"persistence":            {registry.LevelDanger, true},
+		"encoded_blob":           {registry.LevelWarn, false},
+		// registryd's own.
+		"forbidden_env":         {registry.LevelDanger, true},
+		"inline_code":           {registry.LevelDanger, true},
+		"unparsable_shell":      {registry.LevelWarn, true},
+		"literal_secret":        {registry.LevelDanger, true},
+		"privilege_escalation":  {registry.LevelDanger, true},
+		"container_host_access": {registry.LevelDanger, false},
+		"loopback_endpoint":     {registry.LevelInfo, false},
+	}
+	got := map[string]lb{}
+	for c, r := range seen {
+		got[c] = lb{r.Level, r.Blocking}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rule table (-want +got):\n%s", diff)
+	}
+	for _, c := range []string{assess.CodeRemoteEndpoint, assess.CodeInsecureURL, assess.CodeRequestHeaders,
+		assess.CodeShellExec, assess.CodeFetchExec, assess.CodeShellMeta, assess.CodeUnpinned, assess.CodeChildEnv,
+		assess.CodeCapNetUnderdeclared, assess.CodeCapExecUnderdeclared, assess.CodeCapNetOverdeclared,
+		assess.CodeCapExecOverdeclared, assess.CodePipeToShell, assess.CodeObfuscatedExec, assess.CodePersistence,
+		assess.CodeEncodedBlob, assess.CodeForbiddenEnv, assess.CodeInlineCode, assess.CodeUnparsableShell,
+		assess.CodeLiteralSecret, assess.CodePrivilegeEscalation, assess.CodeContainerHostAccess,
+		assess.CodeLoopbackEndpoint} {
+		if _, ok := assess.RuleFor(c); !ok {
+			t.Errorf("code constant %s has no rule", c)
+		}
+	}
+	rules[0].Code = "mutated"
+	if assess.Rules()[0].Code == "mutated" {
+		t.Errorf("Rules() returned shared storage")
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	f := func(level registry.Level, code string) registry.Finding {
+		return registry.Finding{Level: level, Code: code, Path: "mcp", Message: "m"}
+	}
+	all := func(int) bool { return true }
+	for _, tc := range []struct {
+		name     string
+		findings []registry.Finding
+		counted  func(int) bool
+		want     registry.Verdict
+	}{
+		{"none", nil, nil, registry.VerdictPass},
+		{"info only", []registry.Finding{f(registry.LevelInfo, "child_env")}, nil, registry.VerdictPass},
+		{"warn", []registry.Finding{f(registry.LevelWarn, "unpinned")}, all, registry.VerdictReview},
+		{"danger, not blocking", []registry.Finding{f(registry.LevelDanger, "remote_endpoint")}, nil, registry.VerdictReview},
+		{"blocking", []registry.Finding{f(registry.LevelDanger, "shell_exec"), f(registry.LevelInfo, "child_env")}, nil, registry.VerdictFail},
+		{"blocking warn", []registry.Finding{f(registry.LevelWarn, "unparsable_shell")}, nil, registry.VerdictFail},
+		{"blocking suppressed", []registry.Finding{f(registry.LevelDanger, "shell_exec"), f(registry.LevelWarn, "unpinned")},
+			func(i int) bool { return i != 0 }, registry.VerdictReview},
+		{"everything suppressed", []registry.Finding{f(registry.LevelDanger, "shell_exec")}, func(int) bool { return false }, registry.VerdictPass},
+		{"unknown code never blocks", []registry.Finding{f(registry.LevelDanger, "retired_code")}, nil, registry.VerdictReview},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := assess.Verdict(tc.findings, tc.counted); got != tc.want {
+				t.Errorf("Verdict = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPathsExist audits every conformance vector that parses and checks
+// that each finding's path is a field of the parsed manifest.
+func TestPathsExist(t *testing.T) {
+	for _, v := range loadVectors(t) {
+		m, err := parseVector(v)
+		if err != nil {
+			continue
+		}
+		for _, f := range assess.Audit(m).Findings {
+			if !m.HasPath(f.Path) {
+				t.Errorf("%s: finding %s has path %q, which the manifest does not have", v.ID, f.Code, f.Path)
+			}
+		}
+	}
+}
