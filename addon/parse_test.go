@@ -566,3 +566,18 @@ func TestValidateBuiltManifest(t *testing.T) {
 		})
 	}
 }
+
+func TestQuietMessage(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"expected '.' or ']' to end table name, but got '\\n' instead", "expected '.' or ']' to end table name, but got '?n' instead"},
+		{"Key 'abc' has already been defined.", "Key '...' has already been defined."},
+		{"bare value 'ab' found", "bare value '...' found"},
+		{"unclosed 'secret value", "unclosed ..."},
+		{"a <b> & `c` $d \x1b[2J \u202e", "a ?b? ? ?c? ?d ?[2J ???"},
+		{strings.Repeat("x", 300), strings.Repeat("x", 160)},
+	} {
+		if got := quietMessage(c.in); got != c.want {
+			t.Errorf("quietMessage(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -98,8 +98,8 @@ func isAlnum(c byte) bool {
 }
 
 // quietMessage makes a decoder's message fit to print without echoing the
-// document: a quoted fragment longer than three bytes (which may be a value)
-// becomes '...'; anything outside printable ASCII, and the characters that
+// document: a quoted fragment becomes '...' unless it is punctuation (which
+// cannot be part of a secret worth hiding: `'='`, `'\n'`); anything outside printable ASCII, and the characters that
 // mean something in HTML or a shell, become '?'; the result is at most 160
 // bytes.
 func quietMessage(s string) string {
@@ -113,7 +113,7 @@ func quietMessage(s string) string {
 				break
 			}
 			frag := s[i+1 : i+1+end]
-			if end > 3 {
+			if !punctuation(frag) {
 				frag = "..."
 			}
 			b.WriteByte(c)
@@ -135,4 +135,21 @@ func quietMessage(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// punctuation reports whether a quoted fragment of a decoder message is one
+// or two characters of punctuation, or one escape such as `\n`.
+func punctuation(frag string) bool {
+	if frag == "" || len(frag) > 2 {
+		return false
+	}
+	if frag[0] == '\\' {
+		return true
+	}
+	for i := 0; i < len(frag); i++ {
+		if isAlnum(frag[i]) || frag[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
