@@ -3,6 +3,7 @@ package githubapi_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -76,4 +77,36 @@ func TestSelect(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzShortenDescription checks the contract of ShortenDescription on any
+// input: at most MaxDescriptionRunes runes, valid UTF-8, nothing invisible
+// or controlling left, and short printable input unchanged.
+func FuzzShortenDescription(f *testing.F) {
+	for _, s := range []string{"", "pass: 0 danger", strings.Repeat("é", 200), "a\x1b[31m", "x\u202ey", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := githubapi.ShortenDescription(in)
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 out of %q", in)
+		}
+		if n := utf8.RuneCountInString(out); n > githubapi.MaxDescriptionRunes {
+			t.Fatalf("%d runes out of %q", n, in)
+		}
+		for _, r := range out {
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u202e' || r == '\u200b' || r == '\ufeff' {
+				t.Fatalf("%U left in the output for %q", r, in)
+			}
+		}
+		plain := true
+		for i := 0; i < len(in); i++ {
+			if in[i] < 0x20 || in[i] > 0x7e {
+				plain = false
+			}
+		}
+		if plain && len(in) <= githubapi.MaxDescriptionRunes && out != in {
+			t.Fatalf("printable ASCII %q changed to %q", in, out)
+		}
+	})
 }
