@@ -252,11 +252,11 @@ func (s *server) setVerified(w http.ResponseWriter, r *http.Request) error {
 }
 
 type suppressionRequest struct {
-	Code      string     `json:"code"`
-	Path      string     `json:"path"`
-	Reason    string     `json:"reason"`
-	Note      string     `json:"note"`
-	ExpiresAt *time.Time `json:"expires_at"`
+	Code      string  `json:"code"`
+	Path      string  `json:"path"`
+	Reason    string  `json:"reason"`
+	Note      string  `json:"note"`
+	ExpiresAt *string `json:"expires_at"`
 }
 
 type suppressionEnvelope struct {
@@ -289,13 +289,22 @@ func (s *server) createSuppression(w http.ResponseWriter, r *http.Request) error
 	if fe := freeText("note", req.Note, false, workflow.MaxNoteBytes); fe != nil {
 		fields = append(fields, *fe)
 	}
+	var expires *time.Time
+	if req.ExpiresAt != nil {
+		t, err := time.Parse(time.RFC3339Nano, *req.ExpiresAt)
+		if err != nil {
+			fields = append(fields, registry.FieldError{Path: "expires_at", Message: "must be an RFC 3339 time such as 2026-01-02T15:04:05Z"})
+		}
+		t = t.UTC()
+		expires = &t
+	}
 	if len(fields) > 0 {
 		return invalid(fields...)
 	}
 	a, _ := ActorFrom(r.Context())
 	sp, err := s.wf.Suppress(r.Context(), a, name, registry.Suppression{
 		Addon: name, Code: req.Code, Path: req.Path, Reason: registry.SuppressionReason(req.Reason),
-		Note: req.Note, ExpiresAt: utcPtr(req.ExpiresAt),
+		Note: req.Note, ExpiresAt: expires,
 	})
 	if err != nil {
 		return err

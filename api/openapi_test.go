@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -124,10 +125,36 @@ func (rt *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if req.Context().Value(undocumentedKey{}) != nil {
+		if err := rt.c.checkProblem(resp.StatusCode, resp.Header, body); err != nil {
+			rt.t.Errorf("OpenAPI contract: %s %s: %v", req.Method, req.URL.Path, err)
+		}
+		return resp, nil
+	}
 	if err := rt.c.check(req, resp.StatusCode, resp.Header, body); err != nil {
 		rt.t.Errorf("OpenAPI contract: %v", err)
 	}
 	return resp, nil
+}
+
+// undocumentedKey marks, in a request's context, a request to a route the
+// document cannot list.
+type undocumentedKey struct{}
+
+// checkProblem validates a response to an undocumented route: it must be a
+// 4xx problem matching the Problem schema.
+func (c *contract) checkProblem(status int, header http.Header, body []byte) error {
+	if status < 400 || status > 499 {
+		return fmt.Errorf("status %d for an undocumented route, want a 4xx problem", status)
+	}
+	if ct := header.Get("Content-Type"); ct != "application/problem+json" {
+		return fmt.Errorf("Content-Type %q, want application/problem+json", ct)
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("problem body: %v", err)
+	}
+	return c.doc.Components.Schemas["Problem"].Value.VisitJSON(v, openapi3.EnableJSONSchema2020())
 }
 
 // TestContractCatchesDrift proves the contract check can fail: an
