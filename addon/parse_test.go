@@ -581,3 +581,48 @@ func TestQuietMessage(t *testing.T) {
 		}
 	}
 }
+
+func TestParseJSONLinesAndPaths(t *testing.T) {
+	doc := `{
+  "addon": {
+    "name": "j",
+    "keywords": ["a",
+      "b"]
+  },
+  "mcp": {
+    "command": "npx",
+    "args": [
+      "-y",
+      "pkg@1.0.0"
+    ],
+    "env": {"API_KEY": "x", "odd-key": "y"}
+  },
+  "capabilities": {"exec": "full"}
+}`
+	m, err := ParseJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{
+		"addon": 2, "addon.name": 3, "addon.keywords[0]": 4, "addon.keywords[1]": 5,
+		"mcp": 7, "mcp.args": 9, "mcp.args[0]": 10, "mcp.args[1]": 11,
+		"mcp.env": 13, "mcp.env.API_KEY": 13, "capabilities": 15, "capabilities.exec": 15,
+	}
+	got := map[string]int{}
+	for p := range want {
+		got[p] = m.Line(p)
+		if !m.HasPath(p) {
+			t.Errorf("HasPath(%q) = false", p)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if m.HasPath("mcp.env.odd-key") {
+		t.Errorf("an unprintable env key has a path")
+	}
+	wantCaps := &Capabilities{Network: NetworkNone, Filesystem: FilesystemReadOnly, Env: []string{}, Exec: ExecFull}
+	if diff := cmp.Diff(wantCaps, m.Capabilities); diff != "" {
+		t.Errorf("capabilities (-want +got):\n%s", diff)
+	}
+}
