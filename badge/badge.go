@@ -37,6 +37,12 @@ type Badge struct {
 	Color string
 }
 
+// Media types of the two renderings, for the Content-Type header.
+const (
+	ContentTypeSVG      = "image/svg+xml; charset=utf-8"
+	ContentTypeEndpoint = "application/json; charset=utf-8"
+)
+
 // DefaultLabel is the label ForAddon uses when given none.
 const DefaultLabel = "addon"
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -505,6 +506,9 @@ func FuzzRender(f *testing.F) {
 		if p.height != "20" {
 			t.Errorf("height = %q, want 20", p.height)
 		}
+		if w, err := strconv.Atoi(p.width); err != nil || w <= 0 || w > maxWidth() {
+			t.Errorf("width = %q, want a number in 1..%d", p.width, maxWidth())
+		}
 		for _, s := range p.texts {
 			if n := utf8.RuneCountInString(s); n > MaxTextRunes {
 				t.Errorf("text of %d characters, want at most %d", n, MaxTextRunes)
@@ -520,4 +524,14 @@ func FuzzRender(f *testing.F) {
 		}
 		checkSafe(t, "endpoint", string(raw))
 	})
+}
+
+// maxWidth bounds a badge's width in pixels: two parts of MaxTextRunes of
+// the widest character each.
+func maxWidth() int {
+	widest := max(emojiAdvance, wideAdvance, averageAdvance)
+	for _, a := range advances {
+		widest = max(widest, int(a))
+	}
+	return 2 * ((MaxTextRunes*widest*fontSize+unitsPerEm-1)/unitsPerEm + 1 + 2*padding)
 }

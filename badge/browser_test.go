@@ -54,6 +54,13 @@ func browser(t *testing.T) context.Context {
 		}
 		t.Skipf("%s missing: install it with apt-get install -y chromium fonts-dejavu-core (set REGISTRYD_TEST_REQUIRE_BROWSER=1 to make this a failure)", chromiumPath)
 	}
+	if out, err := exec.Command("fc-list", "DejaVu Sans:style=Book", "family").Output(); err != nil || !strings.Contains(string(out), "DejaVu Sans") {
+		msg := "DejaVu Sans is not installed, so Chromium would measure another font: install it with apt-get install -y fonts-dejavu-core"
+		if os.Getenv("REGISTRYD_TEST_REQUIRE_BROWSER") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath),
 		chromedp.UserDataDir(t.TempDir()),
@@ -101,7 +108,7 @@ func badgeServer(t *testing.T) *httptest.Server {
 		if r.URL.Query().Get("style") == "flat-square" {
 			style = StyleFlatSquare
 		}
-		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Content-Type", ContentTypeSVG)
 		w.Write(Render(browserCases[i].badge, style))
 	})
 	mux.HandleFunc("GET /img/{i}", func(w http.ResponseWriter, r *http.Request) {
