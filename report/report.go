@@ -125,16 +125,17 @@ type Input struct {
 
 // Build assembles the report for in and returns its canonical JSON bytes
 // (RFC 8785, no trailing newline). The same Input gives the same bytes on
-// every call. The verdict is computed over counted findings only: fail when a
-// counted finding's rule is blocking, else review when a counted finding is at
-// warn or above, else pass. A removed addon's verdict is always fail, so that
-// a client acting on the verdict alone never installs it.
+// every call. The verdict is assess.Verdict over the counted (not suppressed)
+// findings: fail when a counted finding's rule is blocking, else review when
+// a counted finding is at warn or above, else pass. A removed addon's verdict
+// is always fail, so that a client acting on the verdict alone never
+// installs it.
 //
 // Build returns a *registry.ValidationError (matching registry.ErrInvalid)
 // naming the field when Parsed is nil, the tier is unknown or a suppression
 // has no code or an unknown reason. It is safe for concurrent use.
 func Build(in Input) ([]byte, error) {
-	r, err := assemble(in, blockingCodes())
+	r, err := assemble(in, rulebook{verdict: assess.Verdict, blocking: blockingRule})
 	if err != nil {
 		return nil, err
 	}
@@ -177,9 +178,21 @@ func SHA256(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// assemble builds the report; blocking is the set of codes whose findings
-// make the verdict fail.
-func assemble(in Input, blocking map[string]bool) (*Report, error) {
+// rulebook is what the report needs from the rules: the verdict over a set of
+// counted findings and whether a code blocks. Build uses assess's; tests
+// use their own so that the report logic is tested on its own.
+type rulebook struct {
+	verdict  func(findings []registry.Finding, counted func(i int) bool) registry.Verdict
+	blocking func(code string) bool
+}
+
+func blockingRule(code string) bool {
+	r, ok := assess.RuleFor(code)
+	return ok && r.Blocking
+}
+
+// assemble builds the report with the rules of rb.
+func assemble(in Input, rb rulebook) (*Report, error) {
 	var fields []registry.FieldError
 	if in.Parsed == nil {
 		fields = append(fields, registry.FieldError{Path: "parsed", Message: "the decoded manifest is missing"})
@@ -212,20 +225,21 @@ func assemble(in Input, blocking map[string]bool) (*Report, error) {
 		Capabilities:   capabilities(m.Capabilities),
 		Inferred:       Inferred{Network: in.Result.Inferred.Network, Exec: in.Result.Inferred.Exec},
 	}
-	fail := false
-	for _, f := range in.Result.Findings {
+	counted := make([]bool, len(in.Result.Findings))
+	for i, f := range in.Result.Findings {
 		rf := Finding{
 			Level:    f.Level,
 			Code:     f.Code,
 			Message:  f.Message,
 			Path:     f.Path,
 			Line:     m.Line(f.Path),
-			Blocking: blocking[f.Code],
+			Blocking: rb.blocking(f.Code),
 		}
 		if reason, ok := suppressedBy(in.Suppressions, f); ok {
 			rf.Suppressed = &Suppressed{Reason: reason}
 			r.Counts.Suppressed++
 		} else {
+			counted[i] = true
 			switch f.Level {
 			case registry.LevelInfo:
 				r.Counts.Info++
@@ -235,7 +249,6 @@ func assemble(in Input, blocking map[string]bool) (*Report, error) {
 				r.Counts.Danger++
 			}
 			r.Risk = max(r.Risk, f.Level)
-			fail = fail || rf.Blocking
 		}
 		r.Findings = append(r.Findings, rf)
 	}
@@ -243,13 +256,9 @@ func assemble(in Input, blocking map[string]bool) (*Report, error) {
 	// even for a Result that was assembled by hand.
 	slices.SortStableFunc(r.Findings, compareFindings)
 
-	switch {
-	case fail || in.Removed:
+	r.Verdict = rb.verdict(in.Result.Findings, func(i int) bool { return counted[i] })
+	if in.Removed {
 		r.Verdict = registry.VerdictFail
-	case r.Risk >= registry.LevelWarn:
-		r.Verdict = registry.VerdictReview
-	default:
-		r.Verdict = registry.VerdictPass
 	}
 	return r, nil
 }
@@ -288,17 +297,6 @@ func suppressedBy(ss []Suppression, f registry.Finding) (registry.SuppressionRea
 		}
 	}
 	return "", false
-}
-
-func blockingCodes() map[string]bool {
-	rules := assess.Rules()
-	b := make(map[string]bool, len(rules))
-	for _, r := range rules {
-		if r.Blocking {
-			b[r.Code] = true
-		}
-	}
-	return b
 }
 
 func transport(m *addon.Manifest) string {

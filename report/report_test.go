@@ -31,9 +31,28 @@ func baseInput(fs ...registry.Finding) Input {
 	}
 }
 
-// testBlocking stands in for the rule table so that the verdict logic is
-// tested independently of which rules exist.
-var testBlocking = map[string]bool{"pipe_to_shell": true, "forbidden_env": true}
+// testRules stands in for the rule table so that the report logic is tested
+// independently of which rules exist and how they are graded: only
+// pipe_to_shell and forbidden_env block.
+var testRules = func() rulebook {
+	blocking := map[string]bool{"pipe_to_shell": true, "forbidden_env": true}
+	return rulebook{
+		blocking: func(code string) bool { return blocking[code] },
+		verdict: func(fs []registry.Finding, counted func(int) bool) registry.Verdict {
+			v := registry.VerdictPass
+			for i, f := range fs {
+				switch {
+				case !counted(i):
+				case blocking[f.Code]:
+					return registry.VerdictFail
+				case f.Level >= registry.LevelWarn:
+					v = registry.VerdictReview
+				}
+			}
+			return v
+		},
+	}
+}()
 
 func TestAssembleVerdict(t *testing.T) {
 	tests := []struct {
@@ -132,7 +151,7 @@ func TestAssembleVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := assemble(tt.in, testBlocking)
+			r, err := assemble(tt.in, testRules)
 			if err != nil {
 				t.Fatalf("assemble: %v", err)
 			}
@@ -160,7 +179,7 @@ func TestAssembleFields(t *testing.T) {
 	in.Result.Inferred = assess.Inferred{Network: true}
 	in.Suppressions = []Suppression{{Code: "child_env", Path: "mcp.env.B", Reason: registry.ReasonNotApplicable}}
 	in.Parsed.Capabilities = &addon.Capabilities{Exec: addon.ExecAllow, ExecAllow: []string{"git"}}
-	got, err := assemble(in, testBlocking)
+	got, err := assemble(in, testRules)
 	if err != nil {
 		t.Fatalf("assemble: %v", err)
 	}
