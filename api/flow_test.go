@@ -360,6 +360,9 @@ func TestOperations(t *testing.T) {
 		if doc.status != 200 || !bytes.Equal(doc.body, api.OpenAPI) {
 			t.Errorf("GET /openapi.json = %d, want the embedded document", doc.status)
 		}
+		if r := e.do(t, req{method: "HEAD", path: "/openapi.json"}); r.status != 200 || len(r.body) != 0 || r.header.Get("Content-Length") != fmt.Sprint(len(api.OpenAPI)) {
+			t.Errorf("HEAD /openapi.json = %d, %d bytes, Content-Length %q", r.status, len(r.body), r.header.Get("Content-Length"))
+		}
 		if r := e.do(t, req{method: "GET", path: "/openapi.json", header: map[string]string{"If-None-Match": doc.header.Get("ETag")}}); r.status != 304 {
 			t.Errorf("openapi.json revalidation = %d, want 304", r.status)
 		}
