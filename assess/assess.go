@@ -280,7 +280,7 @@ func (a *auditor) value(v, path string) {
 	if persistencePath(v) {
 		a.add(CodePersistence, path, "names a location that runs code at login or boot")
 	}
-	if len(v) <= maxScriptBytes && strings.ContainsAny(v, "|$`<") {
+	if len(v) <= maxScriptBytes && (strings.ContainsAny(v, "|`") || strings.Contains(v, "$(") || strings.Contains(v, "<(")) {
 		sc := &scan{a: a, path: path, depth: maxDepth - 1, quiet: true}
 		sc.script(v)
 	}

@@ -1,0 +1,129 @@
+package assess_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/assess"
+)
+
+// typicalManifest is a manifest as most registry entries look: an npx
+// runner, a few env entries, declared capabilities.
+const typicalManifest = `[addon]
+name = "github"
+display_name = "GitHub"
+version = "1.4.0"
+description = "Issues, pull requests and code search."
+author = "acme"
+homepage = "https://github.com/acme/github-mcp"
+license = "MIT"
+categories = ["code"]
+
+[mcp]
+transport = "stdio"
+command = "npx"
+args = ["-y", "@acme/github-mcp@1.4.0", "--read-only", "--toolsets", "repos,issues"]
+
+[mcp.env]
+GITHUB_TOKEN = "${GITHUB_TOKEN}"
+LOG_LEVEL = "info"
+
+[capabilities]
+network = "full"
+filesystem = "read_only"
+exec = "none"
+`
+
+func mustParse(b *testing.B, doc string) *addon.Manifest {
+	b.Helper()
+	m, err := addon.ParseTOML([]byte(doc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// BenchmarkAudit audits a typical manifest (already decoded).
+func BenchmarkAudit(b *testing.B) {
+	m := mustParse(b, typicalManifest)
+	b.ReportAllocs()
+	for b.Loop() {
+		assess.Audit(m)
+	}
+}
+
+// BenchmarkParseTOML decodes the same manifest: the reference the audit's
+// cost is held against (docs/benchmarks.md).
+func BenchmarkParseTOML(b *testing.B) {
+	doc := []byte(typicalManifest)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := addon.ParseTOML(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAuditShell audits a wiring with a small shell script to parse.
+func BenchmarkAuditShell(b *testing.B) {
+	m := stdio("bash", "-lc", `cd "$HOME/srv" && LOG=1 exec uvx --from mcp-srv==1.2.0 srv --port 0 2>>/tmp/srv.log`)
+	b.ReportAllocs()
+	for b.Loop() {
+		assess.Audit(m)
+	}
+}
+
+// BenchmarkAuditPathological audits the bounded worst cases.
+func BenchmarkAuditPathological(b *testing.B) {
+	ms := []*addon.Manifest{
+		stdio("sh", "-c", strings.Repeat("(", 10000)+"x"+strings.Repeat(")", 10000)),
+		stdio("sh", "-c", "cat <<EOF\n"+strings.Repeat("x", 200<<10)+"\nEOF\n"),
+		stdio("sh", "-c", strings.Repeat("a b c; ", 4000)),
+		stdio("sh", "-c", strings.Repeat("if x; then ", 2000)+"y"+strings.Repeat("; fi", 2000)),
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, m := range ms {
+			assess.Audit(m)
+		}
+	}
+}
+
+// BenchmarkAuditCorpus audits every real-world wiring once per iteration.
+func BenchmarkAuditCorpus(b *testing.B) {
+	ws := loadCorpus(b)
+	ms := make([]*addon.Manifest, len(ws))
+	for i, w := range ws {
+		ms[i] = w.manifest()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, m := range ms {
+			assess.Audit(m)
+		}
+	}
+}
+
+// TestPureImports keeps the package itself free of file system, network,
+// process, clock and environment access: its direct imports come from an
+// allowlist. (The shell parser links os for its file helpers; the audit
+// never calls them.)
+func TestPureImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "github.com/registryd/registryd/assess").Output()
+	if err != nil {
+		t.Skipf("go list unavailable: %v", err)
+	}
+	allowed := map[string]bool{
+		"encoding/base64": true, "net/netip": true, "net/url": true, "regexp": true, "sort": true,
+		"strconv": true, "strings": true, "unicode/utf16": true,
+		"github.com/registryd/registryd/addon": true, "github.com/registryd/registryd/envpolicy": true,
+		"github.com/registryd/registryd/registry": true, "mvdan.cc/sh/v3/syntax": true,
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		if !allowed[imp] {
+			t.Errorf("assess imports %s, which is not on the pure allowlist", imp)
+		}
+	}
+}
