@@ -7,6 +7,7 @@ import (
 
 	"github.com/registryd/registryd/assess"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/storage"
 )
 
@@ -17,7 +18,7 @@ func staleReports(t *testing.T, h *harness, ids ...string) {
 	err := h.store.InTx(context.Background(), func(tx storage.Tx) error {
 		for _, id := range ids {
 			b := []byte(`{"old":"` + id + `"}`)
-			r := registry.Report{SubmissionID: id, Bytes: b, SHA256: "0000", Ruleset: "2000.1.0"}
+			r := registry.Report{SubmissionID: id, Bytes: b, SHA256: report.SHA256(b), Ruleset: "2000.1.0"}
 			if err := tx.PutReport(context.Background(), r, nil); err != nil {
 				return err
 			}
@@ -87,7 +88,7 @@ func TestReassessSkipsUndecodable(t *testing.T) {
 			if err := tx.CreateSubmission(ctx, bad); err != nil {
 				return err
 			}
-			return tx.PutReport(ctx, registry.Report{SubmissionID: bad.ID, Bytes: []byte("{}"), SHA256: "0", Ruleset: "2000.1.0"}, nil)
+			return tx.PutReport(ctx, registry.Report{SubmissionID: bad.ID, Bytes: []byte("{}"), SHA256: report.SHA256([]byte("{}")), Ruleset: "2000.1.0"}, nil)
 		})
 		if err != nil {
 			t.Fatal(err)
