@@ -419,7 +419,11 @@ func writeSARIF(w io.Writer, done []audited) error {
 				WithLevel(sarifLevel(f.Level)).
 				WithMessage(sarif.NewTextMessage(f.Message)).
 				AddLocation(loc).
-				AddPartialFingerprint("registrydFinding/v1", report.SHA256([]byte(f.Code + "\x00" + f.Path))[:32])
+				WithPartialFingerprints(map[string]string{
+					// Stable across line moves, so code scanning can follow
+					// one finding from commit to commit.
+					"registrydFinding/v1": report.SHA256([]byte(f.Code + "\x00" + f.Path))[:32],
+				})
 			if f.Suppressed != nil {
 				res.AddSuppression(sarif.NewSuppression().WithKind("external").WithJustification(string(f.Suppressed.Reason)))
 			}
