@@ -125,6 +125,11 @@ func classify(op string, err error, now func() time.Time) *Error {
 		e.Retryable = true
 		e.StatusCode = statusOf(are.Response)
 		e.RetryAfter = headerDelay(are.Response, now)
+		if e.RetryAfter == 0 && are.RetryAfter != nil && *are.RetryAfter > 0 {
+			// go-github refused locally, remembering an earlier
+			// Retry-After: it carries the time still to wait.
+			e.RetryAfter = *are.RetryAfter
+		}
 		if e.RetryAfter == 0 {
 			e.RetryAfter = DefaultRateLimitDelay
 		}

@@ -41,6 +41,7 @@ func TestIsRetryableAgainstGitHubAnswers(t *testing.T) {
 		{"primary, reset already passed", githubfake.PrimaryRateLimit(t0.Add(-time.Minute)), true, time.Second, 403, nil},
 		{"primary, reset hours away (bounded)", githubfake.PrimaryRateLimit(t0.Add(3 * time.Hour)), true, githubapi.MaxRetryDelay, 403, nil},
 		{"404", githubfake.NotFound(), false, 0, 404, registry.ErrNotFound},
+		{"403 without rate limit", githubfake.Forbidden(), false, 0, 403, registry.ErrForbidden},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +64,27 @@ func TestIsRetryableAgainstGitHubAnswers(t *testing.T) {
 				t.Errorf("error %v does not match %v", err, tt.wantKind)
 			}
 		})
+	}
+}
+
+// TestSecondaryLimitRemembered: after a secondary rate limit, go-github
+// refuses further calls locally until Retry-After has passed; the delay
+// reported must be the time still to wait, not a default.
+func TestSecondaryLimitRemembered(t *testing.T) {
+	fake, c := newClient(t)
+	fake.AddPullRequest("o", "r", 1)
+	fake.FailNext(githubfake.RoutePullFiles, 1, githubfake.SecondaryRateLimit(30*time.Second))
+	_, err := c.PullRequestFiles(context.Background(), "o", "r", 1)
+	if retry, d := githubapi.IsRetryable(err); !retry || d != 30*time.Second {
+		t.Fatalf("first call: IsRetryable = %v, %v; want true, 30s", retry, d)
+	}
+	_, err = c.PullRequestFiles(context.Background(), "o", "r", 1)
+	retry, d := githubapi.IsRetryable(err)
+	if !retry || d <= 0 || d > 30*time.Second || d == githubapi.DefaultRateLimitDelay {
+		t.Errorf("second call: IsRetryable = %v, %v; want true and the rest of the 30s", retry, d)
+	}
+	if n := fake.Calls(githubfake.RoutePullFiles); n != 1 {
+		t.Errorf("%d requests reached GitHub, want 1 (the second is refused locally)", n)
 	}
 }
 

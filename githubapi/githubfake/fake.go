@@ -89,6 +89,10 @@ func ServerError() Failure { return Failure{status: http.StatusInternalServerErr
 // BadGateway is a 502 answer, as GitHub's edge sends when a backend times out.
 func BadGateway() Failure { return Failure{status: http.StatusBadGateway} }
 
+// Forbidden is a 403 that is not a rate limit, as GitHub answers when the
+// token lacks a permission ("Resource not accessible by integration").
+func Forbidden() Failure { return Failure{status: http.StatusForbidden} }
+
 // NotFound is a 404 answer.
 func NotFound() Failure { return Failure{status: http.StatusNotFound} }
 
@@ -357,8 +361,11 @@ func writeFailure(w http.ResponseWriter, f Failure, now time.Time) {
 		h.Set("Retry-After", strconv.Itoa(int(f.retryAfter/time.Second)))
 	}
 	msg := http.StatusText(f.status)
-	if f.status == http.StatusInternalServerError {
+	switch f.status {
+	case http.StatusInternalServerError:
 		msg = "Server Error"
+	case http.StatusForbidden:
+		msg = "Resource not accessible by integration"
 	}
 	writeError(w, f.status, msg, "https://docs.github.com/rest")
 }
