@@ -100,8 +100,8 @@ func BinaryPinned(m *addon.Manifest) bool {
 // Analysis bounds: pathological input finishes fast with an
 // unparsable_shell finding instead of exhausting time or stack.
 const (
-	maxScriptBytes = 32 << 10 // one shell script
-	maxNodes       = 20000    // syntax nodes visited over the whole audit
+	maxScriptBytes = 16 << 10 // one shell script (addon.MaxArgBytes)
+	maxNodes       = 10000    // syntax nodes visited over the whole audit
 	maxNesting     = 64       // syntax tree depth
 	maxDepth       = 8        // scripts within scripts, wrappers within wrappers
 	maxPeel        = 32       // wrappers peeled off one argv
@@ -116,13 +116,15 @@ type auditor struct {
 	overrun  bool // the budget ran out (reported once)
 }
 
-// add records a finding at the level of code's rule.
+// add records a finding at the level of code's rule. Every code passed is
+// in the rule table (the tests check each finding against it); an unknown
+// one would be recorded at danger rather than lost.
 func (a *auditor) add(code, path, msg string) {
-	r, ok := ruleIndex[code]
-	if !ok {
-		panic("assess: finding with unregistered code " + code)
+	level := registry.LevelDanger
+	if r, ok := ruleIndex[code]; ok {
+		level = r.Level
 	}
-	a.findings = append(a.findings, registry.Finding{Level: r.Level, Code: code, Message: msg, Path: path})
+	a.findings = append(a.findings, registry.Finding{Level: level, Code: code, Message: msg, Path: path})
 }
 
 // sorted returns the findings deduplicated, in total order.

@@ -75,19 +75,24 @@ func BenchmarkAuditShell(b *testing.B) {
 	}
 }
 
-// BenchmarkAuditPathological audits the bounded worst cases.
+// BenchmarkAuditPathological audits the bounded worst cases, one by one.
 func BenchmarkAuditPathological(b *testing.B) {
-	ms := []*addon.Manifest{
-		stdio("sh", "-c", strings.Repeat("(", 10000)+"x"+strings.Repeat(")", 10000)),
-		stdio("sh", "-c", "cat <<EOF\n"+strings.Repeat("x", 200<<10)+"\nEOF\n"),
-		stdio("sh", "-c", strings.Repeat("a b c; ", 4000)),
-		stdio("sh", "-c", strings.Repeat("if x; then ", 2000)+"y"+strings.Repeat("; fi", 2000)),
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, m := range ms {
-			assess.Audit(m)
-		}
+	for _, tc := range []struct {
+		name, script string
+	}{
+		{"nested-subshells-10k", strings.Repeat("(", 10000) + "x" + strings.Repeat(")", 10000)},
+		{"heredoc-200KB", "cat <<EOF\n" + strings.Repeat("x", 200<<10) + "\nEOF\n"},
+		{"commands-4000", strings.Repeat("a b c; ", 2000)},
+		{"nested-if-1000", strings.Repeat("if x; then ", 1000) + "y" + strings.Repeat("; fi", 1000)},
+		{"nested-substitutions-1000", strings.Repeat("$(", 1000) + "x" + strings.Repeat(")", 1000)},
+	} {
+		m := stdio("sh", "-c", tc.script)
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				assess.Audit(m)
+			}
+		})
 	}
 }
 

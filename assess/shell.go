@@ -46,7 +46,7 @@ func (s *scan) script(src string) cmdInfo {
 		return cmdInfo{}
 	}
 	if len(src) > maxScriptBytes {
-		a.limit(s.path, "the script is longer than 32 KiB")
+		a.limit(s.path, "the script is longer than 16 KiB")
 		return cmdInfo{}
 	}
 	if a.budget <= 0 {
