@@ -59,8 +59,9 @@ type stats struct {
 	records, unique, audited, refused int
 	refusals                          map[string]int // "path: message" → unique wirings
 	verdicts                          map[registry.Verdict]int
-	codeWirings                       map[string]int // code → unique wirings with ≥1 counted finding
-	codeFindings                      map[string]int // code → findings over unique wirings
+	codeWirings                       map[string]int            // code → unique wirings with ≥1 counted finding
+	codeFindings                      map[string]int            // code → findings over unique wirings
+	codePaths                         map[string]map[string]int // code → field path → findings
 	risks                             map[registry.Level]int
 }
 
@@ -71,6 +72,7 @@ func collect(recs []corpus.Record) (*stats, error) {
 		verdicts:     map[registry.Verdict]int{},
 		codeWirings:  map[string]int{},
 		codeFindings: map[string]int{},
+		codePaths:    map[string]map[string]int{},
 		risks:        map[registry.Level]int{},
 	}
 	seen := map[string]bool{}
@@ -102,6 +104,10 @@ func collect(recs []corpus.Record) (*stats, error) {
 		fired := map[string]bool{}
 		for _, f := range rep.Findings {
 			s.codeFindings[f.Code]++
+			if s.codePaths[f.Code] == nil {
+				s.codePaths[f.Code] = map[string]int{}
+			}
+			s.codePaths[f.Code][f.Path]++
 			fired[f.Code] = true
 		}
 		for c := range fired {
@@ -109,6 +115,27 @@ func collect(recs []corpus.Record) (*stats, error) {
 		}
 	}
 	return s, nil
+}
+
+// topPaths renders the n most frequent paths of m as "`path` ×count".
+func topPaths(m map[string]int, n int) string {
+	paths := make([]string, 0, len(m))
+	for p := range m {
+		paths = append(paths, p)
+	}
+	slices.SortFunc(paths, func(a, b string) int { return cmp.Or(cmp.Compare(m[b], m[a]), cmp.Compare(a, b)) })
+	out := ""
+	for i, p := range paths {
+		if i == n {
+			out += ", …"
+			break
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("`%s` ×%d", p, m[p])
+	}
+	return out
 }
 
 func pct(n, of int) string {
@@ -143,13 +170,13 @@ func (s *stats) write(w io.Writer) error {
 	slices.SortStableFunc(rows, func(a, b row) int {
 		return cmp.Or(cmp.Compare(b.wirings, a.wirings), cmp.Compare(a.rule.Code, b.rule.Code))
 	})
-	p("\n| code | level | blocking | unique wirings | share | findings |\n|---|---|---|---:|---:|---:|\n")
+	p("\n| code | level | blocking | unique wirings | share | findings | most frequent fields |\n|---|---|---|---:|---:|---:|---|\n")
 	for _, r := range rows {
 		blocking := ""
 		if r.rule.Blocking {
 			blocking = "yes"
 		}
-		p("| `%s` | %s | %s | %d | %s | %d |\n", r.rule.Code, r.rule.Level, blocking, r.wirings, pct(r.wirings, s.audited), r.findings)
+		p("| `%s` | %s | %s | %d | %s | %d | %s |\n", r.rule.Code, r.rule.Level, blocking, r.wirings, pct(r.wirings, s.audited), r.findings, topPaths(s.codePaths[r.rule.Code], 4))
 	}
 	if len(s.refusals) > 0 {
 		p("\n| refused field: reason | unique wirings |\n|---|---:|\n")
