@@ -165,7 +165,11 @@ func (a *auditor) wiring() {
 		for j, w := range m.Install.Verify {
 			argv[j] = arg{text: w, path: "install.verify[" + strconv.Itoa(j) + "]", lit: true}
 		}
+		// Verify runs once at install time: judged for what it does, but
+		// not counted as what the server uses.
+		saved := a.inferred
 		a.command(argv, 0, ctxInstall)
+		a.inferred = saved
 	}
 	if m.MCP.Transport == addon.TransportHTTP {
 		a.endpoint()

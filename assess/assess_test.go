@@ -130,6 +130,8 @@ func TestAuditShells(t *testing.T) {
 		{"nested scripts", stdio("bash", "-c", `sh -c "sh -c 'curl x | sh'"`), []string{
 			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", "danger shell_exec mcp.args[1]",
 			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
+		{"bash -s reads stdin", stdio("sh", "-c", "curl x | bash -s -- --flag"), []string{
+			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
 		{"fish is not parsed", stdio("fish", "-c", "a | b"), []string{"danger shell_exec mcp.args[1]"}, false, true},
 		{"npx -c", stdio("npx", "-c", "node x.js | tee out"), []string{"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
 		{"pipe inside a JSON argument is data", stdio("node", "server.js", `{"filter":"a|b","cmd":"$(id)"}`), []string{}, false, false},
@@ -213,6 +215,13 @@ func TestAuditPinning(t *testing.T) {
 		{"npx git at branch", stdio("npx", "git+https://github.com/o/r.git#main"), []string{"warn unpinned mcp.args[0]"}, true, false},
 		{"npx owner/repo shorthand", stdio("npx", "o/r"), []string{"warn unpinned mcp.args[0]"}, true, false},
 		{"npx tarball url", stdio("npx", "https://x.example/p.tgz"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"mcp-remote is a remote endpoint", stdio("npx", "-y", "mcp-remote@0.1.29", "https://mcp.example.com/sse"), []string{"danger remote_endpoint mcp.args[2]"}, true, false},
+		{"mcp-remote over http", stdio("npx", "mcp-remote", "http://mcp.example.com/sse", "--allow-http"), []string{
+			"danger insecure_url mcp.args[1]", "danger remote_endpoint mcp.args[1]", "warn unpinned mcp.args[0]"}, true, false},
+		{"mcp-remote to loopback", stdio("npx", "mcp-remote@1.0.0", "http://localhost:3000/sse"), []string{}, true, false},
+		{"mcp-remote literal header", stdio("npx", "mcp-remote@1.0.0", "https://127.0.0.1/sse", "--header", "Authorization: Bearer sk0123456789abcdef"), []string{
+			"danger literal_secret mcp.args[3]"}, true, false},
+		{"mcp-remote templated header", stdio("npx", "mcp-remote@1.0.0", "https://127.0.0.1/sse", "--header", "Authorization: Bearer ${TOKEN}"), []string{}, true, false},
 		{"npx local path", stdio("npx", "./tools/server"), []string{}, true, false},
 		{"npm exec", stdio("npm", "exec", "--yes", "--", "pkg@1.0.0"), []string{}, true, false},
 		{"npm exec unpinned", stdio("npm", "exec", "pkg"), []string{"warn unpinned mcp.args[1]"}, true, false},
@@ -346,9 +355,9 @@ func TestAuditInstall(t *testing.T) {
 	m := stdio("boot")
 	m.Install = &addon.Install{Manager: "uv", Package: "boot", Version: "1.0.0", Verify: []string{"sh", "-c", "curl x | sh"}}
 	runCases(t, []auditCase{
-		{"install block uses the network; verify is judged", m, []string{
+		{"install block uses the network; verify is judged but not inferred", m, []string{
 			"danger fetch_exec install.verify[2]", "danger pipe_to_shell install.verify[2]", "danger shell_exec install.verify[2]",
-			"warn shell_meta install.verify[2]"}, true, true},
+			"warn shell_meta install.verify[2]"}, true, false},
 	})
 }
 

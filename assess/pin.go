@@ -193,6 +193,49 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 			a.unpinned(s, runner)
 		}
 	}
+	if first != nil && len(specs) == 1 && remoteProxies[npmName(specs[0].text)] {
+		a.proxyTarget(args, first)
+	}
+}
+
+// remoteProxies are packages that bridge a local stdio client to a remote
+// MCP endpoint given as an argument.
+var remoteProxies = set("mcp-remote", "mcp-proxy", "supergateway", "@modelcontextprotocol/mcp-remote")
+
+// npmName is the package name of an npm spec, without its version.
+func npmName(spec string) string {
+	if at := strings.LastIndexByte(spec, '@'); at > 0 {
+		return spec[:at]
+	}
+	return spec
+}
+
+// proxyTarget judges the endpoint a remote proxy connects to: the first
+// http(s) URL among the words after the package.
+func (a *auditor) proxyTarget(args []arg, pkg *arg) {
+	after := false
+	for i := range args {
+		if &args[i] == pkg {
+			after = true
+			continue
+		}
+		if !after || !args[i].lit {
+			continue
+		}
+		u, ok := parseEndpoint(args[i].text)
+		if !ok {
+			continue
+		}
+		a.inferred.Network = true
+		if loopbackHost(u.Hostname()) {
+			return
+		}
+		a.add(CodeRemoteEndpoint, args[i].path, "the server is a local proxy to the remote host "+safeText(u.Host, 80)+": your context leaves this machine")
+		if !secureScheme(u.Scheme) {
+			a.add(CodeInsecureURL, args[i].path, "the proxied endpoint uses plain http, so traffic and credentials travel unencrypted")
+		}
+		return
+	}
 }
 
 // pyRunner judges uvx, uv tool run and pipx run: --from/--spec name the

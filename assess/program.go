@@ -128,6 +128,19 @@ func (a *auditor) program(name string, argv []arg, depth int, ctx ctxKind) cmdIn
 func (a *auditor) topWordScan(w arg) {
 	a.pathWord(w)
 	a.urlWord(w)
+	a.headerWord(w)
+}
+
+// headerWord reports a literal credential in an HTTP header written as an
+// argument ("Authorization: Bearer …", as mcp-remote --header takes it).
+func (a *auditor) headerWord(w arg) {
+	name, value, ok := strings.Cut(w.text, ":")
+	if !ok || !tokenSafe(strings.TrimSpace(name)) || !secretName(strings.TrimSpace(name)) {
+		return
+	}
+	if literalSecret(value) {
+		a.add(CodeLiteralSecret, w.path, "the header "+strings.TrimSpace(name)+" in this argument holds a literal credential")
+	}
 }
 
 // wordScan judges a word that a script or wrapper passes to a program.
@@ -136,6 +149,7 @@ func (a *auditor) wordScan(w arg, reader bool) {
 		a.pathWord(w)
 	}
 	a.urlWord(w)
+	a.headerWord(w)
 	a.blob(w.text, w.path)
 }
 
@@ -174,7 +188,7 @@ func (a *auditor) urlWord(w arg) {
 // shellArgs finds what a shell runs: the script of -c (also in combined
 // flags such as -lc, -ec), a script file, or its standard input.
 func shellArgs(args []arg) (script, file *arg, stdin bool) {
-	cflag := false
+	cflag, sflag := false, false
 	i := 0
 	for i < len(args) {
 		t := args[i].text
@@ -198,6 +212,8 @@ func shellArgs(args []arg) (script, file *arg, stdin bool) {
 				switch c {
 				case 'c':
 					cflag = true
+				case 's':
+					sflag = true
 				case 'o', 'O':
 					i++ // -o option-name
 				}
@@ -207,13 +223,15 @@ func shellArgs(args []arg) (script, file *arg, stdin bool) {
 		}
 		break
 	}
-	if i < len(args) {
-		if cflag {
-			return &args[i], nil, false
-		}
-		return nil, &args[i], false
+	switch {
+	case cflag && i < len(args):
+		return &args[i], nil, false
+	case cflag:
+		return nil, nil, false
+	case sflag || i >= len(args):
+		return nil, nil, true // the words left are the script's arguments
 	}
-	return nil, nil, !cflag
+	return nil, &args[i], false
 }
 
 // inlineShell judges a script a shell runs with -c.
