@@ -12,13 +12,13 @@ import (
 
 func benchFixture(b *testing.B, name string) []byte {
 	b.Helper()
-	dir := os.Getenv("REGISTRYD_FIXTURES_DIR")
+	dir, tried := findFixtures()
 	if dir == "" {
-		dir = "/work/shared/fixtures"
+		b.Fatalf("GitHub webhook fixtures not found in any of %q", tried)
 	}
-	body, err := os.ReadFile(filepath.Join(dir, "github-webhooks", name))
+	body, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
-		b.Skipf("fixture: %v", err)
+		b.Fatalf("fixture: %v", err)
 	}
 	return body
 }

@@ -16,12 +16,11 @@ import (
 	"github.com/registryd/registryd/registry"
 )
 
-// fixturesDir finds the shared GitHub webhook payloads: $REGISTRYD_FIXTURES_DIR,
-// else ../shared/fixtures next to the repository root, else
-// /work/shared/fixtures. The fixtures are a required input: their absence
-// fails the test rather than skipping it.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
+// findFixtures looks for the shared GitHub webhook payloads in
+// $REGISTRYD_FIXTURES_DIR, else ../shared/fixtures next to the repository
+// root, else /work/shared/fixtures. It returns the directory, or "" and the
+// places it looked.
+func findFixtures() (string, []string) {
 	var candidates []string
 	if d := os.Getenv("REGISTRYD_FIXTURES_DIR"); d != "" {
 		candidates = append(candidates, d)
@@ -41,11 +40,21 @@ func fixturesDir(t *testing.T) string {
 	for _, c := range candidates {
 		dir := filepath.Join(c, "github-webhooks")
 		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			return dir
+			return dir, candidates
 		}
 	}
-	t.Fatalf("GitHub webhook fixtures not found in any of %q; set REGISTRYD_FIXTURES_DIR", candidates)
-	return ""
+	return "", candidates
+}
+
+// fixturesDir is findFixtures for tests. The fixtures are a required
+// input: their absence fails the test rather than skipping it.
+func fixturesDir(t *testing.T) string {
+	t.Helper()
+	dir, tried := findFixtures()
+	if dir == "" {
+		t.Fatalf("GitHub webhook fixtures not found in any of %q; set REGISTRYD_FIXTURES_DIR", tried)
+	}
+	return dir
 }
 
 type fixture struct {
@@ -675,7 +684,8 @@ func TestEventJSONRoundTrip(t *testing.T) {
 // return an Event named as asked.
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"pull_request.opened.2.json", "push.event.5.json", "ping.event.1.json"} {
-		b, err := os.ReadFile(filepath.Join("/work/shared/fixtures/github-webhooks", name))
+		dir, _ := findFixtures()
+		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err == nil {
 			f.Add(b, name[:strings.IndexByte(name, '.')], false)
 		}
