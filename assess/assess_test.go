@@ -115,6 +115,8 @@ func TestAuditShells(t *testing.T) {
 			"danger forbidden_env mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
 		{"export of a forbidden name", stdio("sh", "-c", "export NODE_OPTIONS=--require=/tmp/x; node s.js"), []string{
 			"danger forbidden_env mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},
+		{"export without a value sets nothing", stdio("sh", "-c", "export PATH; my-mcp"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},
 		{"allowed assignment", stdio("sh", "-c", "LOG=debug my-mcp"), []string{"danger shell_exec mcp.args[1]"}, false, true},
 		{"redirect to rc file", stdio("sh", "-c", "echo x >> ~/.bashrc; my-mcp"), []string{
 			"danger persistence mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},

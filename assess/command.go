@@ -346,7 +346,7 @@ func (a *auditor) powershell(argv []arg, depth int) cmdInfo {
 			if t == "-" {
 				return cmdInfo{name: name, stdinScript: true}
 			}
-			return a.psScript(name, joinArgs(argv[i+1:]), argv[i].path, depth)
+			return a.psScript(name, joinArgs(argv[i+1:]), argv[i].path)
 		case strings.HasPrefix("-encodedcommand", t) && len(t) >= 2 || t == "-ec" || t == "-enc":
 			if i+1 >= len(argv) {
 				return cmdInfo{name: name}
@@ -362,7 +362,7 @@ func (a *auditor) powershell(argv []arg, depth int) cmdInfo {
 				a.limit(w.path, "the encoded PowerShell command does not decode as base64 UTF-16LE")
 				return cmdInfo{name: name}
 			}
-			return a.psScript(name, arg{text: text, path: w.path, lit: true}, w.path, depth)
+			return a.psScript(name, arg{text: text, path: w.path, lit: true}, w.path)
 		case strings.HasPrefix("-file", t) && len(t) >= 2:
 			a.inferred.Exec = true // a script file: whatever it runs is not visible
 			return cmdInfo{name: name}
@@ -379,7 +379,7 @@ func (a *auditor) powershell(argv []arg, depth int) cmdInfo {
 				a.inferred.Exec = true
 				return cmdInfo{name: name}
 			}
-			return a.psScript(name, joinArgs(argv[i:]), argv[i].path, depth)
+			return a.psScript(name, joinArgs(argv[i:]), argv[i].path)
 		}
 	}
 	return cmdInfo{name: name, stdinScript: len(argv) == 1}
@@ -387,7 +387,7 @@ func (a *auditor) powershell(argv []arg, depth int) cmdInfo {
 
 // psScript judges an inline PowerShell script. PowerShell is not parsed; the
 // download-and-run and decode-and-run idioms are matched on its words.
-func (a *auditor) psScript(name string, script arg, fallback string, depth int) cmdInfo {
+func (a *auditor) psScript(name string, script arg, fallback string) cmdInfo {
 	path := script.path
 	if path == "" {
 		path = fallback
@@ -413,7 +413,6 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int) 
 	if persistencePath(s) || containsAny(s, `currentversion\run`, "register-scheduledtask", "new-service") {
 		a.add(CodePersistence, path, "the PowerShell script touches a location that runs code at login or boot")
 	}
-	_ = depth
 	return cmdInfo{name: name}
 }
 

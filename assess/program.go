@@ -96,7 +96,7 @@ func (a *auditor) program(name string, argv []arg, depth int, ctx ctxKind) cmdIn
 		return a.pkgManager(name, argv, depth)
 	case fam == "python" || fam == "node" || fam == "perl" || fam == "ruby" || fam == "php" ||
 		fam == "lua" || name == "deno" || name == "osascript" || name == "rscript" || name == "tclsh" || name == "jshell":
-		return a.interpreter(fam, argv, depth)
+		return a.interpreter(fam, argv)
 	case name == "git":
 		if len(args) > 0 && (args[0].text == "clone" || args[0].text == "fetch" || args[0].text == "pull" || args[0].text == "ls-remote") {
 			a.inferred.Network = true
@@ -255,7 +255,7 @@ func (a *auditor) pkgManager(name string, argv []arg, depth int) cmdInfo {
 			a.npmRunner(args[1:], "bun x", depth)
 			return info
 		}
-		return a.interpreter("bun", argv, depth)
+		return a.interpreter("bun", argv)
 	}
 	sub := skipFlags(args, set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F"))
 	if len(sub) == 0 {
@@ -276,7 +276,7 @@ func (a *auditor) pkgManager(name string, argv []arg, depth int) cmdInfo {
 
 // interpreter judges a language interpreter: an inline program is
 // inline_code; a program read from stdin makes it a pipe target.
-func (a *auditor) interpreter(fam string, argv []arg, depth int) cmdInfo {
+func (a *auditor) interpreter(fam string, argv []arg) cmdInfo {
 	info := cmdInfo{name: fam}
 	args := argv[1:]
 	code, file, stdin := inlineProgram(fam, args)
@@ -294,7 +294,6 @@ func (a *auditor) interpreter(fam string, argv []arg, depth int) cmdInfo {
 	case stdin:
 		info.stdinScript = true
 	}
-	_ = depth
 	return info
 }
 

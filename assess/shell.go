@@ -148,7 +148,7 @@ func (s *scan) walk(root syntax.Node) {
 				s.pipeline(x)
 			}
 		case *syntax.Assign:
-			if x.Name != nil {
+			if x.Name != nil && !x.Naked { // `export PATH` alone sets nothing
 				a.envDecl(x.Name.Value, s.path)
 			}
 		case *syntax.Stmt:
@@ -329,7 +329,7 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 	s.pipe[b] = true
 	flatten(b.X)
 	flatten(b.Y)
-	fetched, decoded := false, false
+	decoded := false
 	first := ""
 	for i, st := range stages {
 		var info cmdInfo
@@ -352,10 +352,8 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 				s.a.add(CodeObfuscatedExec, s.path, "decodes encoded text and pipes it into "+quoted(info.name))
 			}
 		}
-		fetched = fetched || info.fetches
 		decoded = decoded || info.decodes
 	}
-	_ = fetched
 }
 
 // redirects judges the redirections of a statement: writes to persistence
