@@ -228,6 +228,10 @@ var (
 // refuses, before decoding, a file larger than the configured MaxFileBytes
 // (ErrFileTooLarge), and a directory, symlink or submodule (ErrNotFile). A
 // path or ref that does not exist matches registry.ErrNotFound.
+//
+// For a pull request, read from the base repository at the head SHA: GitHub
+// keeps the head commits of pull requests (forks included) there, so this
+// works for a fork the token cannot see and for one deleted since.
 func (c *Client) FileContent(ctx context.Context, owner, repo, path, ref string) ([]byte, error) {
 	const op = "get file content"
 	if err := checkRepo(owner, repo); err != nil {

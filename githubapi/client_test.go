@@ -222,31 +222,60 @@ func TestFileContent(t *testing.T) {
 }
 
 // TestForkPullRequest follows a pull request from a fork: the files are
-// listed on the base repository, the content fetched from the head
-// repository at the head SHA, the status posted on the base repository.
+// listed on the base repository and the status posted there; the content
+// at the head SHA is readable from the fork and, as on GitHub, from the
+// base repository, which keeps serving it after the fork is deleted.
 func TestForkPullRequest(t *testing.T) {
 	fake, c := newClient(t)
 	ctx := context.Background()
-	fake.AddPullRequest("registry-org", "addons", 12, githubfake.File{Filename: "addons/x/lean-ctx-addon.toml", Status: "added"})
-	fake.PutFile("contributor", "addons", head, "addons/x/lean-ctx-addon.toml", []byte("[addon]\n"))
+	const path = "addons/x/lean-ctx-addon.toml"
+	fake.AddPullRequest("registry-org", "addons", 12, githubfake.File{Filename: path, Status: "added"})
+	fake.PutFile("contributor", "addons", head, path, []byte("[addon]\n"))
+	fake.SetPullHead("registry-org", "addons", 12, "contributor", "addons", head)
 
 	files, err := c.PullRequestFiles(ctx, "registry-org", "addons", 12)
 	if err != nil || len(files) != 1 {
 		t.Fatalf("PullRequestFiles = %v, %v", files, err)
 	}
-	got, err := c.FileContent(ctx, "contributor", "addons", files[0].Path, head)
-	if err != nil || string(got) != "[addon]\n" {
-		t.Fatalf("content from the fork = %q, %v", got, err)
+	reads := []struct {
+		name, owner, ref string
+		wantErr          error
+	}{
+		{"from the fork", "contributor", head, nil},
+		{"from the base at the head SHA", "registry-org", head, nil},
+		{"from the base at the pull ref", "registry-org", "refs/pull/12/head", nil},
+		{"from the base at another SHA", "registry-org", base, registry.ErrNotFound},
 	}
-	if _, err := c.FileContent(ctx, "registry-org", "addons", files[0].Path, head); !errors.Is(err, registry.ErrNotFound) {
-		t.Errorf("content from the base repository: %v, want ErrNotFound (the commit is in the fork)", err)
+	for _, r := range reads {
+		t.Run(r.name, func(t *testing.T) {
+			got, err := c.FileContent(ctx, r.owner, "addons", files[0].Path, r.ref)
+			if r.wantErr != nil {
+				assertPermanent(t, err, r.wantErr)
+				return
+			}
+			if err != nil || string(got) != "[addon]\n" {
+				t.Fatalf("content = %q, %v", got, err)
+			}
+		})
 	}
-	if err := c.SetStatus(ctx, "registry-org", "addons", head, githubapi.Status{State: githubapi.StateSuccess}); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(fake.Statuses("registry-org", "addons")); n != 1 {
-		t.Errorf("%d statuses on the base repository, want 1", n)
-	}
+	t.Run("status on the base repository", func(t *testing.T) {
+		if err := c.SetStatus(ctx, "registry-org", "addons", head, githubapi.Status{State: githubapi.StateSuccess}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(fake.Statuses("registry-org", "addons")); n != 1 {
+			t.Errorf("%d statuses on the base repository, want 1", n)
+		}
+	})
+	t.Run("fork deleted", func(t *testing.T) {
+		fake.DeleteRepo("contributor", "addons")
+		if _, err := c.FileContent(ctx, "contributor", "addons", path, head); !errors.Is(err, registry.ErrNotFound) {
+			t.Errorf("read from the deleted fork: %v, want ErrNotFound", err)
+		}
+		got, err := c.FileContent(ctx, "registry-org", "addons", path, head)
+		if err != nil || string(got) != "[addon]\n" {
+			t.Errorf("read from the base after the fork is gone = %q, %v", got, err)
+		}
+	})
 }
 
 func TestSetStatus(t *testing.T) {

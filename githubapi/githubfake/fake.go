@@ -114,6 +114,12 @@ func TooManyRequests(retryAfter time.Duration) Failure {
 	return Failure{status: http.StatusTooManyRequests, retryAfter: retryAfter}
 }
 
+// pullHead is where a pull request's head commit lives.
+type pullHead struct {
+	repoKey string
+	sha     string
+}
+
 type fileEntry struct {
 	content []byte
 }
@@ -121,6 +127,7 @@ type fileEntry struct {
 type repoState struct {
 	files    map[string]map[string]fileEntry // ref -> path -> content
 	pulls    map[int][]File
+	heads    map[int]pullHead
 	compares map[string][]File // "base...head"
 	comments map[int][]*Comment
 	statuses []Status
@@ -206,6 +213,7 @@ func (s *Server) repo(owner, name string) *repoState {
 		r = &repoState{
 			files:    map[string]map[string]fileEntry{},
 			pulls:    map[int][]File{},
+			heads:    map[int]pullHead{},
 			compares: map[string][]File{},
 			comments: map[int][]*Comment{},
 		}
@@ -224,6 +232,39 @@ func (s *Server) AddPullRequest(owner, repo string, number int, files ...File) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.repo(owner, repo).pulls[number] = append([]File(nil), files...)
+}
+
+// SetPullHead records that pull request number of owner/repo has its head
+// commit sha in headOwner/headRepo (a fork, or owner/repo itself). As on
+// GitHub, the base repository then serves that commit's files too, at ref
+// sha and at refs/pull/<number>/head, which is how a pull request from a
+// fork, even a deleted one, is read.
+func (s *Server) SetPullHead(owner, repo string, number int, headOwner, headRepo, sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repo(headOwner, headRepo)
+	s.repo(owner, repo).heads[number] = pullHead{repoKey: strings.ToLower(headOwner + "/" + headRepo), sha: sha}
+}
+
+// DeleteRepo removes owner/repo and everything in it, as when a fork is
+// deleted while its pull request stays open.
+func (s *Server) DeleteRepo(owner, repo string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(owner + "/" + repo)
+	gone := s.repos[key]
+	delete(s.repos, key)
+	if gone == nil {
+		return
+	}
+	// Pull requests from the deleted repository keep their head commit.
+	for _, rs := range s.repos {
+		for n, h := range rs.heads {
+			if h.repoKey == key {
+				rs.files["refs/pull/"+strconv.Itoa(n)+"/head"] = gone.files[h.sha]
+			}
+		}
+	}
 }
 
 // PutFile stores content at path of owner/repo as of ref (a SHA or branch).
@@ -515,6 +556,9 @@ func (s *Server) contents(w http.ResponseWriter, r *http.Request) {
 	var tree map[string]fileEntry
 	if rs := s.lookup(owner, repo); rs != nil {
 		tree = rs.files[ref]
+		if tree == nil {
+			tree = s.pullTree(rs, ref)
+		}
 	}
 	entry, isFile := tree[p]
 	var children []string
@@ -570,6 +614,24 @@ func (s *Server) contents(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeError(w, http.StatusNotFound, "Not Found", doc)
 	}
+}
+
+// pullTree resolves ref as the head of one of rs's pull requests: its SHA or
+// refs/pull/<n>/head. GitHub keeps the head commits of pull requests from
+// forks in the base repository's object store, so they stay readable there
+// after the fork is gone. The fake keeps them in the head repository, or
+// in a copy it takes when the fork is deleted. Call with s.mu held.
+func (s *Server) pullTree(rs *repoState, ref string) map[string]fileEntry {
+	for n, h := range rs.heads {
+		if ref != h.sha && ref != "refs/pull/"+strconv.Itoa(n)+"/head" {
+			continue
+		}
+		if hr := s.repos[h.repoKey]; hr != nil {
+			return hr.files[h.sha]
+		}
+		return rs.files["refs/pull/"+strconv.Itoa(n)+"/head"]
+	}
+	return nil
 }
 
 func wrap60(s string) string {
