@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -94,7 +95,16 @@ func newEnv(t *testing.T, b backend, opts ...envOption) *env {
 	e := &env{t: t, store: b.open(t)}
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	e.now.Store(&start)
-	e.wf = workflow.New(e.store, workflow.Options{Now: func() time.Time { return *e.now.Load() }})
+	// The clock moves one second per reading, so that the audit log's
+	// order (by time) is the order of the actions.
+	var tick sync.Mutex
+	e.wf = workflow.New(e.store, workflow.Options{Now: func() time.Time {
+		tick.Lock()
+		defer tick.Unlock()
+		next := e.now.Load().Add(time.Second)
+		e.now.Store(&next)
+		return next
+	}})
 	ctx := context.Background()
 	mk := func(name string, role registry.Role) (string, registry.Token) {
 		secret, tok, err := e.wf.CreateToken(ctx, name, role)
