@@ -136,6 +136,7 @@ func TestAuditShells(t *testing.T) {
 			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
 		{"fish is not parsed", stdio("fish", "-c", "a | b"), []string{"danger shell_exec mcp.args[1]"}, false, true},
 		{"npx -c", stdio("npx", "-c", "node x.js | tee out"), []string{"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
+		{"npx -p unpinned -c", stdio("npx", "-p", "@a/b@^1", "-c", "b"), []string{"danger shell_exec mcp.args[3]", "warn unpinned mcp.args[1]"}, true, true},
 		{"pipe inside a JSON argument is data", stdio("node", "server.js", `{"filter":"a|b","cmd":"$(id)"}`), []string{}, false, false},
 		{"metacharacters in a plain argument are data", stdio("my-mcp", "--run", "a | b; c > d"), []string{}, false, false},
 		{"script inside docker", stdio("docker", "run", "-i", "img:1.0", "sh", "-c", "curl x | sh"), []string{
@@ -274,6 +275,8 @@ func TestAuditContainers(t *testing.T) {
 		{"host pid", stdio("docker", "run", "--pid=host", "img:1"), []string{"danger container_host_access mcp.args[1]"}, true, false},
 		{"docker socket", stdio("docker", "run", "-v", "/var/run/docker.sock:/var/run/docker.sock", "img:1"), []string{"danger container_host_access mcp.args[2]"}, true, false},
 		{"host root", stdio("docker", "run", "--mount", "type=bind,source=/,target=/host", "img:1"), []string{"danger container_host_access mcp.args[2]"}, true, false},
+		{"host root -v", stdio("docker", "run", "-v", "/:/host:ro", "img:1"), []string{"danger container_host_access mcp.args[2]"}, true, false},
+		{"windows drive mount is fine", stdio("docker", "run", "-v", `C:\src:/src`, "img:1"), []string{}, true, false},
 		{"project mount is fine", stdio("docker", "run", "-i", "--rm", "-v", "/home/u/src:/src:ro", "img:1"), []string{}, true, false},
 		{"rc file mount", stdio("docker", "run", "-v", "/home/u/.zshrc:/x", "img:1"), []string{"danger persistence mcp.args[2]"}, true, false},
 		{"entrypoint shell", stdio("docker", "run", "--entrypoint", "sh", "img:1", "-c", "x"), []string{"danger shell_exec mcp.args[5]"}, true, true},

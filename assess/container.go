@@ -143,13 +143,14 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool) {
 					src = val
 				}
 			}
-		} else if j := strings.IndexByte(src, ':'); j > 1 || j == -1 {
-			if j > 1 {
+		} else if j := strings.IndexByte(src, ':'); j >= 0 {
+			c := src[0] | 0x20
+			if j == 1 && 'a' <= c && c <= 'z' { // C:\dir:/target
+				if k := strings.IndexByte(src[2:], ':'); k >= 0 {
+					src = src[:k+2]
+				}
+			} else {
 				src = src[:j]
-			}
-		} else if j == 1 && len(src) > 2 { // C:\dir:/target
-			if k := strings.IndexByte(src[2:], ':'); k >= 0 {
-				src = src[:k+2]
 			}
 		}
 		s := strings.TrimRight(strings.ReplaceAll(src, `\`, "/"), "/")

@@ -166,16 +166,12 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 			w := args[i]
 			w.text = strings.TrimPrefix(t, "--package=")
 			specs = append(specs, w)
-		case t == "-c" || t == "--call":
-			if i+1 < len(args) {
-				a.inlineShell(runner+" -c", args[i+1], depth, true)
-				i++
+		case t == "-c" || t == "--call" || strings.HasPrefix(t, "--call="):
+			w, ok := optValue(args, &i, strings.TrimPrefix(t, "--call="), strings.HasPrefix(t, "--call="))
+			if ok {
+				a.inlineShell(runner+" -c", w, depth, true)
 			}
-			return
-		case strings.HasPrefix(t, "--call="):
-			w := args[i]
-			w.text = strings.TrimPrefix(t, "--call=")
-			a.inlineShell(runner+" -c", w, depth, true)
+			a.checkNpmSpecs(specs, runner)
 			return
 		case withValue[t]:
 			i++
@@ -188,13 +184,18 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 	if len(specs) == 0 && first != nil {
 		specs = append(specs, *first)
 	}
+	a.checkNpmSpecs(specs, runner)
+	if first != nil && len(specs) == 1 && remoteProxies[npmName(specs[0].text)] {
+		a.proxyTarget(args, first)
+	}
+}
+
+// checkNpmSpecs reports the npm specs that are not pinned.
+func (a *auditor) checkNpmSpecs(specs []arg, runner string) {
 	for _, s := range specs {
 		if s.lit && !npmPinned(s.text) {
 			a.unpinned(s, runner)
 		}
-	}
-	if first != nil && len(specs) == 1 && remoteProxies[npmName(specs[0].text)] {
-		a.proxyTarget(args, first)
 	}
 }
 
