@@ -82,7 +82,7 @@ func (s *server) getAddon(w http.ResponseWriter, r *http.Request) error {
 	}
 	a, err := s.reader.Addon(r.Context(), name)
 	if err != nil {
-		return err
+		return notFoundAs(err, "no such addon")
 	}
 	sps, err := s.reader.Suppressions(r.Context(), name)
 	if err != nil {
@@ -115,7 +115,7 @@ func (s *server) listVersions(w http.ResponseWriter, r *http.Request) error {
 	}
 	// An unknown addon is a 404, not an empty list.
 	if _, err := s.reader.Addon(r.Context(), name); err != nil {
-		return err
+		return notFoundAs(err, "no such addon")
 	}
 	vs, next, err := s.reader.Versions(r.Context(), name, p)
 	if err != nil {
@@ -151,7 +151,7 @@ func (s *server) publishedReport(latest bool) http.HandlerFunc {
 		}
 		rep, err := s.reader.PublishedReport(r.Context(), name, version)
 		if err != nil {
-			return err
+			return notFoundAs(err, "no such published addon or version")
 		}
 		serveReport(w, r, rep, "public, no-cache")
 		return nil
@@ -233,7 +233,7 @@ func (s *server) setVerified(w http.ResponseWriter, r *http.Request) error {
 	a, _ := ActorFrom(r.Context())
 	out, err := s.wf.SetVerified(r.Context(), a, name, *req.Verified, req.Reason)
 	if err != nil {
-		return err
+		return notFoundAs(err, "no such addon")
 	}
 	resp := verifiedResponse{Addon: s.addon(out.Addon)}
 	if out.Approval != nil {
@@ -307,7 +307,7 @@ func (s *server) createSuppression(w http.ResponseWriter, r *http.Request) error
 		Note: req.Note, ExpiresAt: expires,
 	})
 	if err != nil {
-		return err
+		return notFoundAs(err, "no such addon")
 	}
 	w.Header().Set("Location", s.public+"/v1/addons/"+name+"/suppressions/"+sp.ID)
 	return writeJSON(w, r, http.StatusCreated, suppressionEnvelope{Suppression: suppression(sp)})
@@ -328,7 +328,7 @@ func (s *server) deleteSuppression(w http.ResponseWriter, r *http.Request) error
 	}
 	a, _ := ActorFrom(r.Context())
 	if err := s.wf.Unsuppress(r.Context(), a, name, id); err != nil {
-		return err
+		return notFoundAs(err, "no such suppression of this addon")
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -37,6 +37,11 @@ func wantProblem(t *testing.T, r resp, status int, slug string) api.Problem {
 	if p.Status != status {
 		t.Errorf("problem status = %d, want %d", p.Status, status)
 	}
+	for _, internal := range []string{"sqlite", "postgres", "pgx", "sql:"} {
+		if strings.Contains(strings.ToLower(p.Detail), internal) {
+			t.Errorf("detail %q names the store (%s)", p.Detail, internal)
+		}
+	}
 	if p.RequestID == "" || p.RequestID != r.header.Get(api.RequestIDHeader) {
 		t.Errorf("request_id = %q, header %q: want equal and non-empty", p.RequestID, r.header.Get(api.RequestIDHeader))
 	}
@@ -208,7 +213,6 @@ func sortStrings(s []string) {
 	}
 }
 
-var _ = strings.Contains
 var _ = sync.WaitGroup{}
 var _ = context.Background
 var _ = registry.ErrNotFound

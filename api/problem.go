@@ -80,6 +80,15 @@ func invalid(fields ...registry.FieldError) error {
 	return &registry.ValidationError{Fields: fields}
 }
 
+// notFoundAs replaces a not-found error with a 404 problem saying what is
+// missing; any other error is returned as is.
+func notFoundAs(err error, detail string) error {
+	if errors.Is(err, registry.ErrNotFound) {
+		return &apiError{status: http.StatusNotFound, slug: "not-found", detail: detail}
+	}
+	return err
+}
+
 // errorRow is one line of the domain error table.
 type errorRow struct {
 	target error
@@ -139,6 +148,11 @@ func problemFor(err error) (Problem, http.Header, bool) {
 			continue
 		}
 		p := Problem{Type: ProblemTypePrefix + row.slug, Title: row.title, Status: row.status, Detail: safeText(err.Error())}
+		if row.status == http.StatusNotFound {
+			// The store's wording names the backend; the handler says
+			// what is missing through notFoundAs.
+			p.Detail = "the resource does not exist"
+		}
 		var ve *registry.ValidationError
 		if errors.As(err, &ve) {
 			p.Errors = fieldsOf(ve.Fields)

@@ -118,7 +118,7 @@ func (s *server) visibleSubmission(r *http.Request) (registry.Submission, error)
 	}
 	sub, err := s.reader.Submission(r.Context(), id)
 	if err != nil {
-		return registry.Submission{}, err
+		return registry.Submission{}, notFoundAs(err, "no such submission")
 	}
 	if a, _ := ActorFrom(r.Context()); !a.Role.AtLeast(registry.RoleMaintainer) && (a.TokenID == "" || sub.SubmitterToken != a.TokenID) {
 		return registry.Submission{}, &apiError{status: http.StatusNotFound, slug: "not-found", detail: "no such submission"}
@@ -202,7 +202,7 @@ func (s *server) decide(approve bool) handlerFunc {
 			sub, err = s.wf.Reject(r.Context(), a, id, req.Reason)
 		}
 		if err != nil {
-			return err
+			return notFoundAs(err, "no such submission")
 		}
 		return writeJSON(w, r, http.StatusOK, submissionEnvelope{Submission: s.submission(sub)})
 	}
