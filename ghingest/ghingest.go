@@ -1,0 +1,194 @@
+// Package ghingest turns GitHub webhook deliveries into registry work.
+//
+// Receiver is the POST /v1/webhooks/github handler: it verifies the
+// delivery's signature before anything else, records the delivery and, for
+// an event registryd acts on, enqueues one durable job in the same
+// transaction, then answers. Worker is the River worker that runs the job:
+// for a pull request it ingests the changed manifests as pending
+// submissions, posts a commit status and keeps one summary comment up to
+// date; for a push to the default branch it publishes the changed manifests
+// and marks removed ones' addons removed. Deliveries lists what was received
+// and what became of it, and Retry queues a delivery again.
+//
+// A job carries only the delivery ID; the delivery row holds the reduced
+// event (webhook.Event as JSON), so a job that outlives its process finds
+// everything it needs in the database.
+package ghingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/riverqueue/river"
+
+	"github.com/registryd/registryd/githubapi"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/webhook"
+	"github.com/registryd/registryd/workflow"
+)
+
+// JobKind is the River kind of a delivery job.
+const JobKind = "github_delivery"
+
+// JobArgs are a delivery job's arguments: only the delivery's ID. The
+// delivery row holds the event.
+type JobArgs struct {
+	DeliveryID string `json:"delivery_id"`
+}
+
+// Kind returns JobKind.
+func (JobArgs) Kind() string { return JobKind }
+
+// DefaultMaxAttempts is how many times River runs a delivery job that keeps
+// failing with a retryable error before giving up. Delays GitHub asks for
+// (rate limits) do not count: they snooze the job instead.
+const DefaultMaxAttempts = 12
+
+// jobOpts are the insert options of every delivery job.
+func jobOpts(maxAttempts int) *river.InsertOpts {
+	if maxAttempts <= 0 {
+		maxAttempts = DefaultMaxAttempts
+	}
+	return &river.InsertOpts{MaxAttempts: maxAttempts}
+}
+
+// Ingester is the part of the review workflow the worker calls. The
+// concrete *workflow.Service satisfies it.
+type Ingester interface {
+	Submit(ctx context.Context, a workflow.Actor, manifest []byte, f workflow.Format, origin *registry.GitHubOrigin) (registry.Submission, registry.Report, bool, error)
+	Publish(ctx context.Context, a workflow.Actor, manifest []byte, f workflow.Format, origin *registry.GitHubOrigin) (registry.Submission, registry.Report, error)
+	Remove(ctx context.Context, a workflow.Actor, name, reason string) error
+}
+
+// GitHub is the part of GitHub's API the worker calls. The concrete
+// *githubapi.Client satisfies it.
+type GitHub interface {
+	PullRequestFiles(ctx context.Context, owner, repo string, number int) ([]githubapi.File, error)
+	CompareFiles(ctx context.Context, owner, repo, base, head string) ([]githubapi.File, error)
+	FileContent(ctx context.Context, owner, repo, path, ref string) ([]byte, error)
+	SetStatus(ctx context.Context, owner, repo, sha string, s githubapi.Status) error
+	UpsertComment(ctx context.Context, owner, repo string, number int, marker, body string) (int64, bool, error)
+}
+
+// TxRunner runs a transaction; storage.Store satisfies it.
+type TxRunner interface {
+	InTx(ctx context.Context, fn func(storage.Tx) error) error
+}
+
+// DeliveryStore reads one delivery and writes in transactions;
+// storage.Store satisfies it.
+type DeliveryStore interface {
+	TxRunner
+	Delivery(ctx context.Context, id string) (registry.Delivery, error)
+}
+
+// Errors of Retry.
+var (
+	// ErrNotActionable: the delivery is an event registryd does not act
+	// on, so there is nothing to run again.
+	ErrNotActionable = fmt.Errorf("delivery is not an event registryd acts on: %w", registry.ErrConflict)
+	// ErrInProgress: the delivery is queued or running already.
+	ErrInProgress = fmt.Errorf("delivery is already queued or running: %w", registry.ErrConflict)
+)
+
+// Retry queues delivery id again: in one transaction it sets the delivery
+// back to queued (clearing its error) and enqueues a new job. It refuses a
+// delivery that is queued or running (ErrInProgress) unless force is set,
+// since its job will run anyway, and an event registryd does not act on
+// (ErrNotActionable). A delivery that does not exist is an error matching
+// registry.ErrNotFound. The worker is idempotent, so running a delivery
+// twice creates no duplicate submissions.
+func Retry(ctx context.Context, store DeliveryStore, id string, force bool, now time.Time) (registry.Delivery, error) {
+	if !validDeliveryID(id) {
+		return registry.Delivery{}, &registry.ValidationError{Fields: []registry.FieldError{{Path: "delivery_id", Message: "not a GitHub delivery id"}}}
+	}
+	d, err := store.Delivery(ctx, id)
+	if err != nil {
+		return registry.Delivery{}, fmt.Errorf("load delivery %s: %w", id, err)
+	}
+	ev, err := decodeEvent(d.Payload)
+	if err != nil {
+		return registry.Delivery{}, fmt.Errorf("delivery %s: %w", id, err)
+	}
+	if !ev.Actionable() {
+		return registry.Delivery{}, fmt.Errorf("delivery %s: %w", id, ErrNotActionable)
+	}
+	if !force && (d.Status == registry.DeliveryQueued || d.Status == registry.DeliveryRunning) {
+		return registry.Delivery{}, fmt.Errorf("delivery %s (%s): %w", id, d.Status, ErrInProgress)
+	}
+	d.Status, d.Error, d.UpdatedAt = registry.DeliveryQueued, "", now.UTC().Truncate(time.Microsecond)
+	err = store.InTx(ctx, func(tx storage.Tx) error {
+		if err := tx.UpdateDelivery(ctx, d); err != nil {
+			return err
+		}
+		return tx.InsertJob(ctx, JobArgs{DeliveryID: id}, jobOpts(0))
+	})
+	if err != nil {
+		return registry.Delivery{}, fmt.Errorf("queue delivery %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// decodeEvent reads the reduced event stored with a delivery.
+func decodeEvent(payload []byte) (*webhook.Event, error) {
+	var ev webhook.Event
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return nil, fmt.Errorf("stored event is not readable: %w", err)
+	}
+	return &ev, nil
+}
+
+// validDeliveryID accepts what webhook.Receive accepts as a delivery id.
+func validDeliveryID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// maxErrorBytes bounds the error text stored with a delivery.
+const maxErrorBytes = 2000
+
+// safeText makes s fit to store and show: invalid UTF-8, control, format
+// (bidi, zero-width) and other invisible characters become U+FFFD, and the
+// text is cut at max bytes.
+func safeText(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			r = utf8.RuneError
+		}
+		if b.Len()+utf8.RuneLen(r) > max {
+			b.WriteString("…")
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// errText is the stored form of err.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return safeText(err.Error(), maxErrorBytes)
+}
+
+// isCancelled reports whether err comes from a cancelled context.
+func isCancelled(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled)
+}
