@@ -1101,7 +1101,9 @@ func testDeliveries(t *testing.T, s storage.Store) {
 
 	_, err = s.Delivery(ctx, "d-missing")
 	wantErr(t, "Delivery(missing)", err, registry.ErrNotFound)
-	err = s.InTx(ctx, func(tx storage.Tx) error { return tx.UpdateDelivery(ctx, registry.Delivery{ID: "d-missing", UpdatedAt: at(0)}) })
+	err = s.InTx(ctx, func(tx storage.Tx) error {
+		return tx.UpdateDelivery(ctx, registry.Delivery{ID: "d-missing", UpdatedAt: at(0)})
+	})
 	wantErr(t, "UpdateDelivery(missing)", err, registry.ErrNotFound)
 	err = s.InTx(ctx, func(tx storage.Tx) error {
 		_, err := tx.CreateDelivery(ctx, registry.Delivery{})

@@ -1,0 +1,346 @@
+// Package sqlite is registryd's embedded store: one SQLite file opened with
+// the pure-Go modernc.org/sqlite driver, so a laptop needs nothing but the
+// binary.
+//
+// Writes go through a single connection whose transactions take the
+// database's write lock when they begin (BEGIN IMMEDIATE), so concurrent
+// deciders serialize instead of failing to upgrade a read lock; River
+// (riversqlite) shares that connection, as its driver recommends. Reads
+// outside a transaction use a separate read-only pool, which WAL lets run
+// alongside the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/registryd/registryd/migrations"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+// defaultReadConns is the read pool size when storage.Config.MaxConns is 0.
+const defaultReadConns = 8
+
+// maxAttempts bounds how often InTx runs fn when the database is busy
+// (another process holds the write lock past busy_timeout).
+const maxAttempts = 5
+
+// Store is a storage.Store on one SQLite file. It is safe for concurrent
+// use within one process; several processes may open the same file.
+type Store struct {
+	reader
+	write  *sql.DB // one connection: every transaction and River
+	read   *sql.DB // read-only pool for Reader methods
+	river  *river.Client[*sql.Tx]
+	logger *slog.Logger
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// Path returns the database file that cfg selects: DataDir/registryd.db,
+// with DataDir defaulting to ./data.
+func Path(cfg storage.Config) string {
+	dir := cfg.DataDir
+	if dir == "" {
+		dir = storage.DefaultDataDir
+	}
+	return filepath.Join(dir, storage.SQLiteFile)
+}
+
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// openFile opens the writer (one connection) and the reader pool on path,
+// creating its directory.
+func openFile(ctx context.Context, cfg storage.Config) (write, read *sql.DB, err error) {
+	path := Path(cfg)
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, nil, fmt.Errorf("sqlite: create data directory: %w", err)
+	}
+	write, err = sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetConnMaxIdleTime(0)
+	// The first connection sets WAL mode, which later ones then share.
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	read, err = sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		write.Close()
+		return nil, nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	n := defaultReadConns
+	if cfg.MaxConns > 0 {
+		n = cfg.MaxConns
+	}
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	return write, read, nil
+}
+
+func discard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
+}
+
+// Open opens (creating when missing) the database under cfg.DataDir,
+// applies the migrations (ours and River's) unless cfg.SkipMigrate, and
+// returns the store. The caller must Close it.
+func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
+	write, read, err := openFile(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	logger := discard(cfg.Logger)
+	if !cfg.SkipMigrate {
+		if err := migrate(ctx, write, logger); err != nil {
+			write.Close()
+			read.Close()
+			return nil, err
+		}
+	}
+	rc, err := river.NewClient(riversqlite.New(write), &river.Config{Logger: logger})
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("sqlite: river insert client: %w", err)
+	}
+	return &Store{reader: reader{db: read}, write: write, read: read, river: rc, logger: logger}, nil
+}
+
+// Migrate applies every pending migration, ours and River's, to the
+// database under cfg.DataDir. Each migration runs in a transaction that
+// holds SQLite's write lock.
+func Migrate(ctx context.Context, cfg storage.Config) error {
+	write, read, err := openFile(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer read.Close()
+	defer write.Close()
+	return migrate(ctx, write, discard(cfg.Logger))
+}
+
+func newProvider(db *sql.DB, logger *slog.Logger) (*goose.Provider, error) {
+	return goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite(), goose.WithSlog(logger))
+}
+
+func migrate(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
+	p, err := newProvider(db, logger)
+	if err != nil {
+		return fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("sqlite: apply migrations: %w", err)
+	}
+	m, err := rivermigrate.New(riversqlite.New(db), &rivermigrate.Config{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("sqlite: river migrations: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("sqlite: apply river migrations: %w", err)
+	}
+	return nil
+}
+
+// Migrated reports whether every embedded migration, ours and River's, has
+// been applied.
+func (s *Store) Migrated(ctx context.Context) (bool, error) {
+	p, err := newProvider(s.write, s.logger)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: migration status: %w", err)
+	}
+	if pending {
+		return false, nil
+	}
+	var n int
+	err = s.read.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'river_migration'`).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: river migration status: %w", err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	m, err := rivermigrate.New(riversqlite.New(s.write), &rivermigrate.Config{Logger: s.logger})
+	if err != nil {
+		return false, fmt.Errorf("sqlite: river migrations: %w", err)
+	}
+	have, err := m.ExistingVersions(ctx)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: river migration status: %w", err)
+	}
+	all := m.AllVersions()
+	return len(all) > 0 && len(have) > 0 && have[len(have)-1].Version >= all[len(all)-1].Version, nil
+}
+
+// Ping checks that the database file answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping: %w", err)
+	}
+	return nil
+}
+
+// Close closes both pools. Stop any job runner first.
+func (s *Store) Close() error {
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// DB returns the writer connection pool, for tests and tools that need raw
+// SQL. Holding a transaction on it blocks every other write.
+func (s *Store) DB() *sql.DB { return s.write }
+
+// InTx runs fn in one IMMEDIATE transaction: it holds the database's write
+// lock from its first statement, so transactions never interleave. It
+// commits when fn returns nil and rolls back otherwise, returning fn's error
+// unchanged. When the database stays busy (another process) it runs fn
+// again, up to five times in all.
+func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.inTx(ctx, fn)
+		if err == nil || attempt == maxAttempts || !busy(err) {
+			return err
+		}
+		wait := time.Duration(attempt*attempt)*10*time.Millisecond + rand.N(10*time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (s *Store) inTx(ctx context.Context, fn func(storage.Tx) error) (err error) {
+	stx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return dbErr("begin", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = stx.Rollback()
+		}
+	}()
+	if err := fn(&tx{reader: reader{db: stx}, tx: stx, river: s.river}); err != nil {
+		return err
+	}
+	if err := stx.Commit(); err != nil {
+		return dbErr("commit", err)
+	}
+	return nil
+}
+
+func busy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code() & 0xff
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+}
+
+// StartJobs starts a River client on the queue "default" with workers and
+// returns a function that stops it, letting running jobs finish until its
+// ctx is done and cancelling them after.
+func (s *Store) StartJobs(ctx context.Context, workers *river.Workers) (func(context.Context) error, error) {
+	c, err := river.NewClient(riversqlite.New(s.write), &river.Config{
+		Logger:            s.logger,
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
+		Workers:           workers,
+		FetchPollInterval: 200 * time.Millisecond,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: job client: %w", err)
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("sqlite: start jobs: %w", err)
+	}
+	return func(ctx context.Context) error {
+		if err := c.Stop(ctx); err != nil {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if cerr := c.StopAndCancel(cctx); cerr != nil {
+				return fmt.Errorf("sqlite: stop jobs: %w", errors.Join(err, cerr))
+			}
+		}
+		return nil
+	}, nil
+}
+
+// dbErr wraps a database error for op, translating by result code: a
+// unique or primary-key violation becomes registry.ErrConflict, a
+// foreign-key violation (a row referring to a missing one)
+// registry.ErrNotFound.
+func dbErr(op string, err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("sqlite: %s: %w (%w)", op, registry.ErrConflict, err)
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return fmt.Errorf("sqlite: %s: %w (%w)", op, registry.ErrNotFound, err)
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("sqlite: %s: %w", op, registry.ErrNotFound)
+	}
+	return fmt.Errorf("sqlite: %s: %w", op, err)
+}
+
+// micros converts t for a write: UTC microseconds since the Unix epoch.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func microsPtr(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	v := t.UnixMicro()
+	return &v
+}
+
+func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+func fromNullMicros(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.Int64)
+	return &t
+}
+
