@@ -52,18 +52,18 @@ func runAll() bool {
 // backend opens a fresh, migrated store for one test.
 type backend struct {
 	name string
-	open func(t *testing.T) storage.Store
+	open func(t testing.TB) storage.Store
 }
 
 func backends() []backend {
 	return []backend{
-		{"memory", func(*testing.T) storage.Store { return newMemStore() }},
+		{"memory", func(testing.TB) storage.Store { return newMemStore() }},
 		{"sqlite", openSQLite},
 		{"postgres", openPostgres},
 	}
 }
 
-func openPostgres(t *testing.T) storage.Store {
+func openPostgres(t testing.TB) storage.Store {
 	t.Helper()
 	url := pgtest.NewDatabase(t)
 	st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: url})
@@ -77,7 +77,7 @@ func openPostgres(t *testing.T) storage.Store {
 // env is one registryd API on a real listener over a real store and the
 // real workflow, with a token per role.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	store  storage.Store
 	wf     *workflow.Service
 	srv    *httptest.Server
@@ -90,7 +90,7 @@ type env struct {
 
 type envOption func(*api.Deps)
 
-func newEnv(t *testing.T, b backend, opts ...envOption) *env {
+func newEnv(t testing.TB, b backend, opts ...envOption) *env {
 	t.Helper()
 	e := &env{t: t, store: b.open(t)}
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -162,7 +162,7 @@ type resp struct {
 }
 
 // problem decodes a problem body.
-func (r resp) problem(t *testing.T) api.Problem {
+func (r resp) problem(t testing.TB) api.Problem {
 	t.Helper()
 	var p api.Problem
 	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
@@ -175,7 +175,7 @@ func (r resp) problem(t *testing.T) api.Problem {
 }
 
 // json decodes a JSON body into a generic map.
-func (r resp) json(t *testing.T) map[string]any {
+func (r resp) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -195,12 +195,12 @@ type req struct {
 	undocumented bool
 }
 
-func (e *env) do(t *testing.T, q req) resp {
+func (e *env) do(t testing.TB, q req) resp {
 	t.Helper()
 	return e.doWith(t, e.client, q)
 }
 
-func (e *env) doWith(t *testing.T, c *http.Client, q req) resp {
+func (e *env) doWith(t testing.TB, c *http.Client, q req) resp {
 	t.Helper()
 	var body io.Reader
 	if q.body != nil {
@@ -245,7 +245,7 @@ func jsonBody(v any) []byte {
 }
 
 // submit posts a TOML manifest as token and wants status.
-func (e *env) submit(t *testing.T, token, manifest string, want int) map[string]any {
+func (e *env) submit(t testing.TB, token, manifest string, want int) map[string]any {
 	t.Helper()
 	r := e.do(t, req{method: "POST", path: "/v1/submissions", token: token, ctype: "application/toml", body: []byte(manifest)})
 	if r.status != want {
@@ -255,7 +255,7 @@ func (e *env) submit(t *testing.T, token, manifest string, want int) map[string]
 }
 
 // submissionID returns the id of a submission response.
-func submissionID(t *testing.T, m map[string]any) string {
+func submissionID(t testing.TB, m map[string]any) string {
 	t.Helper()
 	sub, ok := m["submission"].(map[string]any)
 	if !ok {
@@ -265,7 +265,7 @@ func submissionID(t *testing.T, m map[string]any) string {
 }
 
 // approve approves id as token and wants status.
-func (e *env) approve(t *testing.T, token, id string, want int) resp {
+func (e *env) approve(t testing.TB, token, id string, want int) resp {
 	t.Helper()
 	r := e.do(t, req{method: "POST", path: "/v1/submissions/" + id + "/approve", token: token, ctype: "application/json", body: []byte(`{"reason":"reviewed"}`)})
 	if r.status != want {
@@ -275,7 +275,7 @@ func (e *env) approve(t *testing.T, token, id string, want int) resp {
 }
 
 // publish submits and approves a manifest, returning the submission id.
-func (e *env) publish(t *testing.T, manifest string) string {
+func (e *env) publish(t testing.TB, manifest string) string {
 	t.Helper()
 	id := submissionID(t, e.submit(t, e.submitter, manifest, http.StatusCreated))
 	e.approve(t, e.maintainer, id, http.StatusOK)
