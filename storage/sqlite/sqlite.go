@@ -343,4 +343,3 @@ func fromNullMicros(v sql.NullInt64) *time.Time {
 	t := fromMicros(v.Int64)
 	return &t
 }
-
