@@ -98,7 +98,9 @@ func (a *auditor) container(argv []arg, depth int) cmdInfo {
 	}
 	target := args[i]
 	if sub != "exec" && target.lit {
-		if ok, why := imagePinned(target.text); !ok {
+		if strings.TrimSpace(target.text) == "" {
+			a.add(CodeUnpinned, target.path, "the container command names no image")
+		} else if ok, why := imagePinned(target.text); !ok {
 			a.add(CodeUnpinned, target.path, "the container image "+quoted(target.text)+" "+why+"; pin a digest or a version tag")
 		}
 	}
