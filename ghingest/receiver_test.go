@@ -1,0 +1,267 @@
+package ghingest_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/registryd/registryd/ghingest"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/webhook"
+)
+
+func ptr(s string) *string { return &s }
+
+// TestReceiveAuthentication sends deliveries with bad, missing and rotated
+// signatures: only a signature by a configured secret is accepted, and a
+// refused delivery leaves nothing behind.
+func TestReceiveAuthentication(t *testing.T) {
+	body := fixture(t, "pull_request.opened.1.json")
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			st, _ := b.open(t)
+			in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
+			tests := []struct {
+				name       string
+				sig        *string
+				wantStatus int
+				wantStored bool
+			}{
+				{"current secret", nil, http.StatusAccepted, true},
+				{"secret before rotation", ptr(webhook.SignatureValue(body, []byte(oldSecret))), http.StatusAccepted, true},
+				{"missing", ptr(""), http.StatusUnauthorized, false},
+				{"unknown secret", ptr(webhook.SignatureValue(body, []byte("someone-else"))), http.StatusUnauthorized, false},
+				{"signature of other bytes", ptr(webhook.SignatureValue(append([]byte(" "), body...), []byte(secret))), http.StatusUnauthorized, false},
+				{"sha1 scheme", ptr("sha1=" + strings.Repeat("0", 40)), http.StatusUnauthorized, false},
+				{"not hex", ptr("sha256=" + strings.Repeat("z", 64)), http.StatusUnauthorized, false},
+				{"truncated", ptr(webhook.SignatureValue(body, []byte(secret))[:40]), http.StatusUnauthorized, false},
+				{"upper-case prefix", ptr("SHA256=" + webhook.SignatureValue(body, []byte(secret))[7:]), http.StatusUnauthorized, false},
+			}
+			for _, tc := range tests {
+				t.Run(tc.name, func(t *testing.T) {
+					id := newID()
+					status, ans := in.send(t, delivery{event: "pull_request", id: id, body: body, sig: tc.sig})
+					if status != tc.wantStatus {
+						t.Fatalf("status = %d, want %d (answer %v)", status, tc.wantStatus, ans)
+					}
+					_, err := st.Delivery(context.Background(), id)
+					if stored := err == nil; stored != tc.wantStored {
+						t.Errorf("delivery stored = %v (err %v), want %v", stored, err, tc.wantStored)
+					}
+					if tc.wantStatus == http.StatusUnauthorized {
+						if got, want := ans["type"], "urn:registryd:problem:unauthenticated"; got != want {
+							t.Errorf("problem type = %v, want %v", got, want)
+						}
+					}
+				})
+			}
+			if got, want := jobCount(t, st), 2; got != want {
+				t.Errorf("jobs = %d, want %d (one per accepted delivery)", got, want)
+			}
+		})
+	}
+}
+
+// TestReceiveBadInput: malformed deliveries are refused with the field
+// named and no value echoed, and nothing is stored.
+func TestReceiveBadInput(t *testing.T) {
+	body := fixture(t, "pull_request.opened.1.json")
+	st, _ := openSQLite(t)
+	in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
+	evil := "\x1b]0;pwned\x07<script>"
+	// Go's client refuses control characters in header values; send the
+	// rest of the hostile text there.
+	headerEvil := "<script>\u202e"
+	tests := []struct {
+		name       string
+		d          delivery
+		wantStatus int
+		wantPath   string
+	}{
+		{"no delivery id", delivery{event: "pull_request", body: body}, 400, webhook.DeliveryHeader},
+		{"hostile delivery id", delivery{event: "pull_request", id: "x" + headerEvil, body: body}, 400, webhook.DeliveryHeader},
+		{"no event", delivery{id: newID(), body: body}, 400, webhook.EventHeader},
+		{"hostile event", delivery{event: "pull_request" + headerEvil, id: newID(), body: body}, 400, webhook.EventHeader},
+		{"xml", delivery{event: "pull_request", id: newID(), body: body, contentType: "application/xml"}, 400, "Content-Type"},
+		{"not json", delivery{event: "pull_request", id: newID(), body: []byte("{" + evil)}, 400, "payload"},
+		{"head sha hostile", delivery{event: "pull_request", id: newID(), body: edit(t, body, func(m map[string]any) {
+			obj(obj(m, "pull_request"), "head")["sha"] = evil
+		})}, 400, "pull_request.head.sha"},
+		{"repository missing", delivery{event: "pull_request", id: newID(), body: edit(t, body, func(m map[string]any) {
+			delete(m, "repository")
+		})}, 400, "repository"},
+		{"path traversal in push", delivery{event: "push", id: newID(), body: pushOf(t, []string{"../../etc/lean-ctx-addon.toml"}, nil, nil)}, 400, "commits[0].added[0]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, ans := in.send(t, tc.d)
+			if status != tc.wantStatus {
+				t.Fatalf("status = %d, want %d (answer %v)", status, tc.wantStatus, ans)
+			}
+			errs, _ := ans["errors"].([]any)
+			if len(errs) == 0 {
+				t.Fatalf("answer names no field: %v", ans)
+			}
+			if got := errs[0].(map[string]any)["path"]; got != tc.wantPath {
+				t.Errorf("field = %v, want %v", got, tc.wantPath)
+			}
+			all := ans["detail"].(string)
+			for _, e := range errs {
+				em := e.(map[string]any)
+				all += em["path"].(string) + em["message"].(string)
+			}
+			if strings.ContainsAny(all, "\x1b\x07<\u202e") {
+				t.Errorf("answer echoes hostile input: %q", all)
+			}
+		})
+	}
+	ds, _, err := st.Deliveries(context.Background(), storage.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 0 {
+		t.Errorf("%d deliveries stored from refused requests, want 0", len(ds))
+	}
+}
+
+// TestReceiveEncodings: both payload encodings GitHub offers are accepted
+// and recorded as the same event.
+func TestReceiveEncodings(t *testing.T) {
+	body := fixture(t, "pull_request.synchronize.1.json")
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			st, _ := b.open(t)
+			in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
+			var events []string
+			for _, ct := range []string{"application/json", "application/x-www-form-urlencoded", "application/json; charset=utf-8"} {
+				id := newID()
+				status, ans := in.send(t, delivery{event: "pull_request", id: id, body: body, contentType: ct})
+				if status != http.StatusAccepted || ans["status"] != ghingest.OutcomeQueued {
+					t.Fatalf("%s: status %d, answer %v; want 202 queued", ct, status, ans)
+				}
+				d, err := st.Delivery(context.Background(), id)
+				if err != nil {
+					t.Fatalf("%s: %v", ct, err)
+				}
+				events = append(events, d.Event+"/"+d.Action+"/"+d.Repo+"/"+string(d.Status))
+				payloadless := d.Payload
+				if bytes.Contains(payloadless, []byte("Hookshot")) {
+					t.Errorf("stored payload carries the raw body")
+				}
+			}
+			want := []string{
+				"pull_request/synchronize/Codertocat/Hello-World/queued",
+				"pull_request/synchronize/Codertocat/Hello-World/queued",
+				"pull_request/synchronize/Codertocat/Hello-World/queued",
+			}
+			if diff := cmp.Diff(want, events); diff != "" {
+				t.Errorf("recorded deliveries (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReceiveOversized: a body over GitHub's 25 MB cap is refused, whether
+// it announces its length or streams it.
+func TestReceiveOversized(t *testing.T) {
+	st, _ := openSQLite(t)
+	in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
+	big := bytes.Repeat([]byte(" "), webhook.MaxBodyBytes+1)
+	for _, chunked := range []bool{false, true} {
+		name := "content-length"
+		if chunked {
+			name = "chunked"
+		}
+		t.Run(name, func(t *testing.T) {
+			var r io.Reader = bytes.NewReader(big)
+			if chunked {
+				r = io.MultiReader(r) // hides the length: sent chunked
+			}
+			req, _ := http.NewRequest("POST", in.srv.URL+"/v1/webhooks/github", r)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(webhook.EventHeader, "push")
+			req.Header.Set(webhook.DeliveryHeader, newID())
+			req.Header.Set(webhook.SignatureHeader, webhook.SignatureValue(big, []byte(secret)))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				// The server may close the connection once it has refused.
+				t.Logf("send: %v", err)
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Errorf("status = %d, want 413", resp.StatusCode)
+			}
+		})
+	}
+	ds, _, _ := st.Deliveries(context.Background(), storage.Page{})
+	if len(ds) != 0 {
+		t.Errorf("%d deliveries stored, want 0", len(ds))
+	}
+}
+
+// TestReceiveRedeliveryAndIgnored: a redelivery answers 200 and creates no
+// work; ping and events registryd does not act on are recorded and
+// acknowledged without a job.
+func TestReceiveRedeliveryAndIgnored(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			st, _ := b.open(t)
+			in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
+			opened := fixture(t, "pull_request.opened.1.json")
+			id := newID()
+			tests := []struct {
+				name       string
+				d          delivery
+				wantStatus int
+				wantOut    string
+				wantStored registry.DeliveryStatus
+			}{
+				{"first delivery", delivery{event: "pull_request", id: id, body: opened}, 202, ghingest.OutcomeQueued, registry.DeliveryQueued},
+				{"redelivery", delivery{event: "pull_request", id: id, body: opened}, 200, ghingest.OutcomeDuplicate, registry.DeliveryQueued},
+				{"redelivery as form", delivery{event: "pull_request", id: id, body: opened, contentType: "application/x-www-form-urlencoded"}, 200, ghingest.OutcomeDuplicate, registry.DeliveryQueued},
+				{"ping", delivery{event: "ping", id: newID(), body: fixture(t, "ping.event.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"closed", delivery{event: "pull_request", id: newID(), body: fixture(t, "pull_request.closed.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"labeled", delivery{event: "pull_request", id: newID(), body: fixture(t, "pull_request.labeled.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"tag push", delivery{event: "push", id: newID(), body: fixture(t, "push.event.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"branch deleted", delivery{event: "push", id: newID(), body: fixture(t, "push.event.2.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"unknown event", delivery{event: "issues", id: newID(), body: fixture(t, "pull_request.labeled.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+			}
+			for _, tc := range tests {
+				t.Run(tc.name, func(t *testing.T) {
+					status, ans := in.send(t, tc.d)
+					if status != tc.wantStatus || ans["status"] != tc.wantOut {
+						t.Fatalf("got %d %v, want %d %s", status, ans["status"], tc.wantStatus, tc.wantOut)
+					}
+					d, err := st.Delivery(context.Background(), tc.d.id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d.Status != tc.wantStored {
+						t.Errorf("stored status = %s, want %s", d.Status, tc.wantStored)
+					}
+				})
+			}
+			if got := jobCount(t, st); got != 1 {
+				t.Errorf("jobs = %d, want 1", got)
+			}
+		})
+	}
+}
+
+func TestNewReceiverRefusesNoSecret(t *testing.T) {
+	st, _ := openSQLite(t)
+	for _, secrets := range [][][]byte{nil, {}, {[]byte("")}} {
+		_, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: secrets, Store: st})
+		if !errors.Is(err, registry.ErrInvalid) {
+			t.Errorf("NewReceiver(%q) error = %v, want ErrInvalid", secrets, err)
+		}
+	}
+}
