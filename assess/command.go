@@ -145,7 +145,7 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		case "cmd":
 			return a.cmdExe(argv, depth)
 		case "powershell", "pwsh", "pwsh-preview":
-			return a.powershell(argv, depth)
+			return a.powershell(argv)
 		case "wsl":
 			return a.wsl(argv, depth)
 		case "uv":
@@ -332,7 +332,7 @@ func (a *auditor) cmdExe(argv []arg, depth int) cmdInfo {
 
 // powershell judges the PowerShell command line: -Command, -EncodedCommand
 // (decoded from base64 UTF-16LE and judged), -File.
-func (a *auditor) powershell(argv []arg, depth int) cmdInfo {
+func (a *auditor) powershell(argv []arg) cmdInfo {
 	name := progName(argv[0].text)
 	withValue := []string{"-executionpolicy", "-windowstyle", "-inputformat", "-outputformat",
 		"-configurationname", "-workingdirectory", "-settingsfile", "-custompipename", "-version", "-psconsolefile"}
