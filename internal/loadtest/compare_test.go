@@ -1,0 +1,385 @@
+package loadtest_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/internal/loadtest"
+	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/postgres"
+	"github.com/registryd/registryd/storage/sqlite"
+	"github.com/registryd/registryd/workflow"
+)
+
+// The comparison's knobs, read from the environment. REGISTRYD_LOAD=1 turns
+// it on; without it the test skips, so `go test ./...` stays fast.
+const (
+	envOn          = "REGISTRYD_LOAD"
+	envDuration    = "REGISTRYD_LOAD_DURATION"    // per measurement; default 5s
+	envConcurrency = "REGISTRYD_LOAD_CONCURRENCY" // default 16
+	envRounds      = "REGISTRYD_LOAD_ROUNDS"      // default 3
+	envModes       = "REGISTRYD_LOAD_MODES"       // comma-separated subset of get,revalidate,submit
+	envLog         = "REGISTRYD_LOAD_LOG"         // "text" (default: formatted, then discarded) or "off"
+	envOut         = "REGISTRYD_LOAD_OUT"         // file to write the Markdown tables to
+)
+
+// endpoint is one server under load.
+type endpoint struct {
+	name   string // "ceiling", "sqlite", "postgres"
+	base   string // http://127.0.0.1:port
+	report string // path of the seeded report
+	token  string // submitter token ("" for the ceiling)
+}
+
+// measurement is one kind of load at one set of endpoints.
+type measurement struct {
+	mode    loadtest.Mode
+	targets []endpoint
+}
+
+// TestCompare measures, in one run and with the same load generator,
+// concurrency and duration: report GETs on a bare net/http handler writing
+// the same bytes and headers from memory (the ceiling), on registryd over
+// SQLite and on registryd over PostgreSQL; 304 revalidations on the same
+// three; and POST /v1/submissions on both stores. Every measurement is
+// repeated in interleaved rounds (the order rotates each round) and the
+// medians are reported, with each store's ratio to the ceiling.
+//
+// It fails on any request error or when the two stores serve different
+// report bytes; it never fails on speed, which it reports.
+func TestCompare(t *testing.T) {
+	if os.Getenv(envOn) != "1" {
+		t.Skipf("set %s=1 to run the load comparison (see docs/benchmarks.md)", envOn)
+	}
+	dur := envDurationOr(t, envDuration, 5*time.Second)
+	conc := envIntOr(t, envConcurrency, 16)
+	rounds := envIntOr(t, envRounds, 3)
+	modes := map[loadtest.Mode]bool{loadtest.ModeGet: true, loadtest.ModeRevalidate: true, loadtest.ModeSubmit: true}
+	if v := os.Getenv(envModes); v != "" {
+		clear(modes)
+		for m := range strings.SplitSeq(v, ",") {
+			if !loadtest.Mode(m).Valid() {
+				t.Fatalf("%s: %q is not one of get, revalidate, submit", envModes, m)
+			}
+			modes[loadtest.Mode(m)] = true
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv(envLog) == "off" {
+		logger = nil
+	}
+
+	sq := startRegistryd(t, "sqlite", openSQLite(t), logger)
+	pg := startRegistryd(t, "postgres", openPostgres(t), logger)
+	body, hdr200 := fetch(t, sq, "")
+	pgBody, _ := fetch(t, pg, "")
+	if !bytes.Equal(body, pgBody) {
+		t.Fatalf("the stores serve different report bytes:\nsqlite:   %s\npostgres: %s", body, pgBody)
+	}
+	_, hdr304 := fetch(t, sq, hdr200.Get("ETag"))
+	ceil := startCeiling(t, body, hdr200, hdr304)
+	ceil.report = sq.report
+	cBody, _ := fetch(t, ceil, "")
+	if !bytes.Equal(cBody, body) {
+		t.Fatalf("the ceiling serves other bytes than registryd")
+	}
+
+	var plan []measurement
+	if modes[loadtest.ModeGet] {
+		plan = append(plan, measurement{loadtest.ModeGet, []endpoint{ceil, sq, pg}})
+	}
+	if modes[loadtest.ModeRevalidate] {
+		plan = append(plan, measurement{loadtest.ModeRevalidate, []endpoint{ceil, sq, pg}})
+	}
+	if modes[loadtest.ModeSubmit] {
+		plan = append(plan, measurement{loadtest.ModeSubmit, []endpoint{sq, pg}})
+	}
+
+	ctx := t.Context()
+	runOne := func(m loadtest.Mode, e endpoint, d time.Duration, runID string) loadtest.Result {
+		c := loadtest.Config{URL: e.base + e.report, Mode: m, Concurrency: conc, Duration: d, RunID: runID}
+		if m == loadtest.ModeSubmit {
+			c.URL, c.Token = e.base+"/v1/submissions", e.token
+		}
+		res, err := loadtest.Run(ctx, c)
+		if err != nil {
+			t.Fatalf("%s %s: %v", m, e.name, err)
+		}
+		if res.Errors > 0 {
+			t.Errorf("%s %s: %d errors of %d requests: %q", m, e.name, res.Errors, res.Requests, res.ErrorSamples)
+		}
+		return res
+	}
+
+	// A short warm-up of every pair: connections, caches, the JIT-free but
+	// allocation-hungry first seconds of each pool.
+	for _, m := range plan {
+		for _, e := range m.targets {
+			runOne(m.mode, e, min(dur, time.Second), "w"+e.name[:1])
+		}
+	}
+	results := map[string][]loadtest.Result{}
+	for r := range rounds {
+		for _, m := range plan {
+			for i := range m.targets {
+				e := m.targets[(i+r)%len(m.targets)]
+				res := runOne(m.mode, e, dur, "r"+strconv.Itoa(r)+e.name[:1])
+				results[key(m.mode, e.name)] = append(results[key(m.mode, e.name)], res)
+				t.Logf("round %d %-10s %-8s %s", r+1, m.mode, e.name, res)
+			}
+		}
+	}
+
+	doc := summary(plan, results, conc, dur, rounds, len(body), logger != nil)
+	t.Log("\n" + doc)
+	if out := os.Getenv(envOut); out != "" {
+		if err := os.WriteFile(out, []byte(doc), 0o644); err != nil {
+			t.Errorf("write %s: %v", out, err)
+		}
+	}
+}
+
+func key(m loadtest.Mode, target string) string { return string(m) + "/" + target }
+
+// summary renders the medians as Markdown: per mode, each target's
+// requests/s, its ratio to the ceiling (the median of the per-round
+// ratios, since rounds are where the machine's noise varies), and the
+// median latency quantiles.
+func summary(plan []measurement, results map[string][]loadtest.Result, conc int, dur time.Duration, rounds, reportBytes int, logging bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "GOMAXPROCS %d, %s/%s, %s; concurrency %d, %s per measurement, %d interleaved rounds, medians; report %d bytes; request log %s\n\n",
+		runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), conc, dur, rounds, reportBytes,
+		map[bool]string{true: "formatted (text) and discarded", false: "off"}[logging])
+	for _, m := range plan {
+		fmt.Fprintf(&b, "%s:\n\n", title(m.mode))
+		b.WriteString("| target | req/s | vs ceiling | p50 | p90 | p99 | max | req/s per round |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
+		ceil := results[key(m.mode, "ceiling")]
+		for _, e := range m.targets {
+			rs := results[key(m.mode, e.name)]
+			ratio := "—"
+			if len(ceil) == len(rs) && e.name != "ceiling" {
+				rat := make([]float64, len(rs))
+				for i := range rs {
+					rat[i] = rs[i].PerSecond() / ceil[i].PerSecond()
+				}
+				ratio = strconv.FormatFloat(median(rat), 'f', 2, 64)
+			}
+			var per []string
+			for _, r := range rs {
+				per = append(per, strconv.FormatFloat(r.PerSecond(), 'f', 0, 64))
+			}
+			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %s | %s |\n", e.name,
+				median(each(rs, func(r loadtest.Result) float64 { return r.PerSecond() })), ratio,
+				ms(rs, func(r loadtest.Result) time.Duration { return r.P50 }),
+				ms(rs, func(r loadtest.Result) time.Duration { return r.P90 }),
+				ms(rs, func(r loadtest.Result) time.Duration { return r.P99 }),
+				ms(rs, func(r loadtest.Result) time.Duration { return r.Max }),
+				strings.Join(per, ", "))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func title(m loadtest.Mode) string {
+	switch m {
+	case loadtest.ModeGet:
+		return "Report GET (200, full body)"
+	case loadtest.ModeRevalidate:
+		return "Report revalidation (If-None-Match, 304)"
+	}
+	return "POST /v1/submissions (201, a new addon each)"
+}
+
+func each(rs []loadtest.Result, f func(loadtest.Result) float64) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = f(r)
+	}
+	return out
+}
+
+func ms(rs []loadtest.Result, f func(loadtest.Result) time.Duration) string {
+	v := median(each(rs, func(r loadtest.Result) float64 { return float64(f(r)) }))
+	return strconv.FormatFloat(v/float64(time.Millisecond), 'f', 2, 64) + " ms"
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func envIntOr(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s: must be a whole number above 0", name)
+	}
+	return n
+}
+
+func envDurationOr(t *testing.T, name string, def time.Duration) time.Duration {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 || d > loadtest.MaxDuration {
+		t.Fatalf("%s: must be a duration such as 5s, above 0 and at most %s", name, loadtest.MaxDuration)
+	}
+	return d
+}
+
+func openSQLite(t *testing.T) storage.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), storage.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("open sqlite: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func openPostgres(t *testing.T) storage.Store {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(t)})
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// serve starts h on a loopback listener with registryd's server settings
+// and returns its base URL.
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := api.NewHTTPServer(ln.Addr().String(), h, nil)
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// startRegistryd serves registryd's API over st with rate limiting off,
+// publishes one addon and makes a submitter token.
+func startRegistryd(t *testing.T, name string, st storage.Store, logger *slog.Logger) endpoint {
+	t.Helper()
+	ctx := context.Background()
+	wf := workflow.New(st, workflow.Options{Logger: logger})
+	seed := loadtest.SubmitManifest("seed", 1)
+	maint := workflow.Actor{Name: "load-maintainer", Role: registry.RoleMaintainer}
+	if _, _, err := wf.Publish(ctx, maint, seed, workflow.FormatTOML, nil); err != nil {
+		t.Fatalf("%s: publish the seed addon: %v", name, err)
+	}
+	secret, _, err := wf.CreateToken(ctx, "load-submitter", registry.RoleSubmitter)
+	if err != nil {
+		t.Fatalf("%s: create token: %v", name, err)
+	}
+	h := api.New(api.Deps{Reader: st, Workflow: wf, Logger: logger, Ready: st.Ping})
+	return endpoint{
+		name:   name,
+		base:   serve(t, h),
+		report: "/v1/addons/" + loadtest.SubmitName("seed", 1) + "/report",
+		token:  secret,
+	}
+}
+
+// startCeiling serves the bare handler: the report's bytes from memory
+// with the headers registryd sends, 304 on a matching If-None-Match. It
+// does no routing, no store query and no middleware: nothing a server
+// could do less of and still serve the same response.
+func startCeiling(t *testing.T, body []byte, hdr200, hdr304 http.Header) endpoint {
+	t.Helper()
+	etag := hdr200.Get("ETag")
+	h200, h304 := wireHeaders(hdr200), wireHeaders(hdr304)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		if r.Header.Get("If-None-Match") == etag {
+			maps(h, h304)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		maps(h, h200)
+		w.WriteHeader(http.StatusOK)
+		w.Write(body)
+	})
+	return endpoint{name: "ceiling", base: serve(t, h)}
+}
+
+// wireHeaders keeps the headers a handler sets (net/http adds Date).
+func wireHeaders(h http.Header) http.Header {
+	out := h.Clone()
+	out.Del("Date")
+	return out
+}
+
+func maps(dst, src http.Header) {
+	for k, v := range src {
+		dst[k] = v
+	}
+}
+
+// fetch GETs e's report, conditionally when etag is set, and returns its
+// body and headers; it fails t unless the status is 200 (or 304 for a
+// conditional GET).
+func fetch(t *testing.T, e endpoint, etag string) ([]byte, http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, e.base+e.report, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := http.StatusOK
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+		want = http.StatusNotModified
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s report: %v", e.name, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s report: %v", e.name, err)
+	}
+	if resp.StatusCode != want {
+		t.Fatalf("GET %s report = %d, want %d: %s", e.name, resp.StatusCode, want, b)
+	}
+	return b, resp.Header
+}
