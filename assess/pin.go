@@ -130,6 +130,9 @@ func imagePinned(ref string) (pinned bool, why string) {
 	if imageDigest.MatchString(r) {
 		return true, ""
 	}
+	if strings.Contains(r, "@") {
+		return false, "has a malformed digest"
+	}
 	slash := strings.LastIndexByte(r, '/')
 	colon := strings.LastIndexByte(r, ':')
 	if colon <= slash {
