@@ -6,7 +6,7 @@ import (
 	"github.com/registryd/registryd/storage"
 )
 
-func openSQLite(t *testing.T) storage.Store {
+func openSQLite(t testing.TB) storage.Store {
 	t.Skip("storage/sqlite has not landed")
 	return nil
 }
