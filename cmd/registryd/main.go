@@ -46,7 +46,11 @@ type command struct {
 // commands is the table of subcommands. Each lives in its own file.
 func commands() map[string]command {
 	return map[string]command{
-		"audit": {"audit addon manifests and print their reports", runAudit},
+		"audit":       {"audit addon manifests and print their reports", runAudit},
+		"serve":       {"serve the registry's API, reports and badges", runServe},
+		"migrate":     {"apply the database migrations and exit", runMigrate},
+		"token":       {"create, list and revoke API tokens", runToken},
+		"healthcheck": {"ask the local server whether it is ready (for container health checks)", runHealthcheck},
 	}
 }
 

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/storage/backend"
+	"github.com/registryd/registryd/workflow"
+)
+
+// Background work of the server.
+const (
+	// reassessBatch is how many reports one reassessment transaction
+	// renders again after a ruleset change.
+	reassessBatch = 100
+	// sweepInterval is how often expired suppressions are swept: a report
+	// shows an expired suppression for at most this long.
+	sweepInterval = time.Minute
+)
+
+// runServe is `registryd serve`: it opens the store (applying migrations
+// unless told not to), serves the API until ctx is done, then shuts down
+// gracefully: it stops accepting connections, lets in-flight requests
+// finish within the shutdown timeout, stops the background work and closes
+// the store.
+func runServe(ctx context.Context, args []string, e env) error {
+	cfg, err := loadServeConfig(args, e.getenv, e.stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log := newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel)
+	log.Info("starting registryd", "config", cfg)
+
+	cfg.Store.Logger = log
+	store, err := backend.Open(ctx, cfg.Store)
+	if err != nil {
+		return fmt.Errorf("open the store: %w", err)
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error("close the store", "err", err)
+		}
+	}()
+
+	svc := workflow.New(store, workflow.Options{Logger: log})
+	handler := api.New(api.Deps{
+		Reader:    store,
+		Workflow:  svc,
+		Logger:    log,
+		Ready:     readiness(store),
+		RateLimit: cfg.RateLimit,
+		PublicURL: cfg.PublicURL,
+	})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := api.NewHTTPServer(cfg.Addr, handler, log)
+	log.Info("listening on http://" + ln.Addr().String())
+
+	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	var bg sync.WaitGroup
+	bg.Go(func() { reassess(bgCtx, svc, log) })
+	bg.Go(func() { sweep(bgCtx, svc, log, sweepInterval) })
+
+	serveErr := serveHTTP(ctx, srv, ln, cfg.ShutdownTimeout, log)
+	stopBackground()
+	bg.Wait()
+	if serveErr != nil {
+		return serveErr
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// serveHTTP serves on ln until ctx is done or the server fails, then shuts
+// down gracefully: the listener closes at once, idle connections are
+// closed, and requests in flight may finish within timeout, after which
+// their connections are closed too.
+func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, timeout time.Duration, log *slog.Logger) error {
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "timeout", timeout)
+	case serveErr = <-served:
+		log.Error("server stopped", "err", serveErr)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		log.Warn("in-flight requests did not finish in time; closing their connections", "err", err)
+		srv.Close()
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", serveErr)
+	}
+	return nil
+}
+
+// pinger is what readiness needs of the store.
+type pinger interface {
+	Ping(ctx context.Context) error
+	Migrated(ctx context.Context) (bool, error)
+}
+
+// readiness returns the /readyz check: the database answers and every
+// migration is applied.
+func readiness(s pinger) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if err := s.Ping(ctx); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+		ok, err := s.Migrated(ctx)
+		if err != nil {
+			return fmt.Errorf("migrations: %w", err)
+		}
+		if !ok {
+			return errors.New("migrations are not applied; run `registryd migrate`")
+		}
+		return nil
+	}
+}
+
+// reassess renders again, in batches, every report made by an older
+// ruleset. Reads keep being served meanwhile: each batch is its own
+// transaction.
+func reassess(ctx context.Context, svc *workflow.Service, log *slog.Logger) {
+	start := time.Now()
+	n, err := svc.ReassessAll(ctx, reassessBatch)
+	switch {
+	case errors.Is(err, context.Canceled):
+		log.Info("reassessment interrupted by shutdown", "reports", n)
+	case err != nil:
+		log.Error("reassessment failed; it resumes at the next start", "reports", n, "err", err)
+	case n > 0:
+		log.Info("reports reassessed under the current ruleset", "reports", n, "took", time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// sweep expires suppressions every interval (and once at start), so that a
+// report stops showing a suppression at most one interval after it expired.
+func sweep(ctx context.Context, svc *workflow.Service, log *slog.Logger, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		n, err := svc.ExpireSuppressions(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Error("expire suppressions", "err", err)
+		case n > 0:
+			log.Info("suppressions expired and reports rendered again", "suppressions", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runHealthcheck is `registryd healthcheck`: it asks the server on this
+// machine (REGISTRYD_ADDR, or --addr) whether it is ready and exits 0 when
+// GET /readyz answers 200. Container images without a shell use it as their
+// health check.
+func runHealthcheck(ctx context.Context, args []string, e env) error {
+	var addr, path string
+	fs := flag.NewFlagSet("registryd healthcheck", flag.ContinueOnError)
+	stringVar(fs, e.getenv, &addr, setting{"addr", "REGISTRYD_ADDR", "address the server listens on"}, defaultAddr)
+	fs.StringVar(&path, "path", "/readyz", "path to ask: /readyz (database ready) or /healthz (process alive)")
+	if err := parseFlags(fs, args, e.stderr); err != nil {
+		if errors.Is(err, errHelp) {
+			return nil
+		}
+		return err
+	}
+	if err := checkAddr(addr); err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("REGISTRYD_ADDR (--addr): %v", err)}
+	}
+	if path != "/readyz" && path != "/healthz" {
+		return usageError("--path must be /readyz or /healthz")
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("not healthy: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("not healthy: %s answered %d", path, resp.StatusCode)
+	}
+	fmt.Fprintln(e.stdout, "ok")
+	return nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/backend"
+	"github.com/registryd/registryd/workflow"
+)
+
+// runToken is `registryd token create|list|revoke`: API tokens are made by
+// the operator on the machine that reaches the database, never over HTTP.
+func runToken(ctx context.Context, args []string, e env) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		tokenUsage(e.stdout)
+		if len(args) == 0 {
+			return &exitError{code: 2}
+		}
+		return nil
+	}
+	var sc storage.Config
+	var name, role string
+	fs := flag.NewFlagSet("registryd token "+args[0], flag.ContinueOnError)
+	fs.Usage = func() { tokenUsage(fs.Output()); fmt.Fprintln(fs.Output(), "\nFlags:"); fs.PrintDefaults() }
+	storeSettings(fs, e.getenv, &sc)
+	switch args[0] {
+	case "create":
+		fs.StringVar(&name, "name", "", "who the token is for (letters, digits and _ - . @); a person may hold several")
+		fs.StringVar(&role, "role", "", "submitter, maintainer or admin")
+	case "list", "revoke":
+	default:
+		tokenUsage(e.stderr)
+		return usageError("unknown token command %q", safeArg(args[0]))
+	}
+	if err := parseFlags(fs, args[1:], e.stderr); err != nil {
+		if errors.Is(err, errHelp) {
+			return nil
+		}
+		return err
+	}
+	want := 0
+	if args[0] == "revoke" {
+		want = 1
+	}
+	if fs.NArg() != want {
+		if want == 1 {
+			return usageError("token revoke takes one token ID (see `registryd token list`)")
+		}
+		return usageError("unexpected argument %q", safeArg(fs.Arg(0)))
+	}
+	if args[0] == "create" && (name == "" || role == "") {
+		return usageError("token create needs --name and --role")
+	}
+	if err := checkStore(sc); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+
+	store, err := backend.Open(ctx, sc)
+	if err != nil {
+		return fmt.Errorf("open the store: %w", err)
+	}
+	defer store.Close()
+	svc := workflow.New(store, workflow.Options{})
+
+	switch args[0] {
+	case "create":
+		secret, tok, err := svc.CreateToken(ctx, name, registry.Role(role))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, secret)
+		fmt.Fprintf(e.stderr, "created token %s for %s (%s); the secret above is shown only once\n", tok.ID, tok.Name, tok.Role)
+		return nil
+	case "list":
+		toks, err := store.Tokens(ctx)
+		if err != nil {
+			return fmt.Errorf("list tokens: %w", err)
+		}
+		return printTokens(e.stdout, toks)
+	default:
+		if err := svc.RevokeToken(ctx, fs.Arg(0)); err != nil {
+			if errors.Is(err, registry.ErrNotFound) {
+				return fmt.Errorf("no token with ID %q", safeArg(fs.Arg(0)))
+			}
+			return err
+		}
+		fmt.Fprintf(e.stdout, "revoked %s\n", fs.Arg(0))
+		return nil
+	}
+}
+
+func tokenUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage:")
+	fmt.Fprintln(w, "  registryd token create --name NAME --role submitter|maintainer|admin")
+	fmt.Fprintln(w, "  registryd token list")
+	fmt.Fprintln(w, "  registryd token revoke TOKEN_ID")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "create prints the new token's secret once on standard output; only its")
+	fmt.Fprintln(w, "SHA-256 is stored. Clients send it as `Authorization: Bearer SECRET`.")
+	fmt.Fprintln(w, "Every subcommand takes --database-url and --data-dir (env REGISTRYD_DATABASE_URL,")
+	fmt.Fprintln(w, "REGISTRYD_DATA_DIR) like `registryd serve`.")
+}
+
+// printTokens writes one line per token: ID, name, role, creation and
+// revocation times (UTC). Names were validated on creation; safeArg keeps a
+// row printable whatever the database holds.
+func printTokens(w io.Writer, toks []registry.Token) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tROLE\tCREATED\tREVOKED")
+	for _, t := range toks {
+		revoked := "-"
+		if t.RevokedAt != nil {
+			revoked = t.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeArg(t.ID), safeArg(t.Name), safeArg(string(t.Role)), t.CreatedAt.UTC().Format(time.RFC3339), revoked)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/backend"
+	"github.com/registryd/registryd/workflow"
+)
+
+func TestTokenCommands(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	getenv := envOf(map[string]string{"REGISTRYD_DATA_DIR": dir})
+	secret, id := createToken(t, getenv, "dana", "maintainer")
+
+	st, err := backend.Open(ctx, storage.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc := workflow.New(st, workflow.Options{})
+	a, err := svc.Authenticate(ctx, secret)
+	if err != nil || a.Name != "dana" || a.Role != registry.RoleMaintainer || a.TokenID != id {
+		t.Fatalf("Authenticate(printed secret) = %+v, %v", a, err)
+	}
+
+	var out bytes.Buffer
+	if err := run(ctx, []string{"token", "list"}, getenv, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), id) || !strings.Contains(out.String(), "dana") || strings.Contains(out.String(), secret) {
+		t.Errorf("token list = %q; want the token's ID and name and never its secret", out.String())
+	}
+	if err := run(ctx, []string{"token", "revoke", id}, getenv, nil, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Authenticate(ctx, secret); err == nil {
+		t.Error("a revoked token still authenticates")
+	}
+	out.Reset()
+	if err := run(ctx, []string{"token", "list"}, getenv, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.SplitN(out.String(), id, 2)[1], " -\n") {
+		t.Errorf("token list does not show the revocation: %q", out.String())
+	}
+}
+
+func TestTokenRefusals(t *testing.T) {
+	getenv := envOf(map[string]string{"REGISTRYD_DATA_DIR": t.TempDir()})
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		mention string
+	}{
+		{"no subcommand", nil, 2, ""},
+		{"unknown subcommand", []string{"mint"}, 2, "mint"},
+		{"create without role", []string{"create", "--name", "x"}, 2, "--role"},
+		{"create without name", []string{"create", "--role", "admin"}, 2, "--name"},
+		{"unknown role", []string{"create", "--name", "x", "--role", "root"}, 1, "role"},
+		{"name with escape", []string{"create", "--name", "x\x1b[2J", "--role", "admin"}, 1, "name"},
+		{"revoke without id", []string{"revoke"}, 2, "token ID"},
+		{"revoke unknown", []string{"revoke", "tok_nope"}, 1, "no token"},
+		{"revoke hostile id", []string{"revoke", "tok_\x1b]0;pwned\x07"}, 1, "no token"},
+		{"list with argument", []string{"list", "all"}, 2, "all"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), append([]string{"token"}, tt.args...), getenv, nil, &stdout, &stderr)
+			if got := exitCode(err); got != tt.code {
+				t.Errorf("exit code = %d (%v), want %d", got, err, tt.code)
+			}
+			all := stdout.String() + stderr.String()
+			if !strings.Contains(all, tt.mention) {
+				t.Errorf("output %q does not mention %q", all, tt.mention)
+			}
+			if strings.ContainsAny(all, "\x1b\x07") {
+				t.Errorf("output echoes a control character: %q", all)
+			}
+		})
+	}
+}
