@@ -79,6 +79,18 @@ var (
 func NewDatabase(t testing.TB) string {
 	t.Helper()
 	s := serverFor(t)
+	return create(t, s, s.template)
+}
+
+// NewEmptyDatabase is NewDatabase without the schema: for tests of
+// migrating itself.
+func NewEmptyDatabase(t testing.TB) string {
+	t.Helper()
+	return create(t, serverFor(t), "")
+}
+
+func create(t testing.TB, s *server, template string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -88,11 +100,15 @@ func NewDatabase(t testing.TB) string {
 		t.Fatalf("pgtest: connect to %s server: %v", s.how, err)
 	}
 	defer conn.Close(ctx)
+	stmt := "CREATE DATABASE " + ident(name)
+	if template != "" {
+		stmt += " TEMPLATE " + ident(template)
+	}
 	cloneMu.Lock()
-	_, err = conn.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE "+ident(s.template))
+	_, err = conn.Exec(ctx, stmt)
 	cloneMu.Unlock()
 	if err != nil {
-		t.Fatalf("pgtest: clone template: %v", err)
+		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -3,12 +3,11 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/registryd/registryd/internal/pgtest"
@@ -64,23 +63,7 @@ func TestAuditLogAppendOnly(t *testing.T) {
 // once, as replicas starting together do: all must succeed.
 func TestConcurrentMigrate(t *testing.T) {
 	ctx := context.Background()
-	admin := pgtest.AdminURL(t)
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	name := fmt.Sprintf("registryd_migrate_%d", pgconnPID(conn))
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-	})
-	u := strings.Replace(admin, "/postgres?", "/"+name+"?", 1)
-	if u == admin {
-		u = strings.TrimSuffix(admin, "/postgres") + "/" + name
-	}
+	u := pgtest.NewEmptyDatabase(t)
 
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -107,24 +90,9 @@ func TestConcurrentMigrate(t *testing.T) {
 	}
 }
 
-func pgconnPID(c *pgx.Conn) uint32 { return c.PgConn().PID() }
-
 func TestMigratedFalseOnEmptyDatabase(t *testing.T) {
 	ctx := context.Background()
-	admin := pgtest.AdminURL(t)
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	name := fmt.Sprintf("registryd_empty_%d", pgconnPID(conn))
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-	})
-	u := strings.Replace(admin, "/postgres?", "/"+name+"?", 1)
+	u := pgtest.NewEmptyDatabase(t)
 	s, err := postgres.Open(ctx, storage.Config{DatabaseURL: u, SkipMigrate: true})
 	if err != nil {
 		t.Fatal(err)
@@ -149,5 +117,61 @@ func TestOpenBadURL(t *testing.T) {
 		if strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("Open error echoes the password: %v", err)
 		}
+	}
+}
+
+// TestInTxRetriesDeadlock makes two transactions lock two submissions in
+// opposite orders. PostgreSQL aborts one with a deadlock (40P01); InTx must
+// run it again, so both succeed.
+func TestInTxRetriesDeadlock(t *testing.T) {
+	ctx := context.Background()
+	s := open(t)
+	err := s.InTx(ctx, func(tx storage.Tx) error {
+		for _, id := range []string{"sub_a", "sub_b"} {
+			err := tx.CreateSubmission(ctx, registry.Submission{ID: id, Addon: "x", Version: id, Format: "toml",
+				Source: registry.SourceREST, Status: registry.StatusPending})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		both     sync.WaitGroup // both hold their first lock
+		attempts [2]atomic.Int32
+		wg       sync.WaitGroup
+		errs     [2]error
+	)
+	both.Add(2)
+	order := [2][2]string{{"sub_a", "sub_b"}, {"sub_b", "sub_a"}}
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.InTx(ctx, func(tx storage.Tx) error {
+				n := attempts[i].Add(1)
+				if _, err := tx.Submission(ctx, order[i][0]); err != nil {
+					return err
+				}
+				if n == 1 {
+					both.Done()
+					both.Wait()
+				}
+				_, err := tx.Submission(ctx, order[i][1])
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("transaction %d: %v", i, err)
+		}
+	}
+	if got := attempts[0].Load() + attempts[1].Load(); got != 3 {
+		t.Errorf("fn ran %d times in all, want 3 (one retry after the deadlock)", got)
 	}
 }

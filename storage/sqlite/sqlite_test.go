@@ -2,9 +2,13 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -93,5 +97,74 @@ func TestOpenUnusableDir(t *testing.T) {
 	}
 	if _, err := sqlite.Open(context.Background(), storage.Config{DataDir: file}); err == nil {
 		t.Error("Open with DataDir naming a file succeeded, want an error")
+	}
+}
+
+// TestDecidersAcrossStores opens the same file twice, as two processes
+// would, and races deciders through both: the IMMEDIATE transactions (and
+// InTx's retry when the file stays busy) let exactly one see it pending.
+func TestDecidersAcrossStores(t *testing.T) {
+	ctx := context.Background()
+	cfg := storage.Config{DataDir: t.TempDir()}
+	var stores []*sqlite.Store
+	for range 2 {
+		s, err := sqlite.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores = append(stores, s)
+	}
+	err := stores[0].InTx(ctx, func(tx storage.Tx) error {
+		return tx.CreateSubmission(ctx, registry.Submission{ID: "sub_1", Addon: "x", Version: "1", Format: "toml",
+			Source: registry.SourceREST, Status: registry.StatusPending})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const perStore = 4
+	var wg sync.WaitGroup
+	var runs atomic.Int32
+	errs := make(chan error, 2*perStore)
+	start := make(chan struct{})
+	for i := range 2 * perStore {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs <- stores[i%2].InTx(ctx, func(tx storage.Tx) error {
+				runs.Add(1)
+				sub, err := tx.Submission(ctx, "sub_1")
+				if err != nil || sub.Status != registry.StatusPending {
+					return err
+				}
+				time.Sleep(10 * time.Millisecond)
+				sub.Status = registry.StatusApproved
+				if err := tx.UpdateSubmission(ctx, sub); err != nil {
+					return err
+				}
+				return tx.AppendAudit(ctx, registry.AuditEntry{ID: fmt.Sprintf("aud_%d", i), Actor: "m", Action: "submission.approve"})
+			})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("decider: %v", err)
+		}
+	}
+	log, _, err := stores[1].AuditLog(ctx, storage.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != 1 {
+		t.Errorf("%d deciders committed a decision, want exactly 1", len(log))
+	}
+	// Transactions that take the write lock at BEGIN wait for it there;
+	// none has to be run again after failing to upgrade a read lock.
+	if got := runs.Load(); got != 2*perStore {
+		t.Errorf("fn ran %d times, want %d (no retries)", got, 2*perStore)
 	}
 }
