@@ -155,34 +155,49 @@ func serverFor(t testing.TB) *server {
 	return s
 }
 
+// source is one way of getting a server: start returns the URL of its
+// "postgres" database, or an error saying why this way is unavailable.
+type source struct {
+	name  string
+	start func(context.Context) (string, error)
+}
+
 func find() *server {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	return findWith(ctx, os.Getenv(EnvURL), []source{
+		{"docker", startContainer},
+		{"local binaries", startCluster},
+	}, ensureTemplate)
+}
+
+// findWith tries envURL, else each source in order, and prepares the
+// template on the first server that starts. A set but unusable envURL is an
+// error, never a fallback; no source at all is a skip.
+func findWith(ctx context.Context, envURL string, sources []source, prepare func(context.Context, string) (string, error)) *server {
 	var reasons []string
-	try := func(how string, start func(context.Context) (string, error)) *server {
-		u, err := start(ctx)
+	try := func(src source) *server {
+		u, err := src.start(ctx)
 		if err != nil {
-			reasons = append(reasons, how+": "+err.Error())
+			reasons = append(reasons, src.name+": "+err.Error())
 			return nil
 		}
-		tpl, err := ensureTemplate(ctx, u)
+		tpl, err := prepare(ctx, u)
 		if err != nil {
-			return &server{how: how, err: fmt.Errorf("%s server: %w", how, err)}
+			return &server{how: src.name, err: fmt.Errorf("%s server: %w", src.name, err)}
 		}
-		return &server{adminURL: u, template: tpl, how: how}
+		return &server{adminURL: u, template: tpl, how: src.name}
 	}
-	if u := os.Getenv(EnvURL); u != "" {
-		if s := try(EnvURL, func(context.Context) (string, error) { return u, nil }); s != nil {
+	if envURL != "" {
+		if s := try(source{EnvURL, func(context.Context) (string, error) { return envURL, nil }}); s != nil {
 			return s
 		}
-		// A URL that was set but does not work is an error, not a skip.
 		return &server{err: errors.New(strings.Join(reasons, "; "))}
 	}
-	if s := try("docker", startContainer); s != nil {
-		return s
-	}
-	if s := try("local binaries", startCluster); s != nil {
-		return s
+	for _, src := range sources {
+		if s := try(src); s != nil {
+			return s
+		}
 	}
 	return &server{err: fmt.Errorf("%s (%s)", howTo, strings.Join(reasons, "; ")), skip: true}
 }
