@@ -74,20 +74,34 @@ func runAudit(ctx context.Context, args []string, e env) error {
 		fmt.Fprint(fset.Output(), auditUsage)
 		fset.PrintDefaults()
 	}
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fset.SetOutput(e.stdout)
-			fset.Usage()
-			return nil
+	// Flags may come before, between or after the files (`audit a.toml
+	// --format json`); everything after "--" is a file.
+	var files []string
+	for rest := args; ; {
+		if err := fset.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fset.SetOutput(e.stdout)
+				fset.Usage()
+				return nil
+			}
+			return &exitError{code: 2}
 		}
-		return &exitError{code: 2}
+		left := fset.Args()
+		if consumed := len(rest) - len(left); consumed > 0 && rest[consumed-1] == "--" {
+			files = append(files, left...)
+			break
+		}
+		if len(left) == 0 {
+			break
+		}
+		files = append(files, left[0])
+		rest = left[1:]
 	}
 	switch *format {
 	case "text", "json", "sarif":
 	default:
 		return usageError("unknown --format %q (want text, json or sarif)", safeArg(*format))
 	}
-	files := fset.Args()
 	if len(files) == 0 {
 		return usageError("no manifest given (run `registryd audit --help`)")
 	}

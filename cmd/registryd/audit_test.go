@@ -99,6 +99,8 @@ func TestAuditExitStatus(t *testing.T) {
 		{name: "control characters refused", args: []string{td("control.toml")}, wantCode: 2, wantStderr: []string{td("control.toml") + ":5: refused: mcp.command:"}},
 		{name: "binary garbage refused", args: []string{td("garbage.toml")}, wantCode: 2, wantStderr: []string{td("garbage.toml")}},
 		{name: "stdin", args: []string{"--format", "json", "-"}, stdin: string(mustRead(t, td("clean.toml"))), wantCode: 0, wantStdout: []string{`"name":"clean-stdio"`}},
+		{name: "flag after the files", args: []string{td("clean.toml"), "--format", "json"}, wantCode: 0, wantStdout: []string{`{"addon":{"name":"clean-stdio"`}},
+		{name: "after -- everything is a file", args: []string{"--", "--format"}, wantCode: 2, wantStderr: []string{"--format: no such file"}},
 		{name: "empty stdin refused", args: []string{"-"}, stdin: "", wantCode: 2, wantStderr: []string{"-: refused: addon"}},
 	}
 	for _, tt := range tests {
