@@ -145,3 +145,14 @@ type Store interface {
 	StartJobs(ctx context.Context, workers *river.Workers) (stop func(context.Context) error, err error)
 	Close() error
 }
+
+// Sessions keeps maintainers' browser sessions. Both stores implement it.
+// Session returns an error wrapping registry.ErrNotFound unless a session
+// with the hash exists, expires after now, and was opened with a token that
+// is not revoked. CreateSession returns registry.ErrNotFound when the token
+// does not exist; DeleteSession of an unknown session is not an error.
+type Sessions interface {
+	CreateSession(ctx context.Context, s registry.Session) error
+	Session(ctx context.Context, hash []byte, now time.Time) (registry.Session, error)
+	DeleteSession(ctx context.Context, hash []byte) error
+}

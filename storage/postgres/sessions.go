@@ -5,7 +5,10 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
 )
+
+var _ storage.Sessions = (*Store)(nil)
 
 // CreateSession stores s and drops sessions that expired before it began.
 func (s *Store) CreateSession(ctx context.Context, se registry.Session) error {
