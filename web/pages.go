@@ -1,0 +1,643 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/registryd/registryd/assess"
+	"github.com/registryd/registryd/badge"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/report"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/workflow"
+)
+
+// maxField bounds every free-text form field (reasons, notes).
+const maxField = 500
+
+type addonItem struct {
+	Name, Title, Version, Description string
+	Link, BadgeURL, BadgeText         string
+}
+
+type registryPage struct {
+	Query, Tier, Verdict string
+	Addons               []addonItem
+	Next                 string
+}
+
+func (h *Handler) registry(w http.ResponseWriter, r *http.Request, v *view) error {
+	q := r.URL.Query()
+	p := registryPage{Query: clip(q.Get("q"), 100), Tier: q.Get("tier"), Verdict: q.Get("verdict")}
+	f := storage.AddonFilter{Query: p.Query}
+	if t := registry.Tier(p.Tier); t.Valid() {
+		f.Tier = t
+	} else {
+		p.Tier = ""
+	}
+	if vd := registry.Verdict(p.Verdict); vd.Valid() {
+		f.Verdict = vd
+	} else {
+		p.Verdict = ""
+	}
+	addons, next, err := h.d.Reader.Addons(r.Context(), f, storage.Page{Cursor: q.Get("cursor"), Limit: 30})
+	if errors.Is(err, registry.ErrInvalid) {
+		addons, next, err = h.d.Reader.Addons(r.Context(), f, storage.Page{Limit: 30})
+	}
+	if err != nil {
+		return err
+	}
+	for _, a := range addons {
+		p.Addons = append(p.Addons, addonItem{
+			Name:        a.Name,
+			Title:       title(a),
+			Version:     a.LatestVersion,
+			Description: a.Description,
+			Link:        "/addons/" + url.PathEscape(a.Name),
+			BadgeURL:    badgePath(a.Name),
+			BadgeText:   badgeText(a),
+		})
+	}
+	if next != "" {
+		nq := url.Values{}
+		for _, k := range []string{"q", "tier", "verdict"} {
+			if val := q.Get(k); val != "" {
+				nq.Set(k, val)
+			}
+		}
+		nq.Set("cursor", next)
+		p.Next = "/?" + nq.Encode()
+	}
+	v.Data = p
+	h.render(w, r, http.StatusOK, "registry", v)
+	return nil
+}
+
+func title(a registry.Addon) string {
+	if strings.TrimSpace(a.DisplayName) != "" {
+		return a.DisplayName
+	}
+	return a.Name
+}
+
+func badgePath(name string) string { return "/v1/addons/" + url.PathEscape(name) + "/badge.svg" }
+
+func badgeText(a registry.Addon) string {
+	return badge.ForAddon(a.Tier(), a.LatestVerdict, true, "").Message
+}
+
+type versionItem struct {
+	Version, PublishedAt, ReportURL string
+}
+
+type suppressionItem struct {
+	registry.Suppression
+	DeleteAction string
+}
+
+type addonPage struct {
+	Addon         registry.Addon
+	Title         string
+	Tier          registry.Tier
+	HomepageSafe  string
+	BadgeURL      string
+	BadgeText     string
+	BadgeMarkdown string
+	BadgeHTML     string
+	Report        *reportView
+	Versions      []versionItem
+	Approval      *registry.VerifyApproval
+	Suppressions  []suppressionItem
+	VerifyAction  string
+}
+
+func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
+	name := r.PathValue("name")
+	if !slugLike(name) {
+		return errNotFoundPage
+	}
+	ctx := r.Context()
+	a, err := h.d.Reader.Addon(ctx, name)
+	if err != nil {
+		return err
+	}
+	p := addonPage{
+		Addon:        a,
+		Title:        title(a),
+		Tier:         a.Tier(),
+		HomepageSafe: httpsOnly(a.Homepage),
+		BadgeURL:     badgePath(a.Name),
+		BadgeText:    badgeText(a),
+		VerifyAction: "/review/addons/" + url.PathEscape(a.Name) + "/verified",
+	}
+	abs := h.publicBase(r) + badgePath(a.Name)
+	page := h.publicBase(r) + "/addons/" + url.PathEscape(a.Name)
+	p.BadgeMarkdown = fmt.Sprintf("[![addon: %s](%s)](%s)", p.BadgeText, abs, page)
+	p.BadgeHTML = fmt.Sprintf(`<a href="%s"><img src="%s" alt="addon: %s"></a>`, page, abs, p.BadgeText)
+
+	rep, err := h.d.Reader.PublishedReport(ctx, a.Name, "")
+	switch {
+	case err == nil:
+		rv, err := h.reportView(rep.Bytes, v, "")
+		if err != nil {
+			return err
+		}
+		rv.Heading = "Latest report"
+		p.Report = rv
+	case errors.Is(err, registry.ErrNotFound):
+	default:
+		return err
+	}
+	versions, _, err := h.d.Reader.Versions(ctx, a.Name, storage.Page{Limit: storage.MaxLimit})
+	if err != nil {
+		return err
+	}
+	for _, ver := range versions {
+		p.Versions = append(p.Versions, versionItem{
+			Version:     ver.Version,
+			PublishedAt: ver.PublishedAt.UTC().Format("2006-01-02 15:04 UTC"),
+			ReportURL:   "/v1/addons/" + url.PathEscape(a.Name) + "/versions/" + url.PathEscape(ver.Version) + "/report",
+		})
+	}
+	if v.Session != nil {
+		if ap, err := h.d.Reader.VerifyApproval(ctx, a.Name); err == nil {
+			p.Approval = &ap
+		} else if !errors.Is(err, registry.ErrNotFound) {
+			return err
+		}
+		sups, err := h.d.Reader.Suppressions(ctx, a.Name)
+		if err != nil {
+			return err
+		}
+		for _, s := range sups {
+			p.Suppressions = append(p.Suppressions, suppressionItem{
+				Suppression:  s,
+				DeleteAction: "/review/addons/" + url.PathEscape(a.Name) + "/suppressions/" + url.PathEscape(s.ID) + "/delete",
+			})
+		}
+	}
+	v.Data = p
+	h.render(w, r, http.StatusOK, "addon", v)
+	return nil
+}
+
+// publicBase is the absolute base URL for links people paste elsewhere.
+func (h *Handler) publicBase(r *http.Request) string {
+	if h.d.PublicURL != "" {
+		return strings.TrimRight(h.d.PublicURL, "/")
+	}
+	scheme := "http"
+	if secure(r) {
+		scheme = "https"
+	}
+	host := r.Host
+	if !hostLike(host) {
+		host = "localhost"
+	}
+	return scheme + "://" + host
+}
+
+// hostLike accepts a Host header made of host-name characters and a port,
+// so that a forged Host cannot put markup or a path into a snippet.
+func hostLike(s string) bool {
+	if s == "" || len(s) > 255 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':' || c == '[' || c == ']') {
+			return false
+		}
+	}
+	return true
+}
+
+// httpsOnly returns u when it is an absolute https URL with a host and
+// nothing that could smuggle markup, else "".
+func httpsOnly(u string) string {
+	pu, err := url.Parse(strings.TrimSpace(u))
+	if err != nil || pu.Scheme != "https" || pu.Host == "" || pu.User != nil {
+		return ""
+	}
+	return pu.String()
+}
+
+func slugLike(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+type findingView struct {
+	Level          string
+	Code           string
+	Message        string
+	Path           string
+	Line           int
+	Blocking       bool
+	Suppressed     string
+	Remedy         string
+	SuppressAction string
+}
+
+type findingGroup struct {
+	Level    string
+	Title    string
+	Findings []findingView
+}
+
+type reportView struct {
+	Heading                                           string
+	Version                                           string
+	Verdict, Tier, Risk, Ruleset                      string
+	Removed                                           bool
+	Groups                                            []findingGroup
+	DeclaredNetwork, DeclaredExec, DeclaredFilesystem string
+	Inferred                                          report.Inferred
+	CSRF                                              string
+	findingsByLine                                    map[int]registry.Level
+}
+
+// reportView decodes stored report bytes for people to read. suppressAction
+// is the form target for suppressing a finding ("" shows no form).
+func (h *Handler) reportView(b []byte, v *view, suppressAction string) (*reportView, error) {
+	rep, err := report.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("decode stored report: %w", err)
+	}
+	remedies := map[string]string{}
+	for _, rule := range assess.Rules() {
+		remedies[rule.Code] = rule.Remedy
+	}
+	rv := &reportView{
+		Version:        rep.Addon.Version,
+		Verdict:        string(rep.Verdict),
+		Tier:           string(rep.Tier),
+		Risk:           rep.Risk.String(),
+		Ruleset:        rep.Ruleset,
+		Removed:        rep.Removed,
+		Inferred:       rep.Inferred,
+		CSRF:           v.CSRF,
+		findingsByLine: map[int]registry.Level{},
+	}
+	groups := map[registry.Level]*findingGroup{}
+	for _, lvl := range []registry.Level{registry.LevelDanger, registry.LevelWarn, registry.LevelInfo} {
+		g := &findingGroup{Level: lvl.String(), Title: levelTitle(lvl)}
+		groups[lvl] = g
+	}
+	for _, f := range rep.Findings {
+		fv := findingView{
+			Level:    f.Level.String(),
+			Code:     f.Code,
+			Message:  f.Message,
+			Path:     f.Path,
+			Line:     f.Line,
+			Blocking: f.Blocking,
+			Remedy:   remedies[f.Code],
+		}
+		if f.Suppressed != nil {
+			fv.Suppressed = strings.ReplaceAll(string(f.Suppressed.Reason), "_", " ")
+		}
+		if v.Session != nil {
+			fv.SuppressAction = suppressAction
+		}
+		if g, ok := groups[f.Level]; ok {
+			g.Findings = append(g.Findings, fv)
+		}
+		if f.Line > 0 && f.Suppressed == nil && f.Level > rv.findingsByLine[f.Line] {
+			rv.findingsByLine[f.Line] = f.Level
+		}
+	}
+	for _, lvl := range []registry.Level{registry.LevelDanger, registry.LevelWarn, registry.LevelInfo} {
+		if g := groups[lvl]; len(g.Findings) > 0 {
+			rv.Groups = append(rv.Groups, *g)
+		}
+	}
+	if c := rep.Capabilities; c != nil {
+		rv.DeclaredNetwork = string(c.Network)
+		rv.DeclaredFilesystem = string(c.Filesystem)
+		rv.DeclaredExec = string(c.Exec)
+		if c.Exec == "allow" {
+			rv.DeclaredExec = "only " + strings.Join(c.ExecAllow, ", ")
+			if len(c.ExecAllow) == 0 {
+				rv.DeclaredExec = "none (empty allow-list)"
+			}
+		}
+	} else {
+		rv.DeclaredNetwork, rv.DeclaredExec, rv.DeclaredFilesystem = "not declared", "not declared", "not declared"
+	}
+	return rv, nil
+}
+
+func levelTitle(l registry.Level) string {
+	switch l {
+	case registry.LevelDanger:
+		return "Danger"
+	case registry.LevelWarn:
+		return "Warnings"
+	default:
+		return "Information"
+	}
+}
+
+type option struct {
+	Value, Label string
+	Selected     bool
+}
+
+type queueItem struct {
+	registry.Submission
+	Link string
+}
+
+type queuePage struct {
+	Statuses    []option
+	Verdicts    []option
+	Submissions []queueItem
+	Next        string
+}
+
+func (h *Handler) queue(w http.ResponseWriter, r *http.Request, v *view) error {
+	q := r.URL.Query()
+	status := q.Get("status")
+	if _, ok := r.URL.Query()["status"]; !ok {
+		status = string(registry.StatusPending)
+	}
+	verdict := q.Get("verdict")
+	f := storage.SubmissionFilter{}
+	p := queuePage{}
+	for _, s := range []registry.SubmissionStatus{registry.StatusPending, registry.StatusApproved, registry.StatusRejected} {
+		p.Statuses = append(p.Statuses, option{Value: string(s), Label: string(s), Selected: status == string(s)})
+		if status == string(s) {
+			f.Status = s
+		}
+	}
+	p.Statuses = append(p.Statuses, option{Value: "all", Label: "all", Selected: f.Status == ""})
+	for _, vd := range []registry.Verdict{registry.VerdictPass, registry.VerdictReview, registry.VerdictFail} {
+		p.Verdicts = append(p.Verdicts, option{Value: string(vd), Label: string(vd), Selected: verdict == string(vd)})
+		if verdict == string(vd) {
+			f.Verdict = vd
+		}
+	}
+	subs, next, err := h.d.Reader.Submissions(r.Context(), f, storage.Page{Cursor: q.Get("cursor"), Limit: 50})
+	if err != nil {
+		return err
+	}
+	for _, s := range subs {
+		p.Submissions = append(p.Submissions, queueItem{Submission: s, Link: "/review/submissions/" + url.PathEscape(s.ID)})
+	}
+	if next != "" {
+		nq := url.Values{}
+		nq.Set("status", status)
+		if verdict != "" {
+			nq.Set("verdict", verdict)
+		}
+		nq.Set("cursor", next)
+		p.Next = "/review?" + nq.Encode()
+	}
+	v.Data = p
+	h.render(w, r, http.StatusOK, "queue", v)
+	return nil
+}
+
+type sourceLine struct {
+	Text  string
+	Class string
+}
+
+type submissionPage struct {
+	Sub           registry.Submission
+	Report        *reportView
+	Lines         []sourceLine
+	ApproveAction string
+	RejectAction  string
+}
+
+func (h *Handler) submission(w http.ResponseWriter, r *http.Request, v *view) error {
+	id := r.PathValue("id")
+	if !idLike(id) {
+		return errNotFoundPage
+	}
+	sub, err := h.d.Reader.Submission(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	rep, err := h.d.Reader.Report(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	rv, err := h.reportView(rep.Bytes, v, "/review/addons/"+url.PathEscape(sub.Addon)+"/suppressions")
+	if err != nil {
+		return err
+	}
+	rv.Heading = "Report"
+	p := submissionPage{
+		Sub:           sub,
+		Report:        rv,
+		ApproveAction: "/review/submissions/" + url.PathEscape(sub.ID) + "/approve",
+		RejectAction:  "/review/submissions/" + url.PathEscape(sub.ID) + "/reject",
+	}
+	for i, line := range strings.Split(strings.TrimRight(string(sub.Manifest), "\n"), "\n") {
+		sl := sourceLine{Text: printable(line)}
+		switch rv.findingsByLine[i+1] {
+		case registry.LevelDanger:
+			sl.Class = "marked marked-danger"
+		case registry.LevelWarn, registry.LevelInfo:
+			sl.Class = "marked"
+		}
+		p.Lines = append(p.Lines, sl)
+	}
+	v.Data = p
+	h.render(w, r, http.StatusOK, "submission", v)
+	return nil
+}
+
+// printable replaces characters that should not reach a page even escaped:
+// controls, bidi overrides and zero-width characters (a stored manifest was
+// refused if it had them, but the page does not rely on that).
+func printable(s string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c == '\t':
+			return c
+		case c < 0x20, c == 0x7f, c >= 0x80 && c < 0xa0,
+			c >= 0x200b && c <= 0x200f, c >= 0x202a && c <= 0x202e,
+			c >= 0x2066 && c <= 0x2069, c == 0xfeff, c == 0x061c:
+			return '\uFFFD'
+		}
+		return c
+	}, s)
+}
+
+func idLike(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+func formReason(r *http.Request) (string, error) {
+	reason := strings.TrimSpace(r.PostFormValue("reason"))
+	if reason == "" {
+		return "", &registry.ValidationError{Fields: []registry.FieldError{{Path: "reason", Message: "a reason is required"}}}
+	}
+	if len(reason) > maxField {
+		return "", &registry.ValidationError{Fields: []registry.FieldError{{Path: "reason", Message: fmt.Sprintf("at most %d bytes", maxField)}}}
+	}
+	return reason, nil
+}
+
+func actorOf(v *view) workflow.Actor {
+	return workflow.Actor{Name: v.Session.Name, TokenID: v.Session.TokenID, Role: v.Session.Role}
+}
+
+func (h *Handler) decide(approve bool) pageFunc {
+	return func(w http.ResponseWriter, r *http.Request, v *view) error {
+		id := r.PathValue("id")
+		if !idLike(id) {
+			return errNotFoundPage
+		}
+		reason, err := formReason(r)
+		if err != nil {
+			return err
+		}
+		a := actorOf(v)
+		if approve {
+			_, err = h.d.Workflow.Approve(r.Context(), a, id, reason)
+		} else {
+			_, err = h.d.Workflow.Reject(r.Context(), a, id, reason)
+		}
+		if err != nil {
+			return err
+		}
+		http.Redirect(w, r, "/review/submissions/"+url.PathEscape(id), http.StatusSeeOther)
+		return nil
+	}
+}
+
+func (h *Handler) verify(w http.ResponseWriter, r *http.Request, v *view) error {
+	name := r.PathValue("name")
+	if !slugLike(name) {
+		return errNotFoundPage
+	}
+	reason, err := formReason(r)
+	if err != nil {
+		return err
+	}
+	var verified bool
+	switch r.PostFormValue("verified") {
+	case "true":
+		verified = true
+	case "false":
+	default:
+		return &registry.ValidationError{Fields: []registry.FieldError{{Path: "verified", Message: `must be "true" or "false"`}}}
+	}
+	if _, err := h.d.Workflow.SetVerified(r.Context(), actorOf(v), name, verified, reason); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/addons/"+url.PathEscape(name), http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) suppress(w http.ResponseWriter, r *http.Request, v *view) error {
+	name := r.PathValue("name")
+	if !slugLike(name) {
+		return errNotFoundPage
+	}
+	sp := registry.Suppression{
+		Code:   r.PostFormValue("code"),
+		Path:   r.PostFormValue("path"),
+		Reason: registry.SuppressionReason(r.PostFormValue("reason")),
+		Note:   strings.TrimSpace(r.PostFormValue("note")),
+	}
+	var fields []registry.FieldError
+	if sp.Code == "" || len(sp.Code) > 64 {
+		fields = append(fields, registry.FieldError{Path: "code", Message: "a rule code is required"})
+	}
+	if len(sp.Path) > 512 {
+		fields = append(fields, registry.FieldError{Path: "path", Message: "too long"})
+	}
+	if !sp.Reason.Valid() {
+		fields = append(fields, registry.FieldError{Path: "reason", Message: "must be false_positive, mitigated, not_applicable or accepted_risk"})
+	}
+	if len(sp.Note) > maxField {
+		fields = append(fields, registry.FieldError{Path: "note", Message: fmt.Sprintf("at most %d bytes", maxField)})
+	}
+	if e := r.PostFormValue("expires"); e != "" {
+		t, err := time.Parse("2006-01-02", e)
+		if err != nil {
+			fields = append(fields, registry.FieldError{Path: "expires", Message: "must be a date (YYYY-MM-DD)"})
+		} else {
+			t = t.UTC()
+			sp.ExpiresAt = &t
+		}
+	}
+	if len(fields) > 0 {
+		return &registry.ValidationError{Fields: fields}
+	}
+	if _, err := h.d.Workflow.Suppress(r.Context(), actorOf(v), name, sp); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/addons/"+url.PathEscape(name), http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) unsuppress(w http.ResponseWriter, r *http.Request, v *view) error {
+	name, id := r.PathValue("name"), r.PathValue("id")
+	if !slugLike(name) || !idLike(id) {
+		return errNotFoundPage
+	}
+	if err := h.d.Workflow.Unsuppress(r.Context(), actorOf(v), name, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/addons/"+url.PathEscape(name), http.StatusSeeOther)
+	return nil
+}
+
+type auditItem struct {
+	registry.AuditEntry
+	At string
+}
+
+type auditPage struct {
+	Entries []auditItem
+	Next    string
+}
+
+func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request, v *view) error {
+	entries, next, err := h.d.Reader.AuditLog(r.Context(), storage.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 100})
+	if err != nil {
+		return err
+	}
+	p := auditPage{}
+	for _, e := range entries {
+		p.Entries = append(p.Entries, auditItem{AuditEntry: e, At: e.At.UTC().Format(time.RFC3339)})
+	}
+	if next != "" {
+		p.Next = "/review/audit-log?cursor=" + url.QueryEscape(next)
+	}
+	v.Data = p
+	h.render(w, r, http.StatusOK, "auditlog", v)
+	return nil
+}
