@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,19 +113,25 @@ func TestCompare(t *testing.T) {
 	}
 
 	ctx := t.Context()
-	runOne := func(m loadtest.Mode, e endpoint, d time.Duration, runID string) loadtest.Result {
+	runOne := func(m loadtest.Mode, e endpoint, d time.Duration, runID string) sample {
 		c := loadtest.Config{URL: e.base + e.report, Mode: m, Concurrency: conc, Duration: d, RunID: runID}
 		if m == loadtest.ModeSubmit {
 			c.URL, c.Token = e.base+"/v1/submissions", e.token
 		}
+		cpu0 := processCPU(t)
 		res, err := loadtest.Run(ctx, c)
+		cpu := processCPU(t) - cpu0
 		if err != nil {
 			t.Fatalf("%s %s: %v", m, e.name, err)
 		}
 		if res.Errors > 0 {
 			t.Errorf("%s %s: %d errors of %d requests: %q", m, e.name, res.Errors, res.Requests, res.ErrorSamples)
 		}
-		return res
+		s := sample{Result: res}
+		if res.Requests > 0 {
+			s.cpuPerRequest = cpu / time.Duration(res.Requests)
+		}
+		return s
 	}
 
 	// A short warm-up of every pair: connections, caches, the JIT-free but
@@ -133,14 +141,14 @@ func TestCompare(t *testing.T) {
 			runOne(m.mode, e, min(dur, time.Second), "w"+e.name[:1])
 		}
 	}
-	results := map[string][]loadtest.Result{}
+	results := map[string][]sample{}
 	for r := range rounds {
 		for _, m := range plan {
 			for i := range m.targets {
 				e := m.targets[(i+r)%len(m.targets)]
 				res := runOne(m.mode, e, dur, "r"+strconv.Itoa(r)+e.name[:1])
 				results[key(m.mode, e.name)] = append(results[key(m.mode, e.name)], res)
-				t.Logf("round %d %-10s %-8s %s", r+1, m.mode, e.name, res)
+				t.Logf("round %d %-10s %-8s %s, process CPU %s/request", r+1, m.mode, e.name, res.Result, res.cpuPerRequest)
 			}
 		}
 	}
@@ -154,21 +162,39 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// sample is one measurement: the load run's result and the CPU time this
+// process (load generator and server together; not PostgreSQL's own
+// processes) spent per request during it. On a shared machine CPU time per
+// request varies far less than requests a second.
+type sample struct {
+	loadtest.Result
+	cpuPerRequest time.Duration
+}
+
+// processCPU returns the user and system CPU time this process has used.
+func processCPU(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func key(m loadtest.Mode, target string) string { return string(m) + "/" + target }
 
 // summary renders the medians as Markdown: per mode, each target's
 // requests/s, its ratio to the ceiling (the median of the per-round
 // ratios, since rounds are where the machine's noise varies), and the
 // median latency quantiles.
-func summary(plan []measurement, results map[string][]loadtest.Result, conc int, dur time.Duration, rounds, reportBytes int, logging bool) string {
+func summary(plan []measurement, results map[string][]sample, conc int, dur time.Duration, rounds, reportBytes int, logging bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "GOMAXPROCS %d, %s/%s, %s; concurrency %d, %s per measurement, %d interleaved rounds, medians; report %d bytes; request log %s\n\n",
 		runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), conc, dur, rounds, reportBytes,
 		map[bool]string{true: "formatted (text) and discarded", false: "off"}[logging])
 	for _, m := range plan {
 		fmt.Fprintf(&b, "%s:\n\n", title(m.mode))
-		b.WriteString("| target | req/s | vs ceiling | p50 | p90 | p99 | max | req/s per round |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
+		b.WriteString("| target | req/s | vs ceiling | p50 | p90 | p99 | max | CPU/req | req/s per round |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		ceil := results[key(m.mode, "ceiling")]
 		for _, e := range m.targets {
 			rs := results[key(m.mode, e.name)]
@@ -184,13 +210,14 @@ func summary(plan []measurement, results map[string][]loadtest.Result, conc int,
 			for _, r := range rs {
 				per = append(per, strconv.FormatFloat(r.PerSecond(), 'f', 0, 64))
 			}
-			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %s | %s |\n", e.name,
-				median(each(rs, func(r loadtest.Result) float64 { return r.PerSecond() })), ratio,
-				ms(rs, func(r loadtest.Result) time.Duration { return r.P50 }),
-				ms(rs, func(r loadtest.Result) time.Duration { return r.P90 }),
-				ms(rs, func(r loadtest.Result) time.Duration { return r.P99 }),
-				ms(rs, func(r loadtest.Result) time.Duration { return r.Max }),
-				strings.Join(per, ", "))
+			cpu := median(each(rs, func(r sample) float64 { return float64(r.cpuPerRequest) }))
+			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %s | %.0f µs | %s |\n", e.name,
+				median(each(rs, func(r sample) float64 { return r.PerSecond() })), ratio,
+				ms(rs, func(r sample) time.Duration { return r.P50 }),
+				ms(rs, func(r sample) time.Duration { return r.P90 }),
+				ms(rs, func(r sample) time.Duration { return r.P99 }),
+				ms(rs, func(r sample) time.Duration { return r.Max }),
+				cpu/float64(time.Microsecond), strings.Join(per, ", "))
 		}
 		b.WriteString("\n")
 	}
@@ -207,7 +234,7 @@ func title(m loadtest.Mode) string {
 	return "POST /v1/submissions (201, a new addon each)"
 }
 
-func each(rs []loadtest.Result, f func(loadtest.Result) float64) []float64 {
+func each(rs []sample, f func(sample) float64) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
 		out[i] = f(r)
@@ -215,8 +242,8 @@ func each(rs []loadtest.Result, f func(loadtest.Result) float64) []float64 {
 	return out
 }
 
-func ms(rs []loadtest.Result, f func(loadtest.Result) time.Duration) string {
-	v := median(each(rs, func(r loadtest.Result) float64 { return float64(f(r)) }))
+func ms(rs []sample, f func(sample) time.Duration) string {
+	v := median(each(rs, func(r sample) float64 { return float64(f(r)) }))
 	return strconv.FormatFloat(v/float64(time.Millisecond), 'f', 2, 64) + " ms"
 }
 
@@ -279,15 +306,18 @@ func openPostgres(t *testing.T) storage.Store {
 }
 
 // serve starts h on a loopback listener with registryd's server settings
-// and returns its base URL.
-func serve(t *testing.T, h http.Handler) string {
+// and returns its base URL. The server's goroutines, and the connection
+// goroutines they start, carry the profiler label server=name, so that a
+// CPU profile of the run (go test -cpuprofile) splits by server:
+// go tool pprof -tagfocus=server=sqlite.
+func serve(t *testing.T, name string, h http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := api.NewHTTPServer(ln.Addr().String(), h, nil)
-	go srv.Serve(ln)
+	go pprof.Do(context.Background(), pprof.Labels("server", name), func(context.Context) { srv.Serve(ln) })
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -314,7 +344,7 @@ func startRegistryd(t *testing.T, name string, st storage.Store, logger *slog.Lo
 	h := api.New(api.Deps{Reader: st, Workflow: wf, Logger: logger, Ready: st.Ping})
 	return endpoint{
 		name:   name,
-		base:   serve(t, h),
+		base:   serve(t, name, h),
 		report: "/v1/addons/" + loadtest.SubmitName("seed", 1) + "/report",
 		token:  secret,
 	}
@@ -339,7 +369,7 @@ func startCeiling(t *testing.T, body []byte, hdr200, hdr304 http.Header) endpoin
 		w.WriteHeader(http.StatusOK)
 		w.Write(body)
 	})
-	return endpoint{name: "ceiling", base: serve(t, h)}
+	return endpoint{name: "ceiling", base: serve(t, "ceiling", h)}
 }
 
 // wireHeaders keeps the headers a handler sets (net/http adds Date).
