@@ -404,7 +404,7 @@ func jobCount(t testing.TB, st storage.Store) int {
 }
 
 // gate sits in front of the fake GitHub and can hold the requests of one
-// route until released or until the caller gives up.
+// route, as a GitHub that does not answer; a held request is dropped.
 type gate struct {
 	srv     *httptest.Server
 	mu      sync.Mutex
@@ -427,11 +427,14 @@ func newGate(t *testing.T, target string) *gate {
 		g.mu.Unlock()
 		if held {
 			once.Do(func() { close(g.arrived) })
+			// A held request never reaches GitHub: its sender is gone
+			// by the time the gate opens.
 			select {
 			case <-g.release:
 			case <-r.Context().Done():
-				return
 			}
+			http.Error(w, "held", http.StatusBadGateway)
+			return
 		}
 		req, err := http.NewRequestWithContext(r.Context(), r.Method, u.Scheme+"://"+u.Host+r.URL.RequestURI(), r.Body)
 		if err != nil {
