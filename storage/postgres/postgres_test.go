@@ -175,3 +175,14 @@ func TestInTxRetriesDeadlock(t *testing.T) {
 		t.Errorf("fn ran %d times in all, want 3 (one retry after the deadlock)", got)
 	}
 }
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) storage.Store {
+		s, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(b), MaxConns: 16})
+		if err != nil {
+			b.Fatalf("Open: %v", err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -168,3 +168,14 @@ func TestDecidersAcrossStores(t *testing.T) {
 		t.Errorf("fn ran %d times, want %d (no retries)", got, 2*perStore)
 	}
 }
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) storage.Store {
+		s, err := sqlite.Open(context.Background(), storage.Config{DataDir: b.TempDir()})
+		if err != nil {
+			b.Fatalf("Open: %v", err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -1,0 +1,134 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+// OpenBench opens a fresh, migrated, empty store for b and closes it when
+// b ends.
+type OpenBench func(b *testing.B) storage.Store
+
+// Bench runs the store benchmarks: the install clients' hot path
+// (PublishedReport), a submission read, a page of addons and the write
+// transaction of one ingest.
+func Bench(b *testing.B, open OpenBench) {
+	ctx := context.Background()
+	b.Run("PublishedReport", func(b *testing.B) {
+		s := open(b)
+		seedPublished(b, s, 50)
+		b.ReportAllocs()
+		b.ResetTimer()
+		var i atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				n := i.Add(1) % 50
+				if _, err := s.PublishedReport(ctx, fmt.Sprintf("addon-%02d", n), ""); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("Submission", func(b *testing.B) {
+		s := open(b)
+		seedPublished(b, s, 50)
+		b.ReportAllocs()
+		b.ResetTimer()
+		var i atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := s.Submission(ctx, fmt.Sprintf("sub_%02d", i.Add(1)%50)); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("AddonsPage", func(b *testing.B) {
+		s := open(b)
+		seedPublished(b, s, 50)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			page, _, err := s.Addons(ctx, storage.AddonFilter{}, storage.Page{Limit: 50})
+			if err != nil || len(page) != 50 {
+				b.Fatalf("Addons: %d, %v", len(page), err)
+			}
+		}
+	})
+	b.Run("IngestTx", func(b *testing.B) {
+		s := open(b)
+		body := reportBody(4096)
+		b.ReportAllocs()
+		b.ResetTimer()
+		var i atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				n := i.Add(1)
+				id := fmt.Sprintf("sub_bench_%d", n)
+				err := s.InTx(ctx, func(tx storage.Tx) error {
+					if err := tx.CreateSubmission(ctx, submission(id, "bench", fmt.Sprint(n), 0)); err != nil {
+						return err
+					}
+					if err := tx.PutReport(ctx, report(id, "rules", body), benchFindings(id)); err != nil {
+						return err
+					}
+					return tx.AppendAudit(ctx, registry.AuditEntry{ID: "aud_" + id, At: at(0), Actor: "bench", Action: "submission.create"})
+				})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
+
+func reportBody(n int) string {
+	return `{"pad":"` + strings.Repeat("x", n) + `"}`
+}
+
+func benchFindings(id string) []registry.StoredFinding {
+	out := make([]registry.StoredFinding, 5)
+	for i := range out {
+		out[i] = registry.StoredFinding{SubmissionID: id, Finding: registry.Finding{
+			Level: registry.LevelWarn, Code: "unpinned", Message: "the package is not pinned", Path: fmt.Sprintf("mcp.args[%d]", i)}}
+	}
+	return out
+}
+
+// seedPublished publishes n addons, each with one version and a 4 KiB
+// report.
+func seedPublished(b *testing.B, s storage.Store, n int) {
+	b.Helper()
+	ctx := context.Background()
+	body := reportBody(4096)
+	err := s.InTx(ctx, func(tx storage.Tx) error {
+		for i := range n {
+			name, id := fmt.Sprintf("addon-%02d", i), fmt.Sprintf("sub_%02d", i)
+			if err := tx.CreateSubmission(ctx, submission(id, name, "1.0.0", i)); err != nil {
+				return err
+			}
+			if err := tx.PutReport(ctx, report(id, "rules", body), benchFindings(id)); err != nil {
+				return err
+			}
+			if err := tx.CreateVersion(ctx, registry.Version{Addon: name, Version: "1.0.0", SubmissionID: id, PublishedAt: at(i)}); err != nil {
+				return err
+			}
+			if err := tx.PutAddon(ctx, addon(name, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatalf("seed: %v", err)
+	}
+}
