@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -74,13 +75,18 @@ func dsn(path string, readOnly bool) string {
 	} else {
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + path + "?" + q.Encode()
+	// A plain name (not a file: URI) reaches SQLite as is; the driver
+	// strips and reads the query.
+	return path + "?" + q.Encode()
 }
 
 // openFile opens the writer (one connection) and the reader pool on path,
 // creating its directory.
 func openFile(ctx context.Context, cfg storage.Config) (write, read *sql.DB, err error) {
 	path := Path(cfg)
+	if strings.ContainsRune(path, '?') {
+		return nil, nil, errors.New("sqlite: the data directory must not contain '?'")
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, nil, fmt.Errorf("sqlite: create data directory: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -178,4 +179,42 @@ func BenchmarkStore(b *testing.B) {
 		b.Cleanup(func() { s.Close() })
 		return s
 	})
+}
+
+func TestOpenRefusesQuestionMark(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a?mode=ro")
+	_, err := sqlite.Open(context.Background(), storage.Config{DataDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "data directory") {
+		t.Errorf("Open(DataDir with '?') = %v, want an error naming the data directory", err)
+	}
+}
+
+func TestDataDirWithSpacesAndHash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my data #1")
+	s, err := sqlite.Open(context.Background(), storage.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(filepath.Join(dir, storage.SQLiteFile)); err != nil {
+		t.Errorf("database not at %s: %v", dir, err)
+	}
+}
+
+func TestPragmas(t *testing.T) {
+	s := open(t)
+	tests := []struct{ pragma, want string }{
+		{"journal_mode", "wal"},
+		{"foreign_keys", "1"},
+		{"busy_timeout", "10000"},
+	}
+	for _, tc := range tests {
+		var got string
+		if err := s.DB().QueryRowContext(context.Background(), "PRAGMA "+tc.pragma).Scan(&got); err != nil {
+			t.Fatalf("PRAGMA %s: %v", tc.pragma, err)
+		}
+		if got != tc.want {
+			t.Errorf("PRAGMA %s = %q, want %q", tc.pragma, got, tc.want)
+		}
+	}
 }
