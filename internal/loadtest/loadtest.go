@@ -87,8 +87,10 @@ type Config struct {
 }
 
 // Result is the outcome of a run. Requests counts every request that
-// completed or failed before the run ended; requests cut short by the end of
-// the run are not counted. Latencies are those of successful requests only.
+// completed or failed; when Duration ends the run, requests in flight are
+// let finish and counted, and Elapsed includes them; requests aborted by
+// the caller's context are not counted. Latencies are those of successful
+// requests only.
 type Result struct {
 	Mode        Mode
 	URL         string
@@ -286,7 +288,10 @@ func Run(ctx context.Context, c Config) (Result, error) {
 		limit = MaxRequests
 	}
 
-	runCtx, cancel := context.WithTimeout(ctx, c.Duration)
+	// The deadline stops new requests; requests in flight finish (within
+	// RequestTimeout), so that the end of a run neither truncates requests
+	// nor leaves the server logging cancelled ones. Only ctx aborts them.
+	stopCtx, cancel := context.WithTimeout(ctx, c.Duration)
 	defer cancel()
 	var (
 		issued atomic.Int64
@@ -298,7 +303,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 	for w := range c.Concurrency {
 		hists[w] = new(histogram)
 		wg.Go(func() {
-			work(runCtx, client, &tg, &issued, limit, hists[w], &stats[w])
+			work(ctx, stopCtx, client, &tg, &issued, limit, hists[w], &stats[w])
 		})
 	}
 	wg.Wait()
@@ -335,9 +340,10 @@ func (s *workerStats) fail(err error) {
 	}
 }
 
-// work is one worker's loop.
-func work(ctx context.Context, client *http.Client, tg *target, issued *atomic.Int64, limit int64, h *histogram, s *workerStats) {
-	for ctx.Err() == nil {
+// work is one worker's loop: it sends requests until stop is done or the
+// run's count is reached; ctx aborts a request in flight.
+func work(ctx, stop context.Context, client *http.Client, tg *target, issued *atomic.Int64, limit int64, h *histogram, s *workerStats) {
+	for stop.Err() == nil {
 		n := issued.Add(1)
 		if n > limit {
 			return
@@ -346,7 +352,7 @@ func work(ctx context.Context, client *http.Client, tg *target, issued *atomic.I
 		err := do(ctx, client, tg, n)
 		d := time.Since(start)
 		if err != nil && ctx.Err() != nil {
-			return // cut short by the end of the run: not a failure of the target
+			return // aborted by the caller: not a failure of the target
 		}
 		s.requests++
 		if err != nil {

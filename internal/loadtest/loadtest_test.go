@@ -382,6 +382,23 @@ func TestRunRefusesUnreachableAndStops(t *testing.T) {
 			t.Errorf("requests %d errors %d elapsed %v, want some, none, and at least the duration", res.Requests, res.Errors, res.Elapsed)
 		}
 	})
+	t.Run("the deadline lets requests in flight finish", func(t *testing.T) {
+		var n atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) > 1 { // the priming request answers at once
+				time.Sleep(300 * time.Millisecond)
+			}
+			io.WriteString(w, "{}")
+		}))
+		t.Cleanup(srv.Close)
+		res, err := Run(context.Background(), Config{URL: srv.URL, Mode: ModeGet, Concurrency: 3, Duration: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if res.Requests != 3 || res.Errors != 0 {
+			t.Errorf("requests %d errors %d %q, want the 3 in flight at the deadline, completed", res.Requests, res.Errors, res.ErrorSamples)
+		}
+	})
 	t.Run("cancel ends the run", func(t *testing.T) {
 		srv := httptest.NewServer(fixedReport("{}"))
 		t.Cleanup(srv.Close)
@@ -392,7 +409,7 @@ func TestRunRefusesUnreachableAndStops(t *testing.T) {
 			t.Fatalf("Run: %v", err)
 		}
 		if res.Errors != 0 {
-			t.Errorf("errors %d %q: requests cut short by the end of a run must not count", res.Errors, res.ErrorSamples)
+			t.Errorf("errors %d %q: requests aborted by the caller must not count", res.Errors, res.ErrorSamples)
 		}
 	})
 }
