@@ -138,7 +138,8 @@ func TestCompare(t *testing.T) {
 	// allocation-hungry first seconds of each pool.
 	for _, m := range plan {
 		for _, e := range m.targets {
-			runOne(m.mode, e, min(dur, time.Second), "w"+e.name[:1])
+			res := runOne(m.mode, e, min(dur, time.Second), "w"+e.name[:1])
+			t.Logf("warm-up %-10s %-8s %s", m.mode, e.name, res.Result)
 		}
 	}
 	results := map[string][]sample{}
