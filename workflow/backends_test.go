@@ -19,7 +19,7 @@ func backends() []backend {
 	}
 }
 
-func openSQLite(t *testing.T) storage.Store {
+func openSQLite(t testing.TB) storage.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), storage.Config{DataDir: t.TempDir()})
 	if err != nil {
@@ -29,7 +29,7 @@ func openSQLite(t *testing.T) storage.Store {
 	return st
 }
 
-func openPostgres(t *testing.T) storage.Store {
+func openPostgres(t testing.TB) storage.Store {
 	t.Helper()
 	st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(t), SkipMigrate: true, MaxConns: 8})
 	if err != nil {

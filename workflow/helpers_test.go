@@ -68,10 +68,10 @@ type harness struct {
 // backend opens a fresh, migrated, empty store for one test.
 type backend struct {
 	name string
-	open func(t *testing.T) storage.Store
+	open func(t testing.TB) storage.Store
 }
 
-func newHarness(t *testing.T, b backend) *harness {
+func newHarness(t testing.TB, b backend) *harness {
 	t.Helper()
 	st := b.open(t)
 	c := &clock{now: start}

@@ -29,7 +29,8 @@ import (
 // published with different bytes. When the bytes are identical to the
 // published version's, or to a submission of the same version still
 // pending, Submit returns that submission and its current report with
-// created false and stores nothing.
+// created false and stores nothing (for a pending one this is best effort:
+// two identical submissions racing each other may both be queued).
 func (s *Service) Submit(ctx context.Context, a Actor, manifest []byte, f Format, origin *registry.GitHubOrigin) (sub registry.Submission, rep registry.Report, created bool, err error) {
 	if err := submitter(a, origin, registry.RoleSubmitter); err != nil {
 		return sub, rep, false, err
@@ -40,11 +41,26 @@ func (s *Service) Submit(ctx context.Context, a Actor, manifest []byte, f Format
 	}
 	sha := report.SHA256(manifest)
 	name, version := m.Addon.Name, m.Addon.Version
+	// A retried request or a re-sent pull request must not queue the same
+	// bytes twice. The look-up is outside the transaction, so two identical
+	// submissions racing each other may both be queued: harmless, as
+	// approving one makes the other conflict.
+	twin, found, err := s.pendingTwin(ctx, name, version, sha)
+	if err != nil {
+		return sub, rep, false, fmt.Errorf("submit %q: %w", name+"@"+version, err)
+	}
+	if found {
+		rep, err = s.store.Report(ctx, twin.ID)
+		if err != nil {
+			return registry.Submission{}, registry.Report{}, false, fmt.Errorf("load report of %s: %w", twin.ID, err)
+		}
+		return twin, rep, false, nil
+	}
 	now := s.clock()
 	var existing bool
 	err = s.store.InTx(ctx, func(tx storage.Tx) error {
 		existing, rep = false, registry.Report{}
-		prior, found, err := sameBytes(ctx, tx, name, version, sha, true)
+		prior, found, err := sameBytes(ctx, tx, name, version, sha)
 		if err != nil || found {
 			sub, existing = prior, found
 			return err
@@ -108,7 +124,7 @@ func (s *Service) Publish(ctx context.Context, a Actor, manifest []byte, f Forma
 	)
 	err = s.store.InTx(ctx, func(tx storage.Tx) error {
 		existing, rep = false, registry.Report{}
-		prior, found, err := sameBytes(ctx, tx, name, version, sha, false)
+		prior, found, err := sameBytes(ctx, tx, name, version, sha)
 		if err != nil || found {
 			sub, existing = prior, found
 			return err
@@ -186,34 +202,36 @@ func parseSubmission(manifest []byte, f Format, origin *registry.GitHubOrigin) (
 	return m, nil
 }
 
-// sameBytes finds a stored submission of name@version with the manifest
-// digest sha: the published one, or (when pending is set) one still
-// pending. It returns registry.ErrConflict when name@version is published
-// with other bytes.
-func sameBytes(ctx context.Context, tx storage.Tx, name, version, sha string, pending bool) (registry.Submission, bool, error) {
+// sameBytes finds the published submission of name@version when its
+// manifest digest is sha. It returns registry.ErrConflict when name@version
+// is published with other bytes.
+func sameBytes(ctx context.Context, tx storage.Tx, name, version, sha string) (registry.Submission, bool, error) {
 	v, err := tx.Version(ctx, name, version)
-	switch {
-	case err == nil:
-		pub, err := tx.Submission(ctx, v.SubmissionID)
-		if err != nil {
-			return registry.Submission{}, false, fmt.Errorf("load published submission: %w", err)
-		}
-		if pub.ManifestSHA256 != sha {
-			return registry.Submission{}, false, conflict("%q is already published with different bytes; publish a new version", name+"@"+version)
-		}
-		return pub, true, nil
-	case !errors.Is(err, registry.ErrNotFound):
-		return registry.Submission{}, false, fmt.Errorf("load version: %w", err)
-	}
-	if !pending {
+	if errors.Is(err, registry.ErrNotFound) {
 		return registry.Submission{}, false, nil
 	}
-	subs, err := tx.SubmissionsOfAddon(ctx, name)
 	if err != nil {
-		return registry.Submission{}, false, fmt.Errorf("list submissions: %w", err)
+		return registry.Submission{}, false, fmt.Errorf("load version: %w", err)
+	}
+	pub, err := tx.Submission(ctx, v.SubmissionID)
+	if err != nil {
+		return registry.Submission{}, false, fmt.Errorf("load published submission: %w", err)
+	}
+	if pub.ManifestSHA256 != sha {
+		return registry.Submission{}, false, conflict("%q is already published with different bytes; publish a new version", name+"@"+version)
+	}
+	return pub, true, nil
+}
+
+// pendingTwin finds a pending submission of name@version whose manifest
+// digest is sha, among the addon's first storage.MaxLimit pending ones.
+func (s *Service) pendingTwin(ctx context.Context, name, version, sha string) (registry.Submission, bool, error) {
+	subs, _, err := s.store.Submissions(ctx, storage.SubmissionFilter{Addon: name, Status: registry.StatusPending}, storage.Page{Limit: storage.MaxLimit})
+	if err != nil {
+		return registry.Submission{}, false, fmt.Errorf("list pending submissions: %w", err)
 	}
 	for _, p := range subs {
-		if p.Version == version && p.ManifestSHA256 == sha && p.Status == registry.StatusPending {
+		if p.Version == version && p.ManifestSHA256 == sha {
 			return p, true, nil
 		}
 	}
