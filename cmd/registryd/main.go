@@ -51,6 +51,7 @@ func commands() map[string]command {
 		"migrate":     {"apply the database migrations and exit", runMigrate},
 		"token":       {"create, list and revoke API tokens", runToken},
 		"healthcheck": {"ask the local server whether it is ready (for container health checks)", runHealthcheck},
+		"webhook":     {"queue a recorded GitHub delivery again (webhook retry DELIVERY_ID)", runWebhook},
 	}
 }
 

@@ -54,16 +54,23 @@ func runServe(ctx context.Context, args []string, e env) error {
 	}()
 
 	svc := workflow.New(store, workflow.Options{Logger: log})
+	github, err := startGitHub(ctx, cfg, store, svc, log)
+	if err != nil {
+		return fmt.Errorf("GitHub integration: %w", err)
+	}
 	handler := api.New(api.Deps{
-		Reader:    store,
-		Workflow:  svc,
-		Logger:    log,
-		Ready:     readiness(store),
-		RateLimit: cfg.RateLimit,
-		PublicURL: cfg.PublicURL,
+		Reader:     store,
+		Workflow:   svc,
+		Logger:     log,
+		Ready:      readiness(store),
+		RateLimit:  cfg.RateLimit,
+		PublicURL:  cfg.PublicURL,
+		Webhook:    github.webhook,
+		Deliveries: github.deliveries,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
+		github.stop(context.WithoutCancel(ctx))
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := api.NewHTTPServer(cfg.Addr, handler, log)
@@ -75,6 +82,11 @@ func runServe(ctx context.Context, args []string, e env) error {
 	bg.Go(func() { sweep(bgCtx, svc, log, sweepInterval) })
 
 	serveErr := serveHTTP(ctx, srv, ln, cfg.ShutdownTimeout, log)
+	jobsCtx, cancelJobs := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	if err := github.stop(jobsCtx); err != nil {
+		log.Warn("delivery jobs did not stop cleanly; they run again at the next start", "err", err)
+	}
+	cancelJobs()
 	stopBackground()
 	bg.Wait()
 	if serveErr != nil {
