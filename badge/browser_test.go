@@ -13,14 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/registryd/registryd/internal/browsertest"
 	"github.com/registryd/registryd/registry"
 )
 
-const chromiumPath = "/usr/bin/chromium"
 
 // browserCase is one badge the browser draws. needs names a code point that
 // a system font must cover for the case to be measurable ("" for none).
@@ -48,42 +47,7 @@ var browserCases = []browserCase{
 // browser starts headless Chromium for t, or skips t when it is missing.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("REGISTRYD_TEST_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("%s missing and REGISTRYD_TEST_REQUIRE_BROWSER=1: install it with apt-get install -y chromium fonts-dejavu-core", chromiumPath)
-		}
-		t.Skipf("%s missing: install it with apt-get install -y chromium fonts-dejavu-core (set REGISTRYD_TEST_REQUIRE_BROWSER=1 to make this a failure)", chromiumPath)
-	}
-	if out, err := exec.Command("fc-list", "DejaVu Sans:style=Book", "family").Output(); err != nil || !strings.Contains(string(out), "DejaVu Sans") {
-		msg := "DejaVu Sans is not installed, so Chromium would measure another font: install it with apt-get install -y fonts-dejavu-core"
-		if os.Getenv("REGISTRYD_TEST_REQUIRE_BROWSER") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		// Containers often have a small /dev/shm; Chromium crashes when it fills.
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.WindowSize(1200, 400),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return bctx
+	return browsertest.Start(t, 1200, 400)
 }
 
 // fontCovers reports whether some installed font covers the code point
