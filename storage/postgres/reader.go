@@ -123,6 +123,8 @@ func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
 	return out, rows.Err()
 }
 
+// Submission returns the submission with id, or an error wrapping
+// registry.ErrNotFound. Inside a transaction it locks the row until commit.
 func (r reader) Submission(ctx context.Context, id string) (registry.Submission, error) {
 	s, err := scanSubmission(r.db.QueryRow(ctx,
 		`SELECT `+submissionCols+` FROM submissions WHERE id = $1`+r.forUpdate(), id))
@@ -132,6 +134,8 @@ func (r reader) Submission(ctx context.Context, id string) (registry.Submission,
 	return s, nil
 }
 
+// Submissions lists submissions matching f, oldest first (created_at, then
+// ID), one page at a time.
 func (r reader) Submissions(ctx context.Context, f storage.SubmissionFilter, p storage.Page) ([]registry.Submission, string, error) {
 	var a args
 	var where []string
@@ -191,6 +195,8 @@ func page[T any](rows []T, limit int, key func(T) storage.Cursor) ([]T, string) 
 	return rows, key(rows[limit-1]).Encode()
 }
 
+// SubmissionsOfAddon returns every submission of addon, oldest first; an
+// empty, non-nil slice when there are none.
 func (r reader) SubmissionsOfAddon(ctx context.Context, addon string) ([]registry.Submission, error) {
 	rows, err := r.db.Query(ctx, `SELECT `+submissionCols+` FROM submissions WHERE addon = $1 ORDER BY created_at, id`, addon)
 	if err != nil {
@@ -209,6 +215,8 @@ func scanReport(row pgx.Row) (registry.Report, error) {
 	return rep, err
 }
 
+// Report returns the current report of a submission, its bytes exactly as
+// stored, or an error wrapping registry.ErrNotFound.
 func (r reader) Report(ctx context.Context, submissionID string) (registry.Report, error) {
 	rep, err := scanReport(r.db.QueryRow(ctx,
 		`SELECT submission_id, bytes, sha256, ruleset FROM reports WHERE submission_id = $1`, submissionID))
@@ -218,6 +226,8 @@ func (r reader) Report(ctx context.Context, submissionID string) (registry.Repor
 	return rep, nil
 }
 
+// Findings returns the findings projection of a submission's report in
+// stored order; empty, non-nil when there are none.
 func (r reader) Findings(ctx context.Context, submissionID string) ([]registry.StoredFinding, error) {
 	rows, err := r.db.Query(ctx, `SELECT submission_id, level, code, message, path, line, suppressed
 		FROM findings WHERE submission_id = $1 ORDER BY ord`, submissionID)
@@ -258,6 +268,8 @@ func scanAddon(row pgx.Row) (registry.Addon, error) {
 	return a, err
 }
 
+// Addon returns the addon called name, or an error wrapping
+// registry.ErrNotFound. Inside a transaction it locks the row until commit.
 func (r reader) Addon(ctx context.Context, name string) (registry.Addon, error) {
 	a, err := scanAddon(r.db.QueryRow(ctx, `SELECT `+addonCols+` FROM addons WHERE name = $1`+r.forUpdate(), name))
 	if err != nil {
@@ -272,6 +284,8 @@ func likePattern(q string) string {
 	return "%" + r.Replace(q) + "%"
 }
 
+// Addons lists addons matching f by name, one page at a time. Query matches
+// a literal, case-insensitive substring (ASCII case only on SQLite).
 func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Page) ([]registry.Addon, string, error) {
 	var a args
 	var where []string
@@ -326,6 +340,8 @@ func scanVersion(row pgx.Row) (registry.Version, error) {
 	return v, err
 }
 
+// Versions lists the published versions of addon, newest first
+// (published_at, then version), one page at a time.
 func (r reader) Versions(ctx context.Context, addon string, p storage.Page) ([]registry.Version, string, error) {
 	var a args
 	where := []string{"addon = " + a.add(addon)}
@@ -352,6 +368,8 @@ func (r reader) Versions(ctx context.Context, addon string, p storage.Page) ([]r
 	return out, next, nil
 }
 
+// Version returns the published addon@version, or an error wrapping
+// registry.ErrNotFound.
 func (r reader) Version(ctx context.Context, addon, version string) (registry.Version, error) {
 	v, err := scanVersion(r.db.QueryRow(ctx, `SELECT addon, version, submission_id, published_at, published_by
 		FROM versions WHERE addon = $1 AND version = $2`, addon, version))
@@ -361,6 +379,9 @@ func (r reader) Version(ctx context.Context, addon, version string) (registry.Ve
 	return v, nil
 }
 
+// PublishedReport returns the report of a published addon@version, or of the
+// addon's LatestVersion when version is "", in one indexed query;
+// registry.ErrNotFound when not published. It does not look at Removed.
 func (r reader) PublishedReport(ctx context.Context, addon, version string) (registry.Report, error) {
 	var row pgx.Row
 	if version == "" {
@@ -393,6 +414,8 @@ func scanSuppression(row pgx.Row) (registry.Suppression, error) {
 	return s, err
 }
 
+// Suppressions returns every suppression of addon, expired ones included,
+// ordered by code, path and ID.
 func (r reader) Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error) {
 	rows, err := r.db.Query(ctx, `SELECT `+suppressionCols+` FROM suppressions WHERE addon = $1 ORDER BY code, path, id`, addon)
 	if err != nil {
@@ -405,6 +428,8 @@ func (r reader) Suppressions(ctx context.Context, addon string) ([]registry.Supp
 	return out, nil
 }
 
+// VerifyApproval returns the pending verify approval of addon, or an error
+// wrapping registry.ErrNotFound.
 func (r reader) VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error) {
 	var v registry.VerifyApproval
 	err := r.db.QueryRow(ctx, `SELECT addon, maintainer, reason, at FROM verify_approvals WHERE addon = $1`+r.forUpdate(), addon).
@@ -416,6 +441,8 @@ func (r reader) VerifyApproval(ctx context.Context, addon string) (registry.Veri
 	return v, nil
 }
 
+// StaleReports returns up to limit IDs of submissions whose report came from
+// a ruleset other than ruleset, oldest first.
 func (r reader) StaleReports(ctx context.Context, ruleset string, limit int) ([]string, error) {
 	if limit <= 0 {
 		return []string{}, nil
@@ -435,6 +462,8 @@ func (r reader) StaleReports(ctx context.Context, ruleset string, limit int) ([]
 	return out, nil
 }
 
+// AuditLog lists audit entries newest first (time, then ID), one page at a
+// time.
 func (r reader) AuditLog(ctx context.Context, p storage.Page) ([]registry.AuditEntry, string, error) {
 	var a args
 	var where []string
@@ -476,6 +505,8 @@ func scanToken(row pgx.Row) (registry.Token, error) {
 	return t, err
 }
 
+// TokenByHash returns the token whose secret hashes to hash, revoked or not,
+// or an error wrapping registry.ErrNotFound.
 func (r reader) TokenByHash(ctx context.Context, hash []byte) (registry.Token, error) {
 	t, err := scanToken(r.db.QueryRow(ctx, `SELECT `+tokenCols+` FROM api_tokens WHERE hash = $1`, nonNilBytes(hash)))
 	if err != nil {
@@ -484,6 +515,7 @@ func (r reader) TokenByHash(ctx context.Context, hash []byte) (registry.Token, e
 	return t, nil
 }
 
+// Tokens returns every token, oldest first.
 func (r reader) Tokens(ctx context.Context) ([]registry.Token, error) {
 	rows, err := r.db.Query(ctx, `SELECT `+tokenCols+` FROM api_tokens ORDER BY created_at, id`)
 	if err != nil {
@@ -510,6 +542,8 @@ func scanDelivery(row pgx.Row) (registry.Delivery, error) {
 	return d, err
 }
 
+// Delivery returns the webhook delivery with id, or an error wrapping
+// registry.ErrNotFound.
 func (r reader) Delivery(ctx context.Context, id string) (registry.Delivery, error) {
 	d, err := scanDelivery(r.db.QueryRow(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE id = $1`, id))
 	if err != nil {
@@ -518,6 +552,8 @@ func (r reader) Delivery(ctx context.Context, id string) (registry.Delivery, err
 	return d, nil
 }
 
+// Deliveries lists webhook deliveries newest first (received_at, then ID),
+// one page at a time.
 func (r reader) Deliveries(ctx context.Context, p storage.Page) ([]registry.Delivery, string, error) {
 	var a args
 	var where []string

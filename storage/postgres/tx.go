@@ -27,6 +27,8 @@ func invalid(path, msg string) error {
 	return &registry.ValidationError{Fields: []registry.FieldError{{Path: path, Message: msg}}}
 }
 
+// CreateSubmission inserts s; registry.ErrConflict if its ID exists,
+// registry.ErrInvalid if it has none.
 func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error {
 	if s.ID == "" {
 		return fmt.Errorf("create submission: %w", invalid("id", "is empty"))
@@ -48,6 +50,8 @@ func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error 
 	return nil
 }
 
+// UpdateSubmission writes s's status, verdict, risk, decision fields and
+// UpdatedAt; registry.ErrNotFound if absent.
 func (t *tx) UpdateSubmission(ctx context.Context, s registry.Submission) error {
 	tag, err := t.tx.Exec(ctx, `UPDATE submissions SET status = $2, verdict = $3, risk = $4, decided_by = $5,
 		decided_at = $6, decision_reason = $7, updated_at = $8 WHERE id = $1`,
@@ -75,6 +79,10 @@ func checkReport(r registry.Report) error {
 	return nil
 }
 
+// PutReport stores or replaces the report of r.SubmissionID with its
+// findings (in the given order). It refuses (registry.ErrInvalid) a report
+// whose SHA256 is not the hex sha256 of its Bytes, and returns
+// registry.ErrNotFound for an unknown submission.
 func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []registry.StoredFinding) error {
 	if err := checkReport(r); err != nil {
 		return fmt.Errorf("put report: %w", err)
@@ -105,6 +113,7 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 	return nil
 }
 
+// PutAddon inserts a or overwrites every field of the addon with its name.
 func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 	if a.Name == "" {
 		return fmt.Errorf("put addon: %w", invalid("name", "is empty"))
@@ -126,6 +135,8 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 	return nil
 }
 
+// CreateVersion publishes v; registry.ErrConflict when addon@version exists,
+// registry.ErrNotFound when its submission does not.
 func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO versions (addon, version, submission_id, published_at, published_by)
 		VALUES ($1, $2, $3, $4, $5)`, v.Addon, v.Version, v.SubmissionID, ts(v.PublishedAt), v.PublishedBy)
@@ -135,6 +146,7 @@ func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 	return nil
 }
 
+// PutVerifyApproval records or replaces the pending approval of a.Addon.
 func (t *tx) PutVerifyApproval(ctx context.Context, a registry.VerifyApproval) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO verify_approvals (addon, maintainer, reason, at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (addon) DO UPDATE SET maintainer = EXCLUDED.maintainer, reason = EXCLUDED.reason, at = EXCLUDED.at`,
@@ -145,6 +157,8 @@ func (t *tx) PutVerifyApproval(ctx context.Context, a registry.VerifyApproval) e
 	return nil
 }
 
+// DeleteVerifyApproval removes the pending approval of addon; removing none
+// is not an error.
 func (t *tx) DeleteVerifyApproval(ctx context.Context, addon string) error {
 	if _, err := t.tx.Exec(ctx, `DELETE FROM verify_approvals WHERE addon = $1`, addon); err != nil {
 		return dbErr(fmt.Sprintf("delete verify approval of %q", addon), err)
@@ -152,6 +166,8 @@ func (t *tx) DeleteVerifyApproval(ctx context.Context, addon string) error {
 	return nil
 }
 
+// CreateSuppression inserts s; registry.ErrConflict when the addon has one
+// for the same code and path, or the ID exists.
 func (t *tx) CreateSuppression(ctx context.Context, s registry.Suppression) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO suppressions (`+suppressionCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		s.ID, s.Addon, s.Code, s.Path, string(s.Reason), s.Note, s.Author, tsPtr(s.ExpiresAt), ts(s.CreatedAt))
@@ -161,6 +177,8 @@ func (t *tx) CreateSuppression(ctx context.Context, s registry.Suppression) erro
 	return nil
 }
 
+// DeleteSuppression removes the suppression id of addon and returns it;
+// registry.ErrNotFound if the addon has no such suppression.
 func (t *tx) DeleteSuppression(ctx context.Context, addon, id string) (registry.Suppression, error) {
 	s, err := scanSuppression(t.tx.QueryRow(ctx, `DELETE FROM suppressions WHERE addon = $1 AND id = $2
 		RETURNING `+suppressionCols, addon, id))
@@ -170,6 +188,8 @@ func (t *tx) DeleteSuppression(ctx context.Context, addon, id string) (registry.
 	return s, nil
 }
 
+// AppendAudit appends e; registry.ErrConflict if its ID exists,
+// registry.ErrInvalid if it has none.
 func (t *tx) AppendAudit(ctx context.Context, e registry.AuditEntry) error {
 	if e.ID == "" {
 		return fmt.Errorf("append audit: %w", invalid("id", "is empty"))
@@ -182,6 +202,7 @@ func (t *tx) AppendAudit(ctx context.Context, e registry.AuditEntry) error {
 	return nil
 }
 
+// CreateToken inserts k; registry.ErrConflict when its ID or hash exists.
 func (t *tx) CreateToken(ctx context.Context, k registry.Token) error {
 	if k.ID == "" {
 		return fmt.Errorf("create token: %w", invalid("id", "is empty"))
@@ -194,6 +215,8 @@ func (t *tx) CreateToken(ctx context.Context, k registry.Token) error {
 	return nil
 }
 
+// RevokeToken marks the token revoked at at, keeping the first instant when
+// already revoked; registry.ErrNotFound if absent.
 func (t *tx) RevokeToken(ctx context.Context, id string, at time.Time) error {
 	tag, err := t.tx.Exec(ctx, `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, ts(at))
 	if err != nil {
@@ -205,6 +228,8 @@ func (t *tx) RevokeToken(ctx context.Context, id string, at time.Time) error {
 	return nil
 }
 
+// CreateDelivery records d and returns true, or returns false (and no error)
+// when a delivery with d.ID exists.
 func (t *tx) CreateDelivery(ctx context.Context, d registry.Delivery) (bool, error) {
 	if d.ID == "" {
 		return false, fmt.Errorf("create delivery: %w", invalid("id", "is empty"))
@@ -219,6 +244,8 @@ func (t *tx) CreateDelivery(ctx context.Context, d registry.Delivery) (bool, err
 	return tag.RowsAffected() == 1, nil
 }
 
+// UpdateDelivery writes d's status, error, submissions and UpdatedAt;
+// registry.ErrNotFound if absent.
 func (t *tx) UpdateDelivery(ctx context.Context, d registry.Delivery) error {
 	tag, err := t.tx.Exec(ctx, `UPDATE webhook_deliveries SET status = $2, error = $3, submissions = $4, updated_at = $5
 		WHERE id = $1`, d.ID, string(d.Status), d.Error, nonNilStrings(d.Submissions), ts(d.UpdatedAt))
@@ -231,6 +258,8 @@ func (t *tx) UpdateDelivery(ctx context.Context, d registry.Delivery) error {
 	return nil
 }
 
+// InsertJob enqueues a River job in this transaction: it exists if and only
+// if the transaction commits.
 func (t *tx) InsertJob(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
 	if _, err := t.river.InsertTx(ctx, t.tx, args, opts); err != nil {
 		return fmt.Errorf("postgres: insert job %q: %w", args.Kind(), err)

@@ -1249,6 +1249,7 @@ type pingArgs struct {
 	Marker string `json:"marker"`
 }
 
+// Kind names the job for River.
 func (pingArgs) Kind() string { return "storetest_ping" }
 
 type pingWorker struct {
@@ -1256,6 +1257,7 @@ type pingWorker struct {
 	ran chan string
 }
 
+// Work reports the job's marker on w.ran.
 func (w *pingWorker) Work(ctx context.Context, job *river.Job[pingArgs]) error {
 	w.ran <- job.Args.Marker
 	return nil
