@@ -17,14 +17,56 @@ import (
 	"github.com/registryd/registryd/storage/storetest"
 )
 
+var (
+	templateOnce sync.Once
+	templateFile string
+	templateErr  error
+)
+
+// migratedFile returns a database file migrated once per test binary;
+// tests copy it rather than migrate from scratch (River's migrations are
+// slow under -race).
+func migratedFile(t *testing.T) string {
+	t.Helper()
+	templateOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "registryd-sqlite-template-")
+		if err != nil {
+			templateErr = err
+			return
+		}
+		templateErr = sqlite.Migrate(context.Background(), storage.Config{DataDir: dir})
+		templateFile = filepath.Join(dir, storage.SQLiteFile)
+	})
+	if templateErr != nil {
+		t.Fatalf("migrate template: %v", templateErr)
+	}
+	return templateFile
+}
+
 func open(t *testing.T) *sqlite.Store {
 	t.Helper()
-	s, err := sqlite.Open(context.Background(), storage.Config{DataDir: t.TempDir()})
+	dir := t.TempDir()
+	b, err := os.ReadFile(migratedFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, storage.SQLiteFile), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(context.Background(), storage.Config{DataDir: dir})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if templateFile != "" {
+		os.RemoveAll(filepath.Dir(templateFile))
+	}
+	os.Exit(code)
 }
 
 func TestConformance(t *testing.T) {
