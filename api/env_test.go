@@ -57,7 +57,6 @@ type backend struct {
 
 func backends() []backend {
 	return []backend{
-		{"memory", func(testing.TB) storage.Store { return newMemStore() }},
 		{"sqlite", openSQLite},
 		{"postgres", openPostgres},
 	}
