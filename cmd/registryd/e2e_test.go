@@ -15,7 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/backend"
 )
 
 // demoManifest has one finding, at info level (child_env at mcp.env), so it
@@ -135,6 +138,29 @@ func endToEnd(t *testing.T, env map[string]string) {
 		t.Errorf("the ETag did not change when verified was revoked")
 	}
 
+	// A suppression that expires: at the next start the sweep deletes it and
+	// the report is rendered again without it.
+	var sp struct {
+		Suppression struct{ ID string } `json:"suppression"`
+	}
+	c.decode(c.expect("POST", "/v1/addons/demo/suppressions", alice, "application/json",
+		`{"code":"child_env","path":"","reason":"mitigated"}`, nil, http.StatusCreated), &sp)
+	c.expect("DELETE", "/v1/addons/demo/suppressions/"+sp.Suppression.ID, sam, "", "", nil, http.StatusForbidden)
+	c.expect("DELETE", "/v1/addons/demo/suppressions/"+sp.Suppression.ID, alice, "", "", nil, http.StatusNoContent)
+	var sps struct {
+		Suppressions []struct{ ID string } `json:"suppressions"`
+	}
+	c.decode(c.expect("GET", "/v1/addons/demo", "", "", "", nil, http.StatusOK), &sps)
+	if len(sps.Suppressions) != 1 {
+		t.Fatalf("suppressions = %+v, want the first one only", sps.Suppressions)
+	}
+	c.expect("DELETE", "/v1/addons/demo/suppressions/"+sps.Suppressions[0].ID, bob, "", "", nil, http.StatusNoContent)
+	unsuppressed := c.report("community", 0)
+	expiry := time.Now().Add(2 * time.Second).UTC()
+	c.expect("POST", "/v1/addons/demo/suppressions", alice, "application/json",
+		`{"code":"child_env","path":"mcp.env","reason":"mitigated","expires_at":"`+expiry.Format(time.RFC3339Nano)+`"}`, nil, http.StatusCreated)
+	expiring := c.report("community", 1)
+
 	var log struct {
 		Items []struct{ Actor, Action string } `json:"items"`
 	}
@@ -145,7 +171,8 @@ func endToEnd(t *testing.T, env map[string]string) {
 			actions = append(actions, e.Actor+" "+e.Action)
 		}
 	}
-	want := []string{"bob addon.verify.revoke", "alice suppression.create", "bob addon.verify.grant", "alice addon.verify.approve", "alice submission.approve"}
+	want := []string{"alice suppression.create", "bob suppression.delete", "alice suppression.delete", "alice suppression.create",
+		"bob addon.verify.revoke", "alice suppression.create", "bob addon.verify.grant", "alice addon.verify.approve", "alice submission.approve"}
 	if diff := cmp.Diff(want, actions); diff != "" {
 		t.Errorf("audit log (-want +got):\n%s", diff)
 	}
@@ -165,9 +192,31 @@ func endToEnd(t *testing.T, env map[string]string) {
 	}
 	srv = startServer(t, getenv)
 	c.base = srv.url
-	if again := c.report("community", 1); !bytes.Equal(again.body, revoked.body) || again.etag != revoked.etag {
+	if again := c.report("community", 1); !bytes.Equal(again.body, expiring.body) || again.etag != expiring.etag {
 		t.Errorf("after a restart the report changed")
 	}
+	srv.stop()
+
+	// Once the suppression has expired, a start sweeps it away and renders
+	// the report again without it.
+	for time.Now().Before(expiry.Add(100 * time.Millisecond)) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	srv = startServer(t, getenv)
+	c.base = srv.url
+	c.awaitReport(unsuppressed.body, srv, "the expired suppression was not swept")
+	c.decode(c.expect("GET", "/v1/addons/demo", "", "", "", nil, http.StatusOK), &sps)
+	if len(sps.Suppressions) != 0 {
+		t.Errorf("suppressions after the sweep = %+v, want none", sps.Suppressions)
+	}
+	srv.stop()
+
+	// A report an older ruleset made is rendered again in the background at
+	// the next start; reads are served meanwhile.
+	makeStale(t, env, "demo")
+	srv = startServer(t, getenv)
+	c.base = srv.url
+	c.awaitReport(unsuppressed.body, srv, "the stale report was not reassessed")
 
 	// A revoked token is refused at once.
 	var out bytes.Buffer
@@ -176,6 +225,29 @@ func endToEnd(t *testing.T, env map[string]string) {
 	}
 	c.expect("POST", "/v1/submissions", sam, "application/toml", demoManifest, nil, http.StatusUnauthorized)
 	srv.stop()
+}
+
+// makeStale rewrites the stored report of an addon's latest version as an
+// older ruleset would have left it.
+func makeStale(t *testing.T, env map[string]string, addon string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := backend.Open(ctx, storage.Config{DatabaseURL: env["REGISTRYD_DATABASE_URL"], DataDir: env["REGISTRYD_DATA_DIR"], SkipMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.PublishedReport(ctx, addon, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := []byte(`{"schema":"registryd.report/v0"}`)
+	err = st.InTx(ctx, func(tx storage.Tx) error {
+		return tx.PutReport(ctx, registry.Report{SubmissionID: r.SubmissionID, Bytes: old, SHA256: report.SHA256(old), Ruleset: "2000.1.0"}, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // createToken runs `registryd token create` and returns the secret it
@@ -313,6 +385,23 @@ func (c *client) decode(r response, v any) {
 	c.t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		c.t.Fatalf("decode %s: %v", r.body, err)
+	}
+}
+
+// awaitReport polls demo's latest report until it is want, for at most 30
+// seconds.
+func (c *client) awaitReport(want []byte, srv *server, failure string) {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := c.expect("GET", "/v1/addons/demo/report", "", "", "", nil, http.StatusOK)
+		if bytes.Equal(r.body, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s: the report is still\n%s\nserver log:\n%s", failure, r.body, srv.stop())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
