@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"MalformedCursor", testMalformedCursor},
 		{"InTxRollback", testInTxRollback},
 		{"ConcurrentDeciders", testConcurrentDeciders},
+		{"ConcurrentRedelivery", testConcurrentRedelivery},
 		{"Jobs", testJobs},
 	}
 	for _, tc := range tests {
@@ -1242,6 +1243,49 @@ func testConcurrentDeciders(t *testing.T, s storage.Store) {
 	}
 	if n := sawPending.Load(); n < 1 {
 		t.Errorf("no decider saw the submission pending")
+	}
+}
+
+// testConcurrentRedelivery races one delivery ID through several
+// transactions, as replicas receiving GitHub's redelivery would: exactly
+// one records it.
+func testConcurrentRedelivery(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	const racers = 6
+	var (
+		created atomic.Int32
+		wg      sync.WaitGroup
+		start   = make(chan struct{})
+		errs    = make(chan error, racers)
+	)
+	for range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs <- s.InTx(ctx, func(tx storage.Tx) error {
+				ok, err := tx.CreateDelivery(ctx, registry.Delivery{ID: "d-race", Event: "pull_request",
+					Status: registry.DeliveryQueued, ReceivedAt: at(0), UpdatedAt: at(0)})
+				if err != nil || !ok {
+					return err
+				}
+				// Hold the row a moment so the others overlap.
+				time.Sleep(20 * time.Millisecond)
+				created.Add(1)
+				return nil
+			})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("CreateDelivery: %v", err)
+		}
+	}
+	if n := created.Load(); n != 1 {
+		t.Errorf("%d transactions recorded the same delivery, want exactly 1", n)
 	}
 }
 
