@@ -100,6 +100,9 @@ func TestBadInput(t *testing.T) {
 			{"bad updated_since", req{method: "GET", path: "/v1/addons?updated_since=yesterday"}, 400, "bad-request", nil},
 			{"bad include_removed", req{method: "GET", path: "/v1/addons?include_removed=yes"}, 400, "bad-request", nil},
 			{"overlong search", req{method: "GET", path: "/v1/addons?q=" + strings.Repeat("a", 101)}, 400, "bad-request", nil},
+			{"invalid utf-8 search", req{method: "GET", path: "/v1/addons?q=%FF%FE"}, 400, "bad-request", nil},
+			{"overlong token", req{method: "GET", path: "/v1/addons", token: strings.Repeat("t", 300)}, 401, "unauthenticated", nil},
+			{"empty bearer", req{method: "GET", path: "/v1/addons", header: map[string]string{"Authorization": "Bearer "}}, 401, "unauthenticated", nil},
 			{"control character search", req{method: "GET", path: "/v1/addons?q=%1B%5B31m"}, 400, "bad-request", nil},
 
 			// Verification and suppressions.

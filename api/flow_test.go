@@ -54,7 +54,13 @@ func TestVerification(t *testing.T) {
 		if a := e.do(t, req{method: "GET", path: "/v1/addons/weather"}).json(t); a["pending_verification"] == nil {
 			t.Errorf("pending_verification is null after the first grant")
 		}
-		// The same maintainer again: a precise 409, nothing granted.
+		// The same maintainer again, twice at once: each a precise 409,
+		// nothing granted.
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() { wantProblem(t, putVerified(e, t, e.maintainer, true, "again"), 409, "conflict") })
+		}
+		wg.Wait()
 		wantProblem(t, putVerified(e, t, e.maintainer, true, "again"), 409, "conflict")
 		if tier := e.do(t, req{method: "GET", path: "/v1/addons/weather"}).json(t)["addon"].(map[string]any)["tier"]; tier != "community" {
 			t.Errorf("tier after one maintainer = %v, want community", tier)
