@@ -102,18 +102,26 @@ type setting struct {
 }
 
 // stringVar registers a string flag whose default is the variable's value,
-// or def when the variable is unset or empty.
+// or def when the variable is unset or empty. The help text shows def but
+// never the variable's value, which may be a secret.
 func stringVar(fs *flag.FlagSet, getenv func(string) string, p *string, s setting, def string) {
-	v := getenv(s.env)
-	if v == "" {
-		v = def
+	*p = getenv(s.env)
+	if *p == "" {
+		*p = def
 	}
 	usage := s.usage + " (env " + s.env + ")"
 	if def != "" {
 		usage += " (default " + strconv.Quote(def) + ")"
 	}
-	fs.StringVar(p, s.flag, v, usage)
+	fs.Var((*quietString)(p), s.flag, usage)
 }
+
+// quietString is a string flag.Value whose String is always empty, so that
+// the flag package's help shows no value it was given from the environment.
+type quietString string
+
+func (q *quietString) String() string     { return "" }
+func (q *quietString) Set(v string) error { *q = quietString(v); return nil }
 
 // storeSettings registers the database flags every command that opens the
 // store shares.
@@ -193,7 +201,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	stringVar(fs, getenv, &c.LogFormat, setting{"log-format", "REGISTRYD_LOG_FORMAT", "text or json"}, "text")
 	stringVar(fs, getenv, &logLevel, setting{"log-level", "REGISTRYD_LOG_LEVEL", "debug, info, warn or error"}, "info")
 	fs.BoolVar(&c.Store.SkipMigrate, "skip-migrate", getenv("REGISTRYD_SKIP_MIGRATE") == "1",
-		"do not apply migrations at start (run `registryd migrate` instead); /readyz fails until they are applied (env REGISTRYD_SKIP_MIGRATE=1)")
+		"do not apply migrations at start (run 'registryd migrate' instead); /readyz fails until they are applied (env REGISTRYD_SKIP_MIGRATE=1)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return config{}, err
 	}

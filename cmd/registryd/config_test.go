@@ -152,7 +152,18 @@ func TestServeConfigReportsEveryProblem(t *testing.T) {
 
 func TestServeHelp(t *testing.T) {
 	var stderr bytes.Buffer
-	_, err := loadServeConfig([]string{"--help"}, envOf(nil), &stderr)
+	env := map[string]string{
+		"REGISTRYD_GITHUB_TOKEN":          "ghp_hunter2",
+		"REGISTRYD_GITHUB_WEBHOOK_SECRET": "hunter2-webhook",
+		"REGISTRYD_DATABASE_URL":          "postgres://u:hunter2@db/x",
+	}
+	_, err := loadServeConfig([]string{"--help"}, envOf(env), &stderr)
+	if strings.Contains(stderr.String(), "hunter2") {
+		t.Errorf("--help shows a secret from the environment:\n%s", stderr.String())
+	}
+	if n := strings.Count(stderr.String(), `(default "127.0.0.1:8080")`); n != 1 {
+		t.Errorf("--help shows the default address %d times, want once", n)
+	}
 	if !errors.Is(err, errHelp) {
 		t.Fatalf("err = %v, want errHelp", err)
 	}
