@@ -6,6 +6,18 @@
 //
 // Reads (lists, reports, the audit log) do not go through this package; they
 // go straight to storage.Reader.
+//
+// A report's bytes depend only on the manifest, the ruleset and the
+// registry's state for the addon (tier, active suppressions, removed). Two
+// things change them without a request, and the server runs both in the
+// background (cmd/registryd serve):
+//
+//   - a new ruleset: Reassess, called in a loop at start-up, renders every
+//     report an older ruleset made again, one batch per transaction;
+//   - time: a suppression with an expiry stops applying when it passes.
+//     ExpireSuppressions, called once a minute, deletes expired suppressions
+//     and renders their addons' reports again, so a stored report shows an
+//     expired suppression for at most that long.
 package workflow
 
 import (
