@@ -15,8 +15,15 @@ func (s *server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.observe, s.limitByAddress, s.authenticate, s.limitByToken)
 	r.NotFound(s.notFound)
-	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return &apiError{status: http.StatusMethodNotAllowed, slug: "method-not-allowed", detail: "the resource does not support this method"}
+	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, req *http.Request) error {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete} {
+			if r.Match(chi.NewRouteContext(), m, req.URL.Path) {
+				allow = append(allow, m)
+			}
+		}
+		return &apiError{status: http.StatusMethodNotAllowed, slug: "method-not-allowed", detail: "the resource does not support this method",
+			header: http.Header{"Allow": {strings.Join(allow, ", ")}}}
 	}))
 
 	submitter := RequireRole(registry.RoleSubmitter)
