@@ -179,7 +179,11 @@ func (s *Service) expireIn(ctx context.Context, name string, now time.Time) (int
 				kept = append(kept, sp)
 				continue
 			}
-			if _, err := tx.DeleteSuppression(ctx, name, sp.ID); err != nil {
+			_, err := tx.DeleteSuppression(ctx, name, sp.ID)
+			if errors.Is(err, registry.ErrNotFound) {
+				continue // another replica expired it first
+			}
+			if err != nil {
 				return fmt.Errorf("delete suppression %s: %w", sp.ID, err)
 			}
 			if err := s.audit(ctx, tx, now, SystemActor, "suppression.expire", "addon/"+name, "", suppressionDetail(sp)); err != nil {

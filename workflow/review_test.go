@@ -372,6 +372,31 @@ func TestExpireSuppressions(t *testing.T) {
 				t.Errorf("step %d: report bytes are not the expected ones", i)
 			}
 		}
+		// Two replicas sweeping at once: each expiry happens once.
+		expiry2 := h.clock.Now().Add(time.Minute)
+		sp.ExpiresAt = &expiry2
+		if _, err := h.svc.Suppress(ctx, alice, "temp", sp); err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Advance(time.Hour)
+		other := workflow.New(h.store, workflow.Options{Now: h.clock.Now})
+		counts := make([]int, 2)
+		var wg sync.WaitGroup
+		for i, svc := range []*workflow.Service{h.svc, other} {
+			wg.Go(func() {
+				var err error
+				if counts[i], err = svc.ExpireSuppressions(ctx); err != nil {
+					t.Errorf("replica %d: ExpireSuppressions: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		if counts[0]+counts[1] != 1 {
+			t.Errorf("replicas expired %v suppressions, want 1 in all", counts)
+		}
+		if r, _ := h.report(t, sub.ID); !bytes.Equal(r.Bytes, orig.Bytes) {
+			t.Errorf("after the concurrent sweep the report is not the unsuppressed one")
+		}
 		if sps, _ := h.store.Suppressions(ctx, "temp"); len(sps) != 0 {
 			t.Errorf("suppressions of temp after expiry = %+v, want none", sps)
 		}

@@ -203,6 +203,11 @@ func TestPublish(t *testing.T) {
 		if len(log) != 2 || log[0].Action != "submission.publish" || log[1].Actor != "octo" {
 			t.Errorf("audit log = %+v; want two submission.publish entries, the first by octo", log)
 		}
+		if err := h.svc.Remove(ctx, alice, "pushed", "withdrawn"); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = h.svc.Publish(ctx, pusher, clean("pushed", "3.0.0"), workflow.FormatTOML, gh)
+		wantErr(t, "Publish to a removed addon", err, registry.ErrConflict)
 	})
 }
 

@@ -234,3 +234,43 @@ func TestSignals(t *testing.T) {
 		})
 	}
 }
+
+func TestHealthcheck(t *testing.T) {
+	srv := startServer(t, envOf(map[string]string{"REGISTRYD_DATA_DIR": t.TempDir()}))
+	addr := strings.TrimPrefix(srv.url, "http://")
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	closed.Close()
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		code int
+	}{
+		{"ready", nil, map[string]string{"REGISTRYD_ADDR": addr}, 0},
+		{"alive", []string{"--addr", addr, "--path", "/healthz"}, nil, 0},
+		{"unspecified host asks loopback", []string{"--addr", "0.0.0.0:" + addr[strings.LastIndex(addr, ":")+1:]}, nil, 0},
+		{"nobody listening", []string{"--addr", closedAddr}, nil, 1},
+		{"other path", []string{"--addr", addr, "--path", "/v1/addons"}, nil, 2},
+		{"bad address", []string{"--addr", "nowhere"}, nil, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout bytes.Buffer
+			err := run(context.Background(), append([]string{"healthcheck"}, tt.args...), envOf(tt.env), nil, &stdout, io.Discard)
+			if got := exitCode(err); got != tt.code {
+				t.Errorf("exit code = %d (%v), want %d", got, err, tt.code)
+			}
+			if tt.code == 0 && strings.TrimSpace(stdout.String()) != "ok" {
+				t.Errorf("stdout = %q, want ok", stdout.String())
+			}
+		})
+	}
+	srv.stop()
+	if err := run(context.Background(), []string{"healthcheck", "--addr", addr}, envOf(nil), nil, io.Discard, io.Discard); err == nil {
+		t.Error("healthcheck succeeded after the server stopped")
+	}
+}
