@@ -140,6 +140,17 @@ func TestSubmitAndReview(t *testing.T) {
 		}
 		wantProblem(t, e.do(t, req{method: "POST", path: "/v1/submissions/" + id + "/reject", token: e.maintainer, ctype: "application/json", body: []byte(`{"reason":"late"}`)}), 409, "conflict")
 
+		// Reject with a reason decides for good.
+		other := e.do(t, req{method: "GET", path: "/v1/submissions?addon=other", token: e.maintainer}).json(t)["items"].([]any)[0].(map[string]any)["id"].(string)
+		rj := e.do(t, req{method: "POST", path: "/v1/submissions/" + other + "/reject", token: e.maintainer2, ctype: "application/json", body: []byte(`{"reason":"duplicates weather"}`)})
+		if rj.status != 200 || rj.json(t)["submission"].(map[string]any)["status"] != "rejected" {
+			t.Fatalf("reject = %d %s", rj.status, rj.body)
+		}
+		e.approve(t, e.maintainer, other, 409)
+		if got := addonsOf(t, e.do(t, req{method: "GET", path: "/v1/submissions?status=rejected", token: e.maintainer}), "addon"); !cmp.Equal(got, []string{"other"}) {
+			t.Errorf("?status=rejected = %v, want [other]", got)
+		}
+
 		// Published: the registry lists it and serves its report.
 		list := e.do(t, req{method: "GET", path: "/v1/addons"})
 		if got := addonsOf(t, list, "name"); !cmp.Equal(got, []string{"weather"}) {
@@ -172,6 +183,26 @@ func TestSubmitAndReview(t *testing.T) {
 			t.Errorf("weather submissions after the refused ones = %d, want 1 (nothing stored)", n)
 		}
 
+	})
+}
+
+func TestSubmitJSONForm(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		doc := `{"addon":{"name":"jsonform","version":"2.0.0","description":"Submitted as JSON.","author":"A","license":"MIT"},` +
+			`"mcp":{"command":"jsonform-server","args":["--stdio"]}}`
+		r := e.do(t, req{method: "POST", path: "/v1/submissions", token: e.maintainer, ctype: "application/json; charset=utf-8", body: []byte(doc)})
+		if r.status != http.StatusCreated {
+			t.Fatalf("POST JSON form = %d\n%s", r.status, r.body)
+		}
+		m := r.json(t)
+		sub := m["submission"].(map[string]any)
+		if sub["format"] != "json" || sub["addon"] != "jsonform" || sub["submitter"] != "carol" {
+			t.Errorf("submission = %v, want format json, addon jsonform, submitter carol", sub)
+		}
+		if loc := r.header.Get("Location"); loc != "/v1/submissions/"+sub["id"].(string) {
+			t.Errorf("Location = %q", loc)
+		}
 	})
 }
 
