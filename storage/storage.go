@@ -68,6 +68,12 @@ type Reader interface {
 	// published version when version is "". It is the hot path of install
 	// clients: one indexed query.
 	PublishedReport(ctx context.Context, addon, version string) (registry.Report, error)
+	// PublishedReportDigest returns the sha256 (lowercase hex, the report's
+	// ETag without its decoration) of the report PublishedReport would
+	// return for the same arguments, without reading the report's bytes,
+	// so that a revalidation can be answered from it alone. It fails as
+	// PublishedReport does: registry.ErrNotFound when not published.
+	PublishedReportDigest(ctx context.Context, addon, version string) (string, error)
 	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
 	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
 

@@ -379,27 +379,55 @@ func (r reader) Version(ctx context.Context, addon, version string) (registry.Ve
 	return v, nil
 }
 
+// The published-report queries: by version, or through the addon's latest
+// version. Each exists twice, for the whole report and for its digest
+// alone. pgx prepares each text once per connection and caches it (its
+// default QueryExecModeCacheStatement), so they are constants.
+const (
+	publishedFromLatest = `
+		FROM addons a
+		JOIN versions v ON v.addon = a.name AND v.version = a.latest_version
+		JOIN reports rp ON rp.submission_id = v.submission_id
+		WHERE a.name = $1`
+	publishedFromVersion = `
+		FROM versions v JOIN reports rp ON rp.submission_id = v.submission_id
+		WHERE v.addon = $1 AND v.version = $2`
+	publishedReportCols = `SELECT rp.submission_id, rp.bytes, rp.sha256, rp.ruleset`
+	publishedDigestCols = `SELECT rp.sha256`
+)
+
 // PublishedReport returns the report of a published addon@version, or of the
 // addon's LatestVersion when version is "", in one indexed query;
 // registry.ErrNotFound when not published. It does not look at Removed.
 func (r reader) PublishedReport(ctx context.Context, addon, version string) (registry.Report, error) {
 	var row pgx.Row
 	if version == "" {
-		row = r.db.QueryRow(ctx, `SELECT rp.submission_id, rp.bytes, rp.sha256, rp.ruleset
-			FROM addons a
-			JOIN versions v ON v.addon = a.name AND v.version = a.latest_version
-			JOIN reports rp ON rp.submission_id = v.submission_id
-			WHERE a.name = $1`, addon)
+		row = r.db.QueryRow(ctx, publishedReportCols+publishedFromLatest, addon)
 	} else {
-		row = r.db.QueryRow(ctx, `SELECT rp.submission_id, rp.bytes, rp.sha256, rp.ruleset
-			FROM versions v JOIN reports rp ON rp.submission_id = v.submission_id
-			WHERE v.addon = $1 AND v.version = $2`, addon, version)
+		row = r.db.QueryRow(ctx, publishedReportCols+publishedFromVersion, addon, version)
 	}
 	rep, err := scanReport(row)
 	if err != nil {
 		return rep, dbErr(fmt.Sprintf("published report of %s@%s", addon, version), err)
 	}
 	return rep, nil
+}
+
+// PublishedReportDigest returns the sha256 of the report PublishedReport
+// would return, without transferring its bytes; registry.ErrNotFound when
+// not published.
+func (r reader) PublishedReportDigest(ctx context.Context, addon, version string) (string, error) {
+	var row pgx.Row
+	if version == "" {
+		row = r.db.QueryRow(ctx, publishedDigestCols+publishedFromLatest, addon)
+	} else {
+		row = r.db.QueryRow(ctx, publishedDigestCols+publishedFromVersion, addon, version)
+	}
+	var sum string
+	if err := row.Scan(&sum); err != nil {
+		return "", dbErr(fmt.Sprintf("published report digest of %s@%s", addon, version), err)
+	}
+	return sum, nil
 }
 
 const suppressionCols = `id, addon, code, path, reason, note, author, expires_at, created_at`

@@ -131,7 +131,7 @@ func scanSubmission(row scanner) (registry.Submission, error) {
 // Submission returns the submission with id, or an error wrapping
 // registry.ErrNotFound. Inside a transaction it locks the row until commit.
 func (r reader) Submission(ctx context.Context, id string) (registry.Submission, error) {
-	s, err := scanSubmission(r.db.QueryRowContext(ctx, `SELECT `+submissionCols+` FROM submissions WHERE id = ?1`, id))
+	s, err := scanSubmission(r.db.QueryRowContext(ctx, qSubmission, id))
 	if err != nil {
 		return s, dbErr(fmt.Sprintf("submission %q", id), err)
 	}
@@ -205,8 +205,7 @@ func scanReport(row scanner) (registry.Report, error) {
 // Report returns the current report of a submission, its bytes exactly as
 // stored, or an error wrapping registry.ErrNotFound.
 func (r reader) Report(ctx context.Context, submissionID string) (registry.Report, error) {
-	rep, err := scanReport(r.db.QueryRowContext(ctx,
-		`SELECT submission_id, bytes, sha256, ruleset FROM reports WHERE submission_id = ?1`, submissionID))
+	rep, err := scanReport(r.db.QueryRowContext(ctx, qReport, submissionID))
 	if err != nil {
 		return rep, dbErr(fmt.Sprintf("report of %q", submissionID), err)
 	}
@@ -264,7 +263,7 @@ func scanAddon(row scanner) (registry.Addon, error) {
 // Addon returns the addon called name, or an error wrapping
 // registry.ErrNotFound. Inside a transaction it locks the row until commit.
 func (r reader) Addon(ctx context.Context, name string) (registry.Addon, error) {
-	a, err := scanAddon(r.db.QueryRowContext(ctx, `SELECT `+addonCols+` FROM addons WHERE name = ?1`, name))
+	a, err := scanAddon(r.db.QueryRowContext(ctx, qAddon, name))
 	if err != nil {
 		return a, dbErr(fmt.Sprintf("addon %q", name), err)
 	}
@@ -375,27 +374,71 @@ func (r reader) Version(ctx context.Context, addon, version string) (registry.Ve
 	return v, nil
 }
 
+// The published-report queries: by version, or through the addon's latest
+// version. Each exists twice, for the whole report and for its digest
+// alone.
+const (
+	publishedFromLatest = `
+		FROM addons a
+		JOIN versions v ON v.addon = a.name AND v.version = a.latest_version
+		JOIN reports rp ON rp.submission_id = v.submission_id
+		WHERE a.name = ?1`
+	publishedFromVersion = `
+		FROM versions v JOIN reports rp ON rp.submission_id = v.submission_id
+		WHERE v.addon = ?1 AND v.version = ?2`
+	publishedReportCols = `SELECT rp.submission_id, rp.bytes, rp.sha256, rp.ruleset`
+	publishedDigestCols = `SELECT rp.sha256`
+
+	qPublishedReportLatest = publishedReportCols + publishedFromLatest
+	qPublishedReport       = publishedReportCols + publishedFromVersion
+	qPublishedDigestLatest = publishedDigestCols + publishedFromLatest
+	qPublishedDigest       = publishedDigestCols + publishedFromVersion
+	qReport                = `SELECT submission_id, bytes, sha256, ruleset FROM reports WHERE submission_id = ?1`
+	qAddon                 = `SELECT ` + addonCols + ` FROM addons WHERE name = ?1`
+	qSubmission            = `SELECT ` + submissionCols + ` FROM submissions WHERE id = ?1`
+	qTokenByHash           = `SELECT ` + tokenCols + ` FROM api_tokens WHERE hash = ?1`
+)
+
+// hotQueries are prepared on the read pool when the store opens: install
+// clients' report and revalidation reads, and what every authenticated or
+// submission request reads.
+var hotQueries = []string{
+	qPublishedReportLatest, qPublishedReport, qPublishedDigestLatest, qPublishedDigest,
+	qReport, qAddon, qSubmission, qTokenByHash,
+}
+
 // PublishedReport returns the report of a published addon@version, or of the
 // addon's LatestVersion when version is "", in one indexed query;
 // registry.ErrNotFound when not published. It does not look at Removed.
 func (r reader) PublishedReport(ctx context.Context, addon, version string) (registry.Report, error) {
 	var row *sql.Row
 	if version == "" {
-		row = r.db.QueryRowContext(ctx, `SELECT rp.submission_id, rp.bytes, rp.sha256, rp.ruleset
-			FROM addons a
-			JOIN versions v ON v.addon = a.name AND v.version = a.latest_version
-			JOIN reports rp ON rp.submission_id = v.submission_id
-			WHERE a.name = ?1`, addon)
+		row = r.db.QueryRowContext(ctx, qPublishedReportLatest, addon)
 	} else {
-		row = r.db.QueryRowContext(ctx, `SELECT rp.submission_id, rp.bytes, rp.sha256, rp.ruleset
-			FROM versions v JOIN reports rp ON rp.submission_id = v.submission_id
-			WHERE v.addon = ?1 AND v.version = ?2`, addon, version)
+		row = r.db.QueryRowContext(ctx, qPublishedReport, addon, version)
 	}
 	rep, err := scanReport(row)
 	if err != nil {
 		return rep, dbErr(fmt.Sprintf("published report of %s@%s", addon, version), err)
 	}
 	return rep, nil
+}
+
+// PublishedReportDigest returns the sha256 of the report PublishedReport
+// would return, reading neither its bytes nor its findings;
+// registry.ErrNotFound when not published.
+func (r reader) PublishedReportDigest(ctx context.Context, addon, version string) (string, error) {
+	var row *sql.Row
+	if version == "" {
+		row = r.db.QueryRowContext(ctx, qPublishedDigestLatest, addon)
+	} else {
+		row = r.db.QueryRowContext(ctx, qPublishedDigest, addon, version)
+	}
+	var sum string
+	if err := row.Scan(&sum); err != nil {
+		return "", dbErr(fmt.Sprintf("published report digest of %s@%s", addon, version), err)
+	}
+	return sum, nil
 }
 
 const suppressionCols = `id, addon, code, path, reason, note, author, expires_at, created_at`
@@ -510,7 +553,7 @@ func scanToken(row scanner) (registry.Token, error) {
 // TokenByHash returns the token whose secret hashes to hash, revoked or not,
 // or an error wrapping registry.ErrNotFound.
 func (r reader) TokenByHash(ctx context.Context, hash []byte) (registry.Token, error) {
-	t, err := scanToken(r.db.QueryRowContext(ctx, `SELECT `+tokenCols+` FROM api_tokens WHERE hash = ?1`, nonNilBytes(hash)))
+	t, err := scanToken(r.db.QueryRowContext(ctx, qTokenByHash, nonNilBytes(hash)))
 	if err != nil {
 		return t, dbErr("token by hash", err)
 	}

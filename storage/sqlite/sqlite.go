@@ -46,8 +46,9 @@ const maxAttempts = 5
 // use within one process; several processes may open the same file.
 type Store struct {
 	reader
-	write  *sql.DB // one connection: every transaction and River
-	read   *sql.DB // read-only pool for Reader methods
+	write  *sql.DB    // one connection: every transaction and River
+	read   *sql.DB    // read-only pool for Reader methods
+	stmts  *stmtCache // read's prepared statements, which Reader methods use
 	river  *river.Client[*sql.Tx]
 	logger *slog.Logger
 }
@@ -138,13 +139,21 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 			return nil, err
 		}
 	}
+	// Statistics for the query planner on tables that lack them or whose
+	// size changed a lot since they were gathered; SQLite bounds the work.
+	if _, err := write.ExecContext(ctx, "PRAGMA optimize=0x10002"); err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("sqlite: optimize: %w", err)
+	}
 	rc, err := river.NewClient(riversqlite.New(write), &river.Config{Logger: logger})
 	if err != nil {
 		write.Close()
 		read.Close()
 		return nil, fmt.Errorf("sqlite: river insert client: %w", err)
 	}
-	return &Store{reader: reader{db: read}, write: write, read: read, river: rc, logger: logger}, nil
+	stmts := newStmtCache(ctx, read, hotQueries)
+	return &Store{reader: reader{db: stmts}, write: write, read: read, stmts: stmts, river: rc, logger: logger}, nil
 }
 
 // Migrate applies every pending migration, ours and River's, to the
@@ -224,9 +233,17 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes both pools. Stop any job runner first.
+// Close closes both pools. Stop any job runner first. It first lets SQLite
+// refresh the query planner's statistics where the tables changed enough to
+// need it, as SQLite advises before closing a connection.
 func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.write.ExecContext(ctx, "PRAGMA optimize"); err != nil {
+		// Only statistics are lost; closing goes on.
+		s.logger.Warn("sqlite: optimize before close", "err", err)
+	}
+	return errors.Join(s.stmts.Close(), s.read.Close(), s.write.Close())
 }
 
 // DB returns the writer connection pool, for tests and tools that need raw

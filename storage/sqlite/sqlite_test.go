@@ -260,3 +260,74 @@ func TestPragmas(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingOfAddonPlan checks the plan of the review queue's busiest
+// filter, an addon's pending submissions oldest first (a resubmission's
+// twin lookup): it must reach that addon's pending rows through
+// submissions_addon_status, in order, without a sort, however many pending
+// submissions other addons have and whether or not the planner has
+// statistics.
+func TestPendingOfAddonPlan(t *testing.T) {
+	ctx := context.Background()
+	s := open(t)
+	const query = `EXPLAIN QUERY PLAN SELECT * FROM submissions
+		WHERE status = ?1 AND addon = ?2 ORDER BY created_at, id LIMIT ?3`
+	plan := func(t *testing.T) string {
+		t.Helper()
+		rows, err := s.DB().QueryContext(ctx, query, "pending", "a", 201)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var steps []string
+		for rows.Next() {
+			var id, parent, notUsed int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+				t.Fatal(err)
+			}
+			steps = append(steps, detail)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(steps, "; ")
+	}
+	check := func(t *testing.T) {
+		t.Helper()
+		got := plan(t)
+		const want = "SEARCH submissions USING INDEX submissions_addon_status (addon=? AND status=?)"
+		if !strings.Contains(got, want) {
+			t.Errorf("plan = %q, want it to contain %q", got, want)
+		}
+		if strings.Contains(got, "TEMP B-TREE") {
+			t.Errorf("plan = %q sorts; want rows read in order from the index", got)
+		}
+	}
+	t.Run("empty", check)
+
+	// Many pending submissions spread over few addons, some decided.
+	err := s.InTx(ctx, func(tx storage.Tx) error {
+		for i := range 2000 {
+			st := registry.StatusPending
+			if i%10 == 0 {
+				st = registry.StatusApproved
+			}
+			err := tx.CreateSubmission(ctx, registry.Submission{ID: fmt.Sprintf("sub_%04d", i),
+				Addon: fmt.Sprintf("addon-%d", i%20), Version: "1", Format: "toml", Source: registry.SourceREST,
+				Status: st, CreatedAt: time.Unix(int64(i), 0)})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("populated", check)
+	if _, err := s.DB().ExecContext(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("analyzed", check)
+}

@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"AddonsFilterAndPaging", testAddonsFilterAndPaging},
 		{"Versions", testVersions},
 		{"PublishedReport", testPublishedReport},
+		{"PublishedReportDigest", testPublishedReportDigest},
 		{"Suppressions", testSuppressions},
 		{"VerifyApproval", testVerifyApproval},
 		{"AuditLog", testAuditLog},
@@ -818,6 +819,96 @@ func testPublishedReport(t *testing.T, s storage.Store) {
 	}
 	_, err := s.PublishedReport(ctx, "missing", "")
 	wantErr(t, "PublishedReport(missing)", err, registry.ErrNotFound)
+}
+
+// testPublishedReportDigest checks that the digest lookup agrees with
+// PublishedReport on every case, the latest version following the addon
+// record, and fails the same way where PublishedReport fails.
+func testPublishedReportDigest(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	reports := []registry.Report{
+		report("sub_1", "rules", `{"v":"1.0.0"}`),
+		report("sub_2", "rules", `{"v":"2.0.0"}`),
+		report("sub_3", "rules", `{"v":"3.0.0"}`), // pending: not published
+		report("sub_4", "rules", `{"v":"b1.0.0"}`),
+	}
+	inTx(t, s, func(tx storage.Tx) error {
+		for i, r := range reports {
+			name, v := "alpha", fmt.Sprintf("%d.0.0", i+1)
+			if i == 3 {
+				name, v = "beta", "1.0.0"
+			}
+			if err := tx.CreateSubmission(ctx, submission(r.SubmissionID, name, v, i)); err != nil {
+				return err
+			}
+			if err := tx.PutReport(ctx, r, nil); err != nil {
+				return err
+			}
+			if i == 2 {
+				continue
+			}
+			if err := tx.CreateVersion(ctx, registry.Version{Addon: name, Version: v, SubmissionID: r.SubmissionID, PublishedAt: at(i)}); err != nil {
+				return err
+			}
+		}
+		a := addon("alpha", 0)
+		a.LatestVersion = "2.0.0"
+		if err := tx.PutAddon(ctx, a); err != nil {
+			return err
+		}
+		// An addon record whose latest version was never published.
+		g := addon("gamma", 1)
+		g.LatestVersion = "9.9.9"
+		return tx.PutAddon(ctx, g)
+	})
+	tests := []struct {
+		addon, version string
+		want           string
+		err            error
+	}{
+		{"alpha", "1.0.0", reports[0].SHA256, nil},
+		{"alpha", "2.0.0", reports[1].SHA256, nil},
+		{"alpha", "", reports[1].SHA256, nil},
+		{"alpha", "3.0.0", "", registry.ErrNotFound},
+		{"alpha", "9.9.9", "", registry.ErrNotFound},
+		// beta has a published version but no addon record: the latest
+		// comes from the record, so there is none.
+		{"beta", "1.0.0", reports[3].SHA256, nil},
+		{"beta", "", "", registry.ErrNotFound},
+		{"gamma", "", "", registry.ErrNotFound},
+		{"missing", "", "", registry.ErrNotFound},
+		{"missing", "1.0.0", "", registry.ErrNotFound},
+	}
+	for _, tc := range tests {
+		name := "PublishedReportDigest(" + tc.addon + "@" + tc.version + ")"
+		got, err := s.PublishedReportDigest(ctx, tc.addon, tc.version)
+		rep, repErr := s.PublishedReport(ctx, tc.addon, tc.version)
+		if tc.err != nil {
+			wantErr(t, name, err, tc.err)
+			wantErr(t, "PublishedReport("+tc.addon+"@"+tc.version+")", repErr, tc.err)
+			if got != "" {
+				t.Errorf("%s = %q with an error; want \"\"", name, got)
+			}
+			continue
+		}
+		if err != nil || repErr != nil {
+			t.Errorf("%s: %v; PublishedReport: %v", name, err, repErr)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%s = %q, want %q", name, got, tc.want)
+		}
+		if got != rep.SHA256 {
+			t.Errorf("%s = %q, but PublishedReport's SHA256 is %q", name, got, rep.SHA256)
+		}
+	}
+
+	// Re-assessment replaces the report: the digest follows at once.
+	r2 := report("sub_2", "rules-2", `{"v":"2.0.0","again":true}`)
+	inTx(t, s, func(tx storage.Tx) error { return tx.PutReport(ctx, r2, nil) })
+	if got, err := s.PublishedReportDigest(ctx, "alpha", ""); err != nil || got != r2.SHA256 {
+		t.Errorf("after PutReport: PublishedReportDigest(alpha) = %q, %v; want %q", got, err, r2.SHA256)
+	}
 }
 
 func testSuppressions(t *testing.T, s storage.Store) {
