@@ -13,7 +13,8 @@ import (
 
 // Reassess renders again, in one transaction, up to batch stored reports
 // whose ruleset is not assess.Ruleset, with their addons' current state, and
-// returns how many it rendered. Call it in a loop until it returns 0 (see
+// returns how many it rendered. A report made by a later ruleset (a newer
+// server of a rolling deploy) is left alone. Call it in a loop until it returns 0 (see
 // ReassessAll): each batch commits on its own, so reads keep working and a
 // crash loses at most one batch of work, which the next run redoes.
 //
@@ -46,6 +47,11 @@ func (s *Service) Reassess(ctx context.Context, batch int) (int, error) {
 				break
 			}
 			if s.isUnrenderable(id) {
+				continue
+			}
+			// During a rolling deploy an older server must not undo what a
+			// newer one rendered.
+			if cur, err := s.store.Report(ctx, id); err == nil && laterRuleset(cur.Ruleset, assess.Ruleset) {
 				continue
 			}
 			sub, err := tx.Submission(ctx, id)
@@ -96,6 +102,14 @@ func (s *Service) Reassess(ctx context.Context, batch int) (int, error) {
 		s.mu.Unlock()
 	}
 	return done, nil
+}
+
+// laterRuleset reports whether ruleset a is a later version than b. Ruleset
+// versions are dotted numbers (2026.11.0); one that is not is never later.
+func laterRuleset(a, b string) bool {
+	va, okA := parseSemver(a)
+	vb, okB := parseSemver(b)
+	return okA && okB && compareSemver(va, vb) > 0
 }
 
 func (s *Service) isUnrenderable(id string) bool {

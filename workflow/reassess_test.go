@@ -72,6 +72,21 @@ func TestReassess(t *testing.T) {
 		if n, err := h.svc.ReassessAll(ctx, 100); err != nil || n != 1 {
 			t.Errorf("ReassessAll = %d, %v; want 1", n, err)
 		}
+
+		// A report a later ruleset made stays as it is.
+		later := []byte(`{"later":true}`)
+		err := h.store.InTx(ctx, func(tx storage.Tx) error {
+			return tx.PutReport(ctx, registry.Report{SubmissionID: subs[1].ID, Bytes: later, SHA256: report.SHA256(later), Ruleset: "9999.1.0"}, nil)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := h.svc.ReassessAll(ctx, 100); err != nil || n != 0 {
+			t.Errorf("ReassessAll with a later ruleset's report = %d, %v; want 0", n, err)
+		}
+		if r, _ := h.store.Report(ctx, subs[1].ID); !bytes.Equal(r.Bytes, later) {
+			t.Errorf("a later ruleset's report was rendered again by an older one")
+		}
 	})
 }
 
