@@ -149,14 +149,34 @@ func (s *server) publishedReport(latest bool) http.HandlerFunc {
 				return err
 			}
 		}
+		if inm := r.Header.Get("If-None-Match"); inm != "" {
+			// A revalidation is answered from the digest alone; only a
+			// changed report reads its bytes.
+			sum, err := s.reader.PublishedReportDigest(r.Context(), name, version)
+			if err != nil {
+				return notFoundAs(err, "no such published addon or version")
+			}
+			if etag := `"sha256-` + sum + `"`; etagMatches(inm, etag) {
+				h := w.Header()
+				h.Set("ETag", etag)
+				h.Set("Cache-Control", publicReportCache)
+				w.WriteHeader(http.StatusNotModified)
+				return nil
+			}
+		}
 		rep, err := s.reader.PublishedReport(r.Context(), name, version)
 		if err != nil {
 			return notFoundAs(err, "no such published addon or version")
 		}
-		serveReport(w, r, rep, "public, no-cache")
+		serveReport(w, r, rep, publicReportCache)
 		return nil
 	})
 }
+
+// publicReportCache lets shared caches keep a published report but makes
+// them revalidate it: its bytes change when the ruleset, the tier or a
+// suppression does.
+const publicReportCache = "public, no-cache"
 
 // serveReport writes a stored report as it is, with its strong ETag,
 // answering 304 when the client holds it already.
