@@ -179,17 +179,17 @@ func refusedManifest(name string) []byte {
 // database (a second replica, or the same one after a restart).
 type backend struct {
 	name string
-	open func(t *testing.T) (st storage.Store, reopen func(t *testing.T) storage.Store)
+	open func(t testing.TB) (st storage.Store, reopen func(t testing.TB) storage.Store)
 }
 
 func backends() []backend {
 	return []backend{{"sqlite", openSQLite}, {"postgres", openPostgres}}
 }
 
-func openSQLite(t *testing.T) (storage.Store, func(t *testing.T) storage.Store) {
+func openSQLite(t testing.TB) (storage.Store, func(t testing.TB) storage.Store) {
 	t.Helper()
 	dir := t.TempDir()
-	open := func(t *testing.T) storage.Store {
+	open := func(t testing.TB) storage.Store {
 		t.Helper()
 		st, err := sqlite.Open(context.Background(), storage.Config{DataDir: dir})
 		if err != nil {
@@ -201,10 +201,10 @@ func openSQLite(t *testing.T) (storage.Store, func(t *testing.T) storage.Store) 
 	return open(t), open
 }
 
-func openPostgres(t *testing.T) (storage.Store, func(t *testing.T) storage.Store) {
+func openPostgres(t testing.TB) (storage.Store, func(t testing.TB) storage.Store) {
 	t.Helper()
 	u := pgtest.NewDatabase(t)
-	open := func(t *testing.T) storage.Store {
+	open := func(t testing.TB) storage.Store {
 		t.Helper()
 		st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: u, SkipMigrate: true})
 		if err != nil {
@@ -238,7 +238,7 @@ type instanceOpts struct {
 // for above 50ms reschedules the job through River.
 var fastRetrier = githubapi.Retrier{MaxAttempts: 3, BaseDelay: 5 * time.Millisecond, MaxDelay: 50 * time.Millisecond}
 
-func startInstance(t *testing.T, st storage.Store, o instanceOpts) *instance {
+func startInstance(t testing.TB, st storage.Store, o instanceOpts) *instance {
 	t.Helper()
 	svc := workflow.New(st, workflow.Options{})
 	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: [][]byte{[]byte(oldSecret), []byte(secret)}, Store: st})
@@ -269,7 +269,7 @@ func startInstance(t *testing.T, st storage.Store, o instanceOpts) *instance {
 	return in
 }
 
-func (in *instance) startJobs(t *testing.T) {
+func (in *instance) startJobs(t testing.TB) {
 	t.Helper()
 	workers := river.NewWorkers()
 	if err := in.worker.Register(workers); err != nil {
@@ -413,7 +413,7 @@ type gate struct {
 	release chan struct{}
 }
 
-func newGate(t *testing.T, target string) *gate {
+func newGate(t testing.TB, target string) *gate {
 	t.Helper()
 	g := &gate{arrived: make(chan struct{}), release: make(chan struct{})}
 	u, err := url.Parse(target)
@@ -502,7 +502,7 @@ func getJSON(t testing.TB, base, path, bearer string) (int, map[string]any) {
 
 // newFake starts a fake GitHub that knows the fixtures' repository and
 // pull request, with the given changed files.
-func newFake(t *testing.T, files ...githubfake.File) *githubfake.Server {
+func newFake(t testing.TB, files ...githubfake.File) *githubfake.Server {
 	t.Helper()
 	f := githubfake.NewTest(t, ghToken)
 	f.AddPullRequest(owner, repoName, prNumber, files...)

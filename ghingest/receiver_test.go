@@ -23,9 +23,11 @@ func ptr(s string) *string { return &s }
 // signatures: only a signature by a configured secret is accepted, and a
 // refused delivery leaves nothing behind.
 func TestReceiveAuthentication(t *testing.T) {
+	t.Parallel()
 	body := fixture(t, "pull_request.opened.1.json")
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			st, _ := b.open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
 			tests := []struct {
@@ -72,6 +74,7 @@ func TestReceiveAuthentication(t *testing.T) {
 // TestReceiveBadInput: malformed deliveries are refused with the field
 // named and no value echoed, and nothing is stored.
 func TestReceiveBadInput(t *testing.T) {
+	t.Parallel()
 	body := fixture(t, "pull_request.opened.1.json")
 	st, _ := openSQLite(t)
 	in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
@@ -134,9 +137,11 @@ func TestReceiveBadInput(t *testing.T) {
 // TestReceiveEncodings: both payload encodings GitHub offers are accepted
 // and recorded as the same event.
 func TestReceiveEncodings(t *testing.T) {
+	t.Parallel()
 	body := fixture(t, "pull_request.synchronize.1.json")
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			st, _ := b.open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
 			var events []string
@@ -171,6 +176,7 @@ func TestReceiveEncodings(t *testing.T) {
 // TestReceiveOversized: a body over GitHub's 25 MB cap is refused, whether
 // it announces its length or streams it.
 func TestReceiveOversized(t *testing.T) {
+	t.Parallel()
 	st, _ := openSQLite(t)
 	in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
 	big := bytes.Repeat([]byte(" "), webhook.MaxBodyBytes+1)
@@ -211,8 +217,10 @@ func TestReceiveOversized(t *testing.T) {
 // work; ping and events registryd does not act on are recorded and
 // acknowledged without a job.
 func TestReceiveRedeliveryAndIgnored(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			st, _ := b.open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
 			opened := fixture(t, "pull_request.opened.1.json")
@@ -257,6 +265,7 @@ func TestReceiveRedeliveryAndIgnored(t *testing.T) {
 }
 
 func TestNewReceiverRefusesNoSecret(t *testing.T) {
+	t.Parallel()
 	st, _ := openSQLite(t)
 	for _, secrets := range [][][]byte{nil, {}, {[]byte("")}} {
 		_, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: secrets, Store: st})

@@ -68,6 +68,7 @@ func manyFiles(n int, at map[int]string) []githubfake.File {
 // (signed delivery, job, fake GitHub) with none, one and many manifests,
 // a refused one, and from a fork.
 func TestPullRequest(t *testing.T) {
+	t.Parallel()
 	opened := fixture(t, "pull_request.opened.1.json")
 	type want struct {
 		statuses    []statusView
@@ -133,6 +134,7 @@ func TestPullRequest(t *testing.T) {
 	}
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
 					fake := newFake(t, tc.files...)
@@ -204,8 +206,10 @@ func TestPullRequest(t *testing.T) {
 // redelivery of the same event under a new id, edit the one summary
 // comment and reuse the pending submission.
 func TestPullRequestUpdatesOneComment(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			const nextSHA = "0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c"
 			fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
 			fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
@@ -248,8 +252,10 @@ func TestPullRequestUpdatesOneComment(t *testing.T) {
 // or changes, with the pusher recorded as approver, and marks removed the
 // addon whose manifest it deletes; its reports stay fetchable and say so.
 func TestPush(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			fake := githubfake.NewTest(t, ghToken)
 			fake.PutFile(owner, repoName, pushBefore, shellPath, manifest("shell", "1.0.0"))
 			fake.PutFile(owner, repoName, pushAfter, fsPath, manifest("fs", "1.0.0"))
@@ -326,6 +332,7 @@ func TestPush(t *testing.T) {
 // TestPushTruncatedUsesCompare: a push whose commit list GitHub cut short
 // is read through the compare API.
 func TestPushTruncatedUsesCompare(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.NewTest(t, ghToken)
 	fake.PutFile(owner, repoName, pushAfter, fsPath, manifest("fs", "1.0.0"))
 	fake.SetCompare(owner, repoName, pushBefore, pushAfter, githubfake.File{Filename: fsPath, Status: "added"}, githubfake.File{Filename: "x.md", Status: "added"})
@@ -345,6 +352,7 @@ func TestPushTruncatedUsesCompare(t *testing.T) {
 // honoured through River, and permanent errors ending the job with the
 // error recorded.
 func TestGitHubFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		route     githubfake.Route
@@ -391,8 +399,10 @@ func TestGitHubFailures(t *testing.T) {
 // the job waits on GitHub; a new instance on the same database finishes
 // the job.
 func TestKilledMidJob(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
 			fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
 			g := newGate(t, fake.URL)
@@ -437,6 +447,7 @@ func TestKilledMidJob(t *testing.T) {
 // database receive the same delivery at the same moment; it is processed
 // exactly once.
 func TestTwoInstancesOneDelivery(t *testing.T) {
+	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
 	fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
 	st, reopen := openPostgres(t)
@@ -477,6 +488,7 @@ func TestTwoInstancesOneDelivery(t *testing.T) {
 // TestRetry: a failed delivery is queued again and succeeds; refusals for
 // unknown, ignored and in-progress deliveries.
 func TestRetry(t *testing.T) {
+	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
 	fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
 	fake.FailNext(githubfake.RouteCreateStatus, 1, githubfake.Forbidden())
@@ -530,6 +542,7 @@ func TestRetry(t *testing.T) {
 // TestDeliveriesListing: maintainers see recent deliveries with what they
 // produced; others are refused; bad parameters are named.
 func TestDeliveriesListing(t *testing.T) {
+	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
 	fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
 	st, _ := openSQLite(t)
@@ -611,6 +624,7 @@ func TestDeliveriesListing(t *testing.T) {
 // TestIngestPathMatchesREST: a manifest arriving through a pull request
 // produces the same report bytes as the same manifest submitted by REST.
 func TestIngestPathMatchesREST(t *testing.T) {
+	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
 	fake.PutFile(owner, repoName, headSHA, fsPath, risky("fs", "1.0.0"))
 	st, _ := openSQLite(t)
