@@ -136,8 +136,9 @@ func problemFor(err error) (Problem, http.Header, bool) {
 		return p, ae.header, ae.status >= 500
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// A client that went away is not a server failure; a deadline is.
 		return Problem{Type: ProblemTypePrefix + "unavailable", Title: titles["unavailable"], Status: http.StatusServiceUnavailable,
-			Detail: "the request was cancelled or timed out"}, nil, true
+			Detail: "the request was cancelled or timed out"}, nil, !errors.Is(err, context.Canceled)
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
