@@ -27,8 +27,8 @@ import (
 // registry.ErrTooLarge for an oversized manifest) for a refused manifest, and
 // then nothing is stored; registry.ErrConflict when name@version is already
 // published with different bytes. When the bytes are identical to the
-// published version's, or to a submission of the same version still
-// pending, Submit returns that submission and its current report with
+// published version's, or to a submission of the same version the same
+// submitter made that is still pending, Submit returns that submission and its current report with
 // created false and stores nothing (for a pending one this is best effort:
 // two identical submissions racing each other may both be queued).
 func (s *Service) Submit(ctx context.Context, a Actor, manifest []byte, f Format, origin *registry.GitHubOrigin) (sub registry.Submission, rep registry.Report, created bool, err error) {
@@ -45,7 +45,7 @@ func (s *Service) Submit(ctx context.Context, a Actor, manifest []byte, f Format
 	// bytes twice. The look-up is outside the transaction, so two identical
 	// submissions racing each other may both be queued: harmless, as
 	// approving one makes the other conflict.
-	twin, found, err := s.pendingTwin(ctx, name, version, sha)
+	twin, found, err := s.pendingTwin(ctx, a, origin, name, version, sha)
 	if err != nil {
 		return sub, rep, false, fmt.Errorf("submit %q: %w", name+"@"+version, err)
 	}
@@ -224,18 +224,34 @@ func sameBytes(ctx context.Context, tx storage.Tx, name, version, sha string) (r
 }
 
 // pendingTwin finds a pending submission of name@version whose manifest
-// digest is sha, among the addon's first storage.MaxLimit pending ones.
-func (s *Service) pendingTwin(ctx context.Context, name, version, sha string) (registry.Submission, bool, error) {
+// digest is sha, made by the same submitter through the same channel, among
+// the addon's first storage.MaxLimit pending ones. Another submitter's
+// pending submission is never handed out: pending submissions are visible
+// only to their submitter and the maintainers.
+func (s *Service) pendingTwin(ctx context.Context, a Actor, origin *registry.GitHubOrigin, name, version, sha string) (registry.Submission, bool, error) {
+	source := registry.SourceREST
+	if origin != nil {
+		source = registry.SourceGitHub
+	}
 	subs, _, err := s.store.Submissions(ctx, storage.SubmissionFilter{Addon: name, Status: registry.StatusPending}, storage.Page{Limit: storage.MaxLimit})
 	if err != nil {
 		return registry.Submission{}, false, fmt.Errorf("list pending submissions: %w", err)
 	}
 	for _, p := range subs {
-		if p.Version == version && p.ManifestSHA256 == sha {
+		if p.Version == version && p.ManifestSHA256 == sha && p.Source == source && p.Submitter == a.Name && p.SubmitterToken == tokenOf(a, origin) {
 			return p, true, nil
 		}
 	}
 	return registry.Submission{}, false, nil
+}
+
+// tokenOf is the token a submission records: the actor's for REST, none
+// for GitHub.
+func tokenOf(a Actor, origin *registry.GitHubOrigin) string {
+	if origin != nil {
+		return ""
+	}
+	return a.TokenID
 }
 
 func (s *Service) newSubmission(a Actor, manifest []byte, sha string, f Format, origin *registry.GitHubOrigin, m *addon.Manifest, r rendered, now time.Time) registry.Submission {

@@ -111,12 +111,23 @@ func TestSubmit(t *testing.T) {
 			t.Errorf("resubmit pending = id %s created %v err %v; want id %s, not created", again.ID, created, err, sub.ID)
 		}
 
+		// Another submitter's identical bytes are queued on their own: a
+		// pending submission is shown only to its submitter.
+		eve := workflow.Actor{Name: "eve", TokenID: "tok_eve", Role: registry.RoleSubmitter}
+		evesSub, _, created, err := h.svc.Submit(ctx, eve, m, workflow.FormatTOML, nil)
+		if err != nil || !created || evesSub.ID == sub.ID || evesSub.Submitter != "eve" {
+			t.Errorf("identical bytes by another submitter = %s by %s, created %v, err %v; want a new submission", evesSub.ID, evesSub.Submitter, created, err)
+		}
+		if _, err := h.svc.Reject(ctx, alice, evesSub.ID, "duplicate"); err != nil {
+			t.Fatal(err)
+		}
+
 		// Published: identical bytes give the published submission back,
 		// other bytes conflict.
 		if _, err := h.svc.Approve(ctx, alice, sub.ID, ""); err != nil {
 			t.Fatal(err)
 		}
-		again, rep2, created, err = h.svc.Submit(ctx, workflow.Actor{Name: "eve", TokenID: "tok_eve", Role: registry.RoleSubmitter}, m, workflow.FormatTOML, nil)
+		again, rep2, created, err = h.svc.Submit(ctx, eve, m, workflow.FormatTOML, nil)
 		if err != nil || created || again.ID != sub.ID || again.Status != registry.StatusApproved || !bytes.Equal(rep2.Bytes, rep.Bytes) {
 			t.Errorf("resubmit published = id %s status %s created %v err %v; want %s approved, not created", again.ID, again.Status, created, err, sub.ID)
 		}
@@ -129,8 +140,8 @@ func TestSubmit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(subs) != 1 {
-			t.Errorf("%d submissions stored, want 1", len(subs))
+		if len(subs) != 2 {
+			t.Errorf("%d submissions stored, want 2 (sam's and eve's)", len(subs))
 		}
 	})
 }
