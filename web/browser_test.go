@@ -138,7 +138,7 @@ func TestBrowserReviewAndVerify(t *testing.T) {
 	b.signIn("alice")
 	b.open("/review")
 	b.do(
-		chromedp.Click(chromedp.CSS(`a[href="/review/submissions/` + sub.ID + `"]`)),
+		chromedp.Click(chromedp.CSS(`a[href="/review/submissions/`+sub.ID+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#manifest-source`)),
 		chromedp.SetValue(chromedp.CSS(`form[action$="/approve"] input[name=reason]`), "binary pinned, no network"),
 		chromedp.Click(chromedp.CSS(`#approve`)),
