@@ -20,7 +20,6 @@ import (
 	"github.com/registryd/registryd/registry"
 )
 
-
 // browserCase is one badge the browser draws. needs names a code point that
 // a system font must cover for the case to be measurable ("" for none).
 type browserCase struct {
