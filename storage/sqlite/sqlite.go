@@ -49,6 +49,7 @@ type Store struct {
 	write  *sql.DB    // one connection: every transaction and River
 	read   *sql.DB    // read-only pool for Reader methods
 	stmts  *stmtCache // read's prepared statements, which Reader methods use
+	wstmts *stmtCache // write's prepared statements, which transactions use
 	river  *river.Client[*sql.Tx]
 	logger *slog.Logger
 }
@@ -153,7 +154,8 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: river insert client: %w", err)
 	}
 	stmts := newStmtCache(ctx, read, hotQueries)
-	return &Store{reader: reader{db: stmts}, write: write, read: read, stmts: stmts, river: rc, logger: logger}, nil
+	return &Store{reader: reader{db: stmts}, write: write, read: read, stmts: stmts,
+		wstmts: newStmtCache(ctx, write, nil), river: rc, logger: logger}, nil
 }
 
 // Migrate applies every pending migration, ours and River's, to the
@@ -243,7 +245,7 @@ func (s *Store) Close() error {
 		// Only statistics are lost; closing goes on.
 		s.logger.Warn("sqlite: optimize before close", "err", err)
 	}
-	return errors.Join(s.stmts.Close(), s.read.Close(), s.write.Close())
+	return errors.Join(s.stmts.Close(), s.wstmts.Close(), s.read.Close(), s.write.Close())
 }
 
 // DB returns the writer connection pool, for tests and tools that need raw
@@ -271,6 +273,10 @@ func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
 }
 
 func (s *Store) inTx(ctx context.Context, fn func(storage.Tx) error) (err error) {
+	var missed []string
+	// After the transaction the writer's connection is free to prepare
+	// what it ran unprepared.
+	defer func() { s.wstmts.learn(ctx, missed) }()
 	stx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return dbErr("begin", err)
@@ -280,7 +286,8 @@ func (s *Store) inTx(ctx context.Context, fn func(storage.Tx) error) (err error)
 			_ = stx.Rollback()
 		}
 	}()
-	if err := fn(&tx{reader: reader{db: stx}, tx: stx, river: s.river}); err != nil {
+	q := txQuerier{tx: stx, cache: s.wstmts, missed: &missed}
+	if err := fn(&tx{reader: reader{db: q}, tx: stx, q: q, river: s.river}); err != nil {
 		return err
 	}
 	if err := stx.Commit(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -72,6 +73,23 @@ func (c *stmtCache) stmt(ctx context.Context, query string) *sql.Stmt {
 	return st
 }
 
+// lookup returns the cached statement of query, or nil, without
+// preparing anything.
+func (c *stmtCache) lookup(query string) *sql.Stmt {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.stmts[query]
+}
+
+// learn prepares the queries not yet cached. The writer calls it after a
+// transaction, once its one connection is free again, with the texts the
+// transaction ran unprepared.
+func (c *stmtCache) learn(ctx context.Context, queries []string) {
+	for _, q := range queries {
+		c.stmt(ctx, q)
+	}
+}
+
 // len returns how many statements are cached.
 func (c *stmtCache) len() int {
 	c.mu.RLock()
@@ -113,4 +131,60 @@ func (c *stmtCache) Close() error {
 		delete(c.stmts, q)
 	}
 	return errors.Join(errs...)
+}
+
+// txQuerier runs one transaction's statements through the writer's cache:
+// a cached statement is bound to the transaction (database/sql reuses what
+// the connection has prepared), and a text the cache lacks runs unprepared
+// and is remembered, for Store.InTx to prepare once the transaction is
+// over. The writer has a single connection, which the transaction holds,
+// so nothing can be prepared on the pool meanwhile. A transaction is used
+// by one goroutine at a time.
+type txQuerier struct {
+	tx     *sql.Tx
+	cache  *stmtCache
+	missed *[]string
+}
+
+func (q txQuerier) stmt(ctx context.Context, query string) *sql.Stmt {
+	if st := q.cache.lookup(query); st != nil {
+		return q.tx.StmtContext(ctx, st)
+	}
+	if !slices.Contains(*q.missed, query) {
+		*q.missed = append(*q.missed, query)
+	}
+	return nil
+}
+
+// ExecContext runs query in the transaction.
+func (q txQuerier) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := q.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return q.tx.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs query in the transaction.
+func (q txQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := q.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return q.tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs query in the transaction.
+func (q txQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := q.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return q.tx.QueryRowContext(ctx, query, args...)
+}
+
+// PrepareContext returns query as a statement of the transaction, closed
+// when it ends.
+func (q txQuerier) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st := q.stmt(ctx, query); st != nil {
+		return st, nil
+	}
+	return q.tx.PrepareContext(ctx, query)
 }

@@ -217,3 +217,65 @@ func TestStoreReadsThroughPreparedStatements(t *testing.T) {
 		t.Errorf("after two identical Submissions calls: %d statements cached, want %d", got, want)
 	}
 }
+
+// TestTransactionsLearnStatements checks the writer's cache: a
+// transaction's statements run unprepared the first time, are prepared once
+// it is over, and later transactions reuse them, committing and rolling
+// back as before.
+func TestTransactionsLearnStatements(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, storage.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := s.wstmts.len(); n != 0 {
+		t.Fatalf("writer cache holds %d statements after Open, want 0", n)
+	}
+	create := func(id string) func(storage.Tx) error {
+		return func(tx storage.Tx) error {
+			if _, err := tx.Submission(ctx, id); !errors.Is(err, registry.ErrNotFound) {
+				return fmt.Errorf("Submission(%s) before creating it: %v, want ErrNotFound", id, err)
+			}
+			return tx.CreateSubmission(ctx, registry.Submission{ID: id, Addon: "a", Version: "1", Format: "toml",
+				Source: registry.SourceREST, Status: registry.StatusPending})
+		}
+	}
+	errRollback := errors.New("roll back")
+	steps := []struct {
+		name    string
+		fn      func(storage.Tx) error
+		wantErr error
+		cached  int
+	}{
+		{"first transaction learns its two statements", create("sub_1"), nil, 2},
+		{"the same statements again", create("sub_2"), nil, 2},
+		{"a rolled-back transaction", func(tx storage.Tx) error {
+			if err := create("sub_3")(tx); err != nil {
+				return err
+			}
+			return errRollback
+		}, errRollback, 2},
+		{"a conflict through a cached statement", func(tx storage.Tx) error {
+			return tx.CreateSubmission(ctx, registry.Submission{ID: "sub_1", Addon: "a", Version: "1", Format: "toml",
+				Source: registry.SourceREST, Status: registry.StatusPending})
+		}, registry.ErrConflict, 2},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			err := s.InTx(ctx, st.fn)
+			if st.wantErr == nil && err != nil || st.wantErr != nil && !errors.Is(err, st.wantErr) {
+				t.Fatalf("InTx = %v, want %v", err, st.wantErr)
+			}
+			if n := s.wstmts.len(); n != st.cached {
+				t.Errorf("writer cache holds %d statements, want %d", n, st.cached)
+			}
+		})
+	}
+	for id, want := range map[string]bool{"sub_1": true, "sub_2": true, "sub_3": false} {
+		_, err := s.Submission(ctx, id)
+		if got := err == nil; got != want {
+			t.Errorf("Submission(%s) exists = %v (%v), want %v", id, got, err, want)
+		}
+	}
+}

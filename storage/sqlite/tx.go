@@ -19,6 +19,7 @@ import (
 type tx struct {
 	reader
 	tx    *sql.Tx
+	q     txQuerier // runs tx's statements, prepared where the writer has them
 	river *river.Client[*sql.Tx]
 }
 
@@ -48,7 +49,7 @@ func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error 
 		g = *s.GitHub
 		repo = &g.Repo
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO submissions (`+submissionCols+`)
+	_, err := t.q.ExecContext(ctx, `INSERT INTO submissions (`+submissionCols+`)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)`,
 		s.ID, s.Addon, s.Version, nonNilBytes(s.Manifest), s.ManifestSHA256, s.Format, string(s.Source), s.Submitter,
 		s.SubmitterToken, repo, g.PR, g.CommitID, g.Path, g.Author, string(s.Status),
@@ -62,7 +63,7 @@ func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error 
 // UpdateSubmission writes s's status, verdict, risk, decision fields and
 // UpdatedAt; registry.ErrNotFound if absent.
 func (t *tx) UpdateSubmission(ctx context.Context, s registry.Submission) error {
-	res, err := t.tx.ExecContext(ctx, `UPDATE submissions SET status = ?2, verdict = ?3, risk = ?4, decided_by = ?5,
+	res, err := t.q.ExecContext(ctx, `UPDATE submissions SET status = ?2, verdict = ?3, risk = ?4, decided_by = ?5,
 		decided_at = ?6, decision_reason = ?7, updated_at = ?8 WHERE id = ?1`,
 		s.ID, string(s.Status), string(s.Verdict), s.Risk.String(), s.DecidedBy, microsPtr(s.DecidedAt),
 		s.DecisionReason, micros(s.UpdatedAt))
@@ -97,19 +98,19 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 		return fmt.Errorf("put report: %w", err)
 	}
 	op := fmt.Sprintf("put report of %q", r.SubmissionID)
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO reports (submission_id, bytes, sha256, ruleset) VALUES (?1, ?2, ?3, ?4)
+	_, err := t.q.ExecContext(ctx, `INSERT INTO reports (submission_id, bytes, sha256, ruleset) VALUES (?1, ?2, ?3, ?4)
 		ON CONFLICT (submission_id) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, ruleset = excluded.ruleset`,
 		r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset)
 	if err != nil {
 		return dbErr(op, err)
 	}
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM findings WHERE submission_id = ?1`, r.SubmissionID); err != nil {
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM findings WHERE submission_id = ?1`, r.SubmissionID); err != nil {
 		return dbErr(op, err)
 	}
 	if len(findings) == 0 {
 		return nil
 	}
-	stmt, err := t.tx.PrepareContext(ctx, `INSERT INTO findings (submission_id, ord, level, code, message, path, line, suppressed)
+	stmt, err := t.q.PrepareContext(ctx, `INSERT INTO findings (submission_id, ord, level, code, message, path, line, suppressed)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`)
 	if err != nil {
 		return dbErr(op, err)
@@ -128,7 +129,7 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 	if a.Name == "" {
 		return fmt.Errorf("put addon: %w", invalid("name", "is empty"))
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO addons (`+addonCols+`)
+	_, err := t.q.ExecContext(ctx, `INSERT INTO addons (`+addonCols+`)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
 		ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name, description = excluded.description,
 			homepage = excluded.homepage, latest_version = excluded.latest_version,
@@ -148,7 +149,7 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 // CreateVersion publishes v; registry.ErrConflict when addon@version exists,
 // registry.ErrNotFound when its submission does not.
 func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO versions (addon, version, submission_id, published_at, published_by)
+	_, err := t.q.ExecContext(ctx, `INSERT INTO versions (addon, version, submission_id, published_at, published_by)
 		VALUES (?1, ?2, ?3, ?4, ?5)`, v.Addon, v.Version, v.SubmissionID, micros(v.PublishedAt), v.PublishedBy)
 	if err != nil {
 		return dbErr(fmt.Sprintf("create version %s@%s", v.Addon, v.Version), err)
@@ -158,7 +159,7 @@ func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 
 // PutVerifyApproval records or replaces the pending approval of a.Addon.
 func (t *tx) PutVerifyApproval(ctx context.Context, a registry.VerifyApproval) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO verify_approvals (addon, maintainer, reason, at) VALUES (?1, ?2, ?3, ?4)
+	_, err := t.q.ExecContext(ctx, `INSERT INTO verify_approvals (addon, maintainer, reason, at) VALUES (?1, ?2, ?3, ?4)
 		ON CONFLICT (addon) DO UPDATE SET maintainer = excluded.maintainer, reason = excluded.reason, at = excluded.at`,
 		a.Addon, a.Maintainer, a.Reason, micros(a.At))
 	if err != nil {
@@ -170,7 +171,7 @@ func (t *tx) PutVerifyApproval(ctx context.Context, a registry.VerifyApproval) e
 // DeleteVerifyApproval removes the pending approval of addon; removing none
 // is not an error.
 func (t *tx) DeleteVerifyApproval(ctx context.Context, addon string) error {
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM verify_approvals WHERE addon = ?1`, addon); err != nil {
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM verify_approvals WHERE addon = ?1`, addon); err != nil {
 		return dbErr(fmt.Sprintf("delete verify approval of %q", addon), err)
 	}
 	return nil
@@ -179,7 +180,7 @@ func (t *tx) DeleteVerifyApproval(ctx context.Context, addon string) error {
 // CreateSuppression inserts s; registry.ErrConflict when the addon has one
 // for the same code and path, or the ID exists.
 func (t *tx) CreateSuppression(ctx context.Context, s registry.Suppression) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO suppressions (`+suppressionCols+`) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+	_, err := t.q.ExecContext(ctx, `INSERT INTO suppressions (`+suppressionCols+`) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
 		s.ID, s.Addon, s.Code, s.Path, string(s.Reason), s.Note, s.Author, microsPtr(s.ExpiresAt), micros(s.CreatedAt))
 	if err != nil {
 		return dbErr(fmt.Sprintf("create suppression of %q", s.Addon), err)
@@ -190,7 +191,7 @@ func (t *tx) CreateSuppression(ctx context.Context, s registry.Suppression) erro
 // DeleteSuppression removes the suppression id of addon and returns it;
 // registry.ErrNotFound if the addon has no such suppression.
 func (t *tx) DeleteSuppression(ctx context.Context, addon, id string) (registry.Suppression, error) {
-	s, err := scanSuppression(t.tx.QueryRowContext(ctx, `DELETE FROM suppressions WHERE addon = ?1 AND id = ?2
+	s, err := scanSuppression(t.q.QueryRowContext(ctx, `DELETE FROM suppressions WHERE addon = ?1 AND id = ?2
 		RETURNING `+suppressionCols, addon, id))
 	if err != nil {
 		return s, dbErr(fmt.Sprintf("delete suppression %q of %q", id, addon), err)
@@ -204,7 +205,7 @@ func (t *tx) AppendAudit(ctx context.Context, e registry.AuditEntry) error {
 	if e.ID == "" {
 		return fmt.Errorf("append audit: %w", invalid("id", "is empty"))
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO audit_log (id, at, actor, action, target, reason, detail)
+	_, err := t.q.ExecContext(ctx, `INSERT INTO audit_log (id, at, actor, action, target, reason, detail)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`, e.ID, micros(e.At), e.Actor, e.Action, e.Target, e.Reason, e.Detail)
 	if err != nil {
 		return dbErr(fmt.Sprintf("append audit %q", e.ID), err)
@@ -217,7 +218,7 @@ func (t *tx) CreateToken(ctx context.Context, k registry.Token) error {
 	if k.ID == "" {
 		return fmt.Errorf("create token: %w", invalid("id", "is empty"))
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenCols+`) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
+	_, err := t.q.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenCols+`) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
 		k.ID, k.Name, string(k.Role), nonNilBytes(k.Hash), micros(k.CreatedAt), microsPtr(k.RevokedAt))
 	if err != nil {
 		return dbErr(fmt.Sprintf("create token %q", k.ID), err)
@@ -228,7 +229,7 @@ func (t *tx) CreateToken(ctx context.Context, k registry.Token) error {
 // RevokeToken marks the token revoked at at, keeping the first instant when
 // already revoked; registry.ErrNotFound if absent.
 func (t *tx) RevokeToken(ctx context.Context, id string, at time.Time) error {
-	res, err := t.tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1`, id, micros(at))
+	res, err := t.q.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1`, id, micros(at))
 	if err != nil {
 		return dbErr(fmt.Sprintf("revoke token %q", id), err)
 	}
@@ -244,7 +245,7 @@ func (t *tx) CreateDelivery(ctx context.Context, d registry.Delivery) (bool, err
 	if d.ID == "" {
 		return false, fmt.Errorf("create delivery: %w", invalid("id", "is empty"))
 	}
-	res, err := t.tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (`+deliveryCols+`)
+	res, err := t.q.ExecContext(ctx, `INSERT INTO webhook_deliveries (`+deliveryCols+`)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (id) DO NOTHING`,
 		d.ID, d.Event, d.Action, d.Repo, nonNilBytes(d.Payload), string(d.Status), d.Error,
 		jsonList(d.Submissions), micros(d.ReceivedAt), micros(d.UpdatedAt))
@@ -257,7 +258,7 @@ func (t *tx) CreateDelivery(ctx context.Context, d registry.Delivery) (bool, err
 // UpdateDelivery writes d's status, error, submissions and UpdatedAt;
 // registry.ErrNotFound if absent.
 func (t *tx) UpdateDelivery(ctx context.Context, d registry.Delivery) error {
-	res, err := t.tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?2, error = ?3, submissions = ?4, updated_at = ?5
+	res, err := t.q.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?2, error = ?3, submissions = ?4, updated_at = ?5
 		WHERE id = ?1`, d.ID, string(d.Status), d.Error, jsonList(d.Submissions), micros(d.UpdatedAt))
 	if err != nil {
 		return dbErr(fmt.Sprintf("update delivery %q", d.ID), err)
