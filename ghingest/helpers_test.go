@@ -231,7 +231,9 @@ type instance struct {
 type instanceOpts struct {
 	githubURL string
 	noJobs    bool // receive only
-	retrier   *githubapi.Retrier
+	retrier     *githubapi.Retrier
+	maxAttempts int    // River attempts; 0 means the default
+	glob        string // manifest glob; "" means the default
 }
 
 // fastRetrier keeps in-process retries short in tests; a delay GitHub asks
@@ -241,20 +243,17 @@ var fastRetrier = githubapi.Retrier{MaxAttempts: 3, BaseDelay: 5 * time.Millisec
 func startInstance(t testing.TB, st storage.Store, o instanceOpts) *instance {
 	t.Helper()
 	svc := workflow.New(st, workflow.Options{})
-	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: [][]byte{[]byte(oldSecret), []byte(secret)}, Store: st})
+	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: [][]byte{[]byte(oldSecret), []byte(secret)}, Store: st, MaxAttempts: o.maxAttempts})
 	if err != nil {
 		t.Fatalf("NewReceiver: %v", err)
 	}
-	gh, err := githubapi.New(githubapi.Config{Token: ghToken, BaseURL: o.githubURL})
-	if err != nil {
-		t.Fatalf("githubapi.New: %v", err)
-	}
+	gh := ghClient(t, o.githubURL)
 	retrier := fastRetrier
 	if o.retrier != nil {
 		retrier = *o.retrier
 	}
 	wk, err := ghingest.NewWorker(ghingest.WorkerConfig{
-		Store: st, Workflow: svc, GitHub: gh, PublicURL: publicURL, Retrier: retrier,
+		Store: st, Workflow: svc, GitHub: gh, PublicURL: publicURL, Retrier: retrier, ManifestGlob: o.glob,
 		BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 	})
 	if err != nil {
@@ -508,4 +507,14 @@ func newFake(t testing.TB, files ...githubfake.File) *githubfake.Server {
 	f.AddPullRequest(owner, repoName, prNumber, files...)
 	f.SetPullHead(owner, repoName, prNumber, owner, repoName, headSHA)
 	return f
+}
+
+// ghClient is a GitHub API client for the fake at base.
+func ghClient(t testing.TB, base string) *githubapi.Client {
+	t.Helper()
+	gh, err := githubapi.New(githubapi.Config{Token: ghToken, BaseURL: base})
+	if err != nil {
+		t.Fatalf("githubapi.New: %v", err)
+	}
+	return gh
 }

@@ -395,6 +395,45 @@ func TestGitHubFailures(t *testing.T) {
 	}
 }
 
+// TestGitHubDownForGood: a GitHub that keeps failing with 5xx exhausts
+// the job's attempts and the delivery ends failed with the last error.
+func TestGitHubDownForGood(t *testing.T) {
+	t.Parallel()
+	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
+	fake.FailNext(githubfake.RoutePullFiles, 1000, githubfake.ServerError())
+	st, _ := openSQLite(t)
+	in := startInstance(t, st, instanceOpts{githubURL: fake.URL, maxAttempts: 2})
+	d := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
+	if d.Status != registry.DeliveryFailed || !strings.Contains(d.Error, "list pull request files: HTTP 500") {
+		t.Fatalf("delivery %s %q, want failed with the 500", d.Status, d.Error)
+	}
+	// Two River attempts of three in-process calls each.
+	if got := fake.Calls(githubfake.RoutePullFiles); got != 6 {
+		t.Errorf("calls = %d, want 6", got)
+	}
+}
+
+// TestManifestGlob: REGISTRYD_MANIFEST_GLOB decides which files are
+// manifests.
+func TestManifestGlob(t *testing.T) {
+	t.Parallel()
+	fake := newFake(t,
+		githubfake.File{Filename: "registry/fs.toml", Status: "added"},
+		githubfake.File{Filename: "registry/nested/git.toml", Status: "added"},
+		githubfake.File{Filename: fsPath, Status: "added"},
+	)
+	fake.PutFile(owner, repoName, headSHA, "registry/fs.toml", manifest("fs", "1.0.0"))
+	st, _ := openSQLite(t)
+	in := startInstance(t, st, instanceOpts{githubURL: fake.URL, glob: "registry/*.toml"})
+	d := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
+	if d.Status != registry.DeliveryDone || len(d.Submissions) != 1 {
+		t.Fatalf("delivery %s %q %v, want done with only registry/fs.toml", d.Status, d.Error, d.Submissions)
+	}
+	if got := fake.Calls(githubfake.RouteContents); got != 1 {
+		t.Errorf("files fetched = %d, want 1", got)
+	}
+}
+
 // TestKilledMidJob: the serving process dies (its context cancelled) while
 // the job waits on GitHub; a new instance on the same database finishes
 // the job.
@@ -642,5 +681,26 @@ func TestIngestPathMatchesREST(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(rep.Bytes), string(viaPR.Bytes)); diff != "" {
 		t.Errorf("report bytes differ (-rest +webhook):\n%s", diff)
+	}
+}
+
+func TestNewWorkerRefusals(t *testing.T) {
+	t.Parallel()
+	st, _ := openSQLite(t)
+	svc := workflow.New(st, workflow.Options{})
+	gh := ghClient(t, "http://127.0.0.1:1/")
+	tests := []struct {
+		name string
+		cfg  ghingest.WorkerConfig
+	}{
+		{"no store", ghingest.WorkerConfig{Workflow: svc, GitHub: gh}},
+		{"no workflow", ghingest.WorkerConfig{Store: st, GitHub: gh}},
+		{"no github", ghingest.WorkerConfig{Store: st, Workflow: svc}},
+		{"bad glob", ghingest.WorkerConfig{Store: st, Workflow: svc, GitHub: gh, ManifestGlob: "a//b"}},
+	}
+	for _, tc := range tests {
+		if _, err := ghingest.NewWorker(tc.cfg); err == nil {
+			t.Errorf("%s: NewWorker accepted it", tc.name)
+		}
 	}
 }
