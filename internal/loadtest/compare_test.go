@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/registryd/registryd/api"
 	"github.com/registryd/registryd/internal/loadtest"
 	"github.com/registryd/registryd/internal/pgtest"
@@ -46,6 +48,9 @@ type endpoint struct {
 	base   string // http://127.0.0.1:port
 	report string // path of the seeded report
 	token  string // submitter token ("" for the ceiling)
+	// backends, for PostgreSQL, reads the CPU time its database server
+	// spends on registryd's connections; nil for the others.
+	backends *backends
 }
 
 // measurement is one kind of load at one set of endpoints.
@@ -87,7 +92,9 @@ func TestCompare(t *testing.T) {
 	}
 
 	sq := startRegistryd(t, "sqlite", openSQLite(t), logger)
-	pg := startRegistryd(t, "postgres", openPostgres(t), logger)
+	pgURL := pgtest.NewDatabase(t)
+	pg := startRegistryd(t, "postgres", openPostgres(t, pgURL), logger)
+	pg.backends = newBackends(t, pgURL)
 	body, hdr200 := fetch(t, sq, "")
 	pgBody, _ := fetch(t, pg, "")
 	if !bytes.Equal(body, pgBody) {
@@ -118,18 +125,23 @@ func TestCompare(t *testing.T) {
 		if m == loadtest.ModeSubmit {
 			c.URL, c.Token = e.base+"/v1/submissions", e.token
 		}
+		db0 := e.backends.cpu(t)
 		cpu0 := processCPU(t)
 		res, err := loadtest.Run(ctx, c)
 		cpu := processCPU(t) - cpu0
+		db1 := e.backends.cpu(t)
 		if err != nil {
 			t.Fatalf("%s %s: %v", m, e.name, err)
 		}
 		if res.Errors > 0 {
 			t.Errorf("%s %s: %d errors of %d requests: %q", m, e.name, res.Errors, res.Requests, res.ErrorSamples)
 		}
-		s := sample{Result: res}
+		s := sample{Result: res, dbCPUPerRequest: -1}
 		if res.Requests > 0 {
 			s.cpuPerRequest = cpu / time.Duration(res.Requests)
+			if db0 != nil && db1 != nil {
+				s.dbCPUPerRequest = spent(db0, db1) / time.Duration(res.Requests)
+			}
 		}
 		return s
 	}
@@ -149,7 +161,7 @@ func TestCompare(t *testing.T) {
 				e := m.targets[(i+r)%len(m.targets)]
 				res := runOne(m.mode, e, dur, "r"+strconv.Itoa(r)+e.name[:1])
 				results[key(m.mode, e.name)] = append(results[key(m.mode, e.name)], res)
-				t.Logf("round %d %-10s %-8s %s, process CPU %s/request", r+1, m.mode, e.name, res.Result, res.cpuPerRequest)
+				t.Logf("round %d %-10s %-8s %s, process CPU %s/request, database CPU %s/request", r+1, m.mode, e.name, res.Result, res.cpuPerRequest, res.dbCPUPerRequest)
 			}
 		}
 	}
@@ -170,6 +182,9 @@ func TestCompare(t *testing.T) {
 type sample struct {
 	loadtest.Result
 	cpuPerRequest time.Duration
+	// dbCPUPerRequest is the PostgreSQL backends' CPU time per request,
+	// or -1 when not measured (other servers, or backends out of reach).
+	dbCPUPerRequest time.Duration
 }
 
 // processCPU returns the user and system CPU time this process has used.
@@ -194,8 +209,8 @@ func summary(plan []measurement, results map[string][]sample, conc int, dur time
 		map[bool]string{true: "formatted (text) and discarded", false: "off"}[logging])
 	for _, m := range plan {
 		fmt.Fprintf(&b, "%s:\n\n", title(m.mode))
-		b.WriteString("| target | req/s | vs ceiling | p50 | p90 | p99 | max | CPU/req | req/s per round |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		b.WriteString("| target | req/s | vs ceiling | p50 | p90 | p99 | max | CPU/req | + database CPU/req | req/s per round |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		ceil := results[key(m.mode, "ceiling")]
 		for _, e := range m.targets {
 			rs := results[key(m.mode, e.name)]
@@ -212,13 +227,17 @@ func summary(plan []measurement, results map[string][]sample, conc int, dur time
 				per = append(per, strconv.FormatFloat(r.PerSecond(), 'f', 0, 64))
 			}
 			cpu := median(each(rs, func(r sample) float64 { return float64(r.cpuPerRequest) }))
-			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %s | %.0f µs | %s |\n", e.name,
+			db := "—"
+			if v := median(each(rs, func(r sample) float64 { return float64(r.dbCPUPerRequest) })); v >= 0 {
+				db = strconv.FormatFloat(v/float64(time.Microsecond), 'f', 0, 64) + " µs"
+			}
+			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %s | %.0f µs | %s | %s |\n", e.name,
 				median(each(rs, func(r sample) float64 { return r.PerSecond() })), ratio,
 				ms(rs, func(r sample) time.Duration { return r.P50 }),
 				ms(rs, func(r sample) time.Duration { return r.P90 }),
 				ms(rs, func(r sample) time.Duration { return r.P99 }),
 				ms(rs, func(r sample) time.Duration { return r.Max }),
-				cpu/float64(time.Microsecond), strings.Join(per, ", "))
+				cpu/float64(time.Microsecond), db, strings.Join(per, ", "))
 		}
 		b.WriteString("\n")
 	}
@@ -296,9 +315,9 @@ func openSQLite(t *testing.T) storage.Store {
 	return st
 }
 
-func openPostgres(t *testing.T) storage.Store {
+func openPostgres(t *testing.T, url string) storage.Store {
 	t.Helper()
-	st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(t)})
+	st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: url})
 	if err != nil {
 		t.Fatalf("open postgres: %v", err)
 	}
@@ -413,4 +432,87 @@ func fetch(t *testing.T, e endpoint, etag string) ([]byte, http.Header) {
 		t.Fatalf("GET %s report = %d, want %d: %s", e.name, resp.StatusCode, want, b)
 	}
 	return b, resp.Header
+}
+
+// backends reads the CPU time of the PostgreSQL server processes that
+// serve one database, from /proc. It works when the server runs on this
+// machine, visible to this process (not in a container or elsewhere);
+// otherwise cpu returns nil and the figure is left out.
+type backends struct {
+	conn *pgx.Conn
+	db   string
+}
+
+// newBackends connects to url for the look-ups; the connection's own
+// backend is left out of the sums.
+func newBackends(t *testing.T, url string) *backends {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatalf("connect for backend look-ups: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return &backends{conn: conn, db: conn.Config().Database}
+}
+
+// cpu returns the CPU time so far of each backend serving the database,
+// by process id, or nil when any of them cannot be read. A nil b gives nil.
+func (b *backends) cpu(t *testing.T) map[int]time.Duration {
+	t.Helper()
+	if b == nil {
+		return nil
+	}
+	rows, err := b.conn.Query(context.Background(),
+		`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, b.db)
+	if err != nil {
+		t.Fatalf("list backends: %v", err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		t.Fatalf("list backends: %v", err)
+	}
+	out := make(map[int]time.Duration, len(pids))
+	for _, pid := range pids {
+		d, ok := procCPU(int(pid))
+		if !ok {
+			return nil
+		}
+		out[int(pid)] = d
+	}
+	return out
+}
+
+// procCPU reads a process's user and system CPU time from /proc/PID/stat
+// (fields 14 and 15, in clock ticks of 1/100 s, which Linux fixes for
+// user space).
+func procCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, true
+}
+
+// spent returns the CPU time the backends used between two readings: the
+// growth of those present in both, and all of those that appeared.
+func spent(before, after map[int]time.Duration) time.Duration {
+	var d time.Duration
+	for pid, a := range after {
+		d += a - before[pid]
+	}
+	return d
 }
