@@ -229,8 +229,8 @@ type instance struct {
 }
 
 type instanceOpts struct {
-	githubURL string
-	noJobs    bool // receive only
+	githubURL   string
+	noJobs      bool // receive only
 	retrier     *githubapi.Retrier
 	maxAttempts int    // River attempts; 0 means the default
 	glob        string // manifest glob; "" means the default
