@@ -240,20 +240,28 @@ type at struct {
 	hidden    bool
 }
 
+// key and index share one string between disp and raw when the two are
+// equal, as they are for every printable path outside a registry file.
 func (a at) key(k string, safe bool) at {
 	r := join(a.raw, k)
 	if a.hidden || !safe {
 		return at{disp: a.disp, raw: r, hidden: true}
 	}
+	if a.disp == a.raw {
+		return at{disp: r, raw: r}
+	}
 	return at{disp: join(a.disp, k), raw: r}
 }
 
 func (a at) index(i int) at {
-	s := "[" + strconv.Itoa(i) + "]"
+	r := indexPath(a.raw, i)
 	if a.hidden {
-		return at{disp: a.disp, raw: a.raw + s, hidden: true}
+		return at{disp: a.disp, raw: r, hidden: true}
 	}
-	return at{disp: a.disp + s, raw: a.raw + s}
+	if a.disp == a.raw {
+		return at{disp: r, raw: r}
+	}
+	return at{disp: indexPath(a.disp, i), raw: r}
 }
 
 // report collects field errors for one document.
@@ -303,7 +311,7 @@ func lineOf(m *Manifest, path string) int {
 		return 0
 	}
 	for p := path; p != ""; {
-		if l := m.lines[p]; l > 0 {
+		if l := m.fields[p]; l > 0 {
 			return l
 		}
 		i := strings.LastIndexAny(p, ".[")
@@ -366,11 +374,9 @@ func (w *walker) seen(a at) {
 	if a.hidden || a.disp == "" || w.m == nil {
 		return
 	}
-	w.m.paths[a.disp] = struct{}{}
-	if _, ok := w.m.lines[a.disp]; !ok {
-		if l := w.line(a); l > 0 {
-			w.m.lines[a.disp] = l
-		}
+	// Record the path, and its line unless one is already known.
+	if l, ok := w.m.fields[a.disp]; !ok || l == 0 {
+		w.m.fields[a.disp] = w.line(a)
 	}
 }
 
@@ -491,6 +497,9 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 		ka := a.key(k, safe(k))
 		w.seen(ka)
 		if ka.hidden && !a.hidden {
+			if w.m.keyLines == nil {
+				w.m.keyLines = map[string]int{}
+			}
 			w.m.keyLines[keyLineKey(a.disp, k)] = w.line(ka)
 		}
 		out[k] = w.str(ka, t[k])
@@ -503,7 +512,7 @@ func (w *walker) manifest(base at, v any) *Manifest {
 	if n > 256 {
 		n = 256
 	}
-	m := &Manifest{lines: make(map[string]int, n), paths: make(map[string]struct{}, n), keyLines: map[string]int{}}
+	m := &Manifest{fields: make(map[string]int, n)}
 	m.MCP.Transport = TransportStdio
 	w.m = m
 	root, ok := w.table(base, v)

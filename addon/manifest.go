@@ -26,11 +26,10 @@ type Manifest struct {
 	Artifacts    map[string]Artifact
 	Dependencies []Dependency
 
-	// lines maps a field path (`mcp.args[2]`) to its 1-based line in the
-	// source document. Filled by the decoder where it knows the line.
-	lines map[string]int
-	// paths is the set of every field path present in the source document.
-	paths map[string]struct{}
+	// fields holds every field path present in the source document
+	// (`mcp.args[2]`), mapped to its 1-based line there, or to 0 where the
+	// decoder does not know the line. One map serves both Line and HasPath.
+	fields map[string]int
 	// keyLines holds the lines of map keys that are not safe to print (and
 	// so have no path of their own), by keyLineKey(map path, key).
 	keyLines map[string]int
@@ -172,7 +171,7 @@ func (m *Manifest) Line(path string) int {
 	if m == nil {
 		return 0
 	}
-	return m.lines[path]
+	return m.fields[path]
 }
 
 // HasPath reports whether the field at path (`mcp.args[2]`, `mcp.env.X`,
@@ -181,6 +180,6 @@ func (m *Manifest) HasPath(path string) bool {
 	if m == nil {
 		return false
 	}
-	_, ok := m.paths[path]
+	_, ok := m.fields[path]
 	return ok
 }

@@ -23,12 +23,29 @@ type tomlPositions struct {
 	arrayIdx  map[string]int // array-of-tables path -> index of its last element
 	src       string
 	pos, line int
+	// segs backs the key segments keyPath returns, which every caller has
+	// finished with before the next call.
+	segs [4]string
 }
 
 func scanTOML(src string) *tomlPositions {
-	s := &tomlPositions{lines: map[string]int{}, arrayIdx: map[string]int{}, src: src, line: 1}
+	s := &tomlPositions{lines: make(map[string]int, positionsHint(src)), src: src, line: 1}
 	s.run()
 	return s
+}
+
+// positionsHint estimates how many positions src records (about one per key
+// and per array element), bounded so that a large document cannot make the
+// scanner reserve much memory before it has read anything.
+func positionsHint(src string) int {
+	n := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '=', ',', '[':
+			n++
+		}
+	}
+	return min(n, 128)
 }
 
 func (s *tomlPositions) set(path string, line int) {
@@ -134,6 +151,9 @@ func (s *tomlPositions) headerPath(segs []string, array bool, line int) string {
 			if seen {
 				idx++
 			}
+			if s.arrayIdx == nil {
+				s.arrayIdx = map[string]int{}
+			}
 			s.arrayIdx[path] = idx
 			s.set(path, line)
 			path += "[" + strconv.Itoa(idx) + "]"
@@ -150,7 +170,7 @@ func (s *tomlPositions) headerPath(segs []string, array bool, line int) string {
 
 // keyPath reads a dotted key (bare or quoted segments).
 func (s *tomlPositions) keyPath() ([]string, bool) {
-	var segs []string
+	segs := s.segs[:0]
 	for {
 		s.skip(false)
 		k, ok := s.key()
@@ -234,7 +254,7 @@ func (s *tomlPositions) value(path string, depth int) bool {
 				s.wideLine, s.widePath = s.line, path
 				return false
 			}
-			el := path + "[" + strconv.Itoa(i) + "]"
+			el := indexPath(path, i)
 			s.set(el, s.line)
 			if !s.value(el, depth+1) {
 				return false
@@ -298,7 +318,10 @@ func (s *tomlPositions) value(path string, depth int) bool {
 
 // str passes a basic or literal string, single- or multi-line.
 func (s *tomlPositions) str(q byte) bool {
-	triple := strings.Repeat(string(q), 3)
+	triple := `"""`
+	if q == '\'' {
+		triple = "'''"
+	}
 	if strings.HasPrefix(s.src[s.pos:], triple) {
 		s.pos += 3
 		for s.pos < len(s.src) {
@@ -348,4 +371,9 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// indexPath returns path[i].
+func indexPath(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
 }

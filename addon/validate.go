@@ -177,7 +177,10 @@ func (r *report) list(path string, xs []string, maxLen, limit int) {
 		return
 	}
 	for i, s := range xs {
-		r.text(path+"["+strconv.Itoa(i)+"]", s, limit)
+		// The element's path is built only for an element refused.
+		if textProblem(s) != "" || len(s) > limit {
+			r.text(path+"["+strconv.Itoa(i)+"]", s, limit)
+		}
 	}
 }
 
@@ -195,14 +198,18 @@ func (r *report) strMap(path string, mp map[string]string, safe func(string) boo
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		kp, line := path, 0
-		if safe(k) {
-			kp = path + "." + k
-			line = lineOf(r.m, kp)
-		} else {
-			if line = r.m.keyLines[keyLineKey(path, k)]; line == 0 {
+		// where is the path and line an error about k is reported at; it
+		// is worked out only for a key or value refused.
+		where := func() (string, int) {
+			if safe(k) {
+				kp := path + "." + k
+				return kp, lineOf(r.m, kp)
+			}
+			line := r.m.keyLines[keyLineKey(path, k)]
+			if line == 0 {
 				line = lineOf(r.m, path)
 			}
+			return path, line
 		}
 		problem := keyProblem(k)
 		switch {
@@ -214,12 +221,15 @@ func (r *report) strMap(path string, mp map[string]string, safe func(string) boo
 			problem = "a key is longer than " + strconv.Itoa(MaxKeyBytes) + " bytes"
 		}
 		if problem != "" {
+			kp, line := where()
 			r.add(kp, line, problem)
 			continue
 		}
 		if p := textProblem(mp[k]); p != "" {
+			kp, line := where()
 			r.add(kp, line, p)
 		} else if len(mp[k]) > MaxStringBytes {
+			kp, line := where()
 			r.add(kp, line, "is longer than "+strconv.Itoa(MaxStringBytes)+" bytes")
 		}
 	}
