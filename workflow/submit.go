@@ -103,6 +103,11 @@ func (s *Service) Submit(ctx context.Context, a Actor, manifest []byte, f Format
 // a.Name (the pusher), and the audit log records the pusher as approver.
 // Publish with a nil origin needs the maintainer role.
 //
+// When a submission of the same name@version with the same bytes is
+// pending (typically from the pull request that was merged), Publish
+// approves that one instead of storing a new one, so that it leaves the
+// review queue; the submission keeps its submitter and origin.
+//
 // Errors are Submit's, plus registry.ErrConflict when the addon was removed.
 // Publishing bytes identical to the published version's is not an error: it
 // returns that version's submission and report and stores nothing.
@@ -116,6 +121,13 @@ func (s *Service) Publish(ctx context.Context, a Actor, manifest []byte, f Forma
 	}
 	sha := report.SHA256(manifest)
 	name, version := m.Addon.Name, m.Addon.Version
+	// The pull request that was merged usually left its submission of the
+	// same bytes pending: publishing decides that one rather than leaving it
+	// in the review queue for good.
+	waiting, err := s.pendingIDs(ctx, name, version, sha)
+	if err != nil {
+		return registry.Submission{}, registry.Report{}, fmt.Errorf("publish %q: %w", name+"@"+version, err)
+	}
 	now := s.clock()
 	var (
 		sub      registry.Submission
@@ -141,9 +153,22 @@ func (s *Service) Publish(ctx context.Context, a Actor, manifest []byte, f Forma
 			return err
 		}
 		sub = s.newSubmission(a, manifest, sha, f, origin, m, r, now)
+		adopted := false
+		for _, id := range waiting {
+			if p, err := tx.Submission(ctx, id); err == nil && p.Status == registry.StatusPending {
+				sub.ID, sub.Source, sub.Submitter, sub.SubmitterToken, sub.GitHub = p.ID, p.Source, p.Submitter, p.SubmitterToken, p.GitHub
+				sub.Format, sub.CreatedAt, adopted = p.Format, p.CreatedAt, true
+				break
+			}
+		}
 		sub.Status, sub.DecidedBy, sub.DecidedAt = registry.StatusApproved, a.Name, &now
 		sub.DecisionReason = pushReason(origin)
-		if err := tx.CreateSubmission(ctx, sub); err != nil {
+		if adopted {
+			err = tx.UpdateSubmission(ctx, sub)
+		} else {
+			err = tx.CreateSubmission(ctx, sub)
+		}
+		if err != nil {
 			return fmt.Errorf("store submission: %w", err)
 		}
 		var fs []registry.StoredFinding
@@ -243,6 +268,22 @@ func (s *Service) pendingTwin(ctx context.Context, a Actor, origin *registry.Git
 		}
 	}
 	return registry.Submission{}, false, nil
+}
+
+// pendingIDs returns the IDs of the pending submissions of name@version
+// with manifest digest sha, by any submitter.
+func (s *Service) pendingIDs(ctx context.Context, name, version, sha string) ([]string, error) {
+	subs, _, err := s.store.Submissions(ctx, storage.SubmissionFilter{Addon: name, Status: registry.StatusPending}, storage.Page{Limit: storage.MaxLimit})
+	if err != nil {
+		return nil, fmt.Errorf("list pending submissions: %w", err)
+	}
+	var ids []string
+	for _, p := range subs {
+		if p.Version == version && p.ManifestSHA256 == sha {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids, nil
 }
 
 // tokenOf is the token a submission records: the actor's for REST, none

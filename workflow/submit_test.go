@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -214,6 +215,32 @@ func TestPublish(t *testing.T) {
 		if len(log) != 2 || log[0].Action != "submission.publish" || log[1].Actor != "octo" {
 			t.Errorf("audit log = %+v; want two submission.publish entries, the first by octo", log)
 		}
+		// The merged pull request's pending submission is the one published.
+		prOrigin := &registry.GitHubOrigin{Repo: "acme/addons", PR: 9, CommitID: "abc123", Path: "merged/lean-ctx-addon.toml", Author: "octo"}
+		prSub, _, _, err := h.svc.Submit(ctx, workflow.Actor{Name: "octo"}, clean("merged", "1.0.0"), workflow.FormatTOML, prOrigin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Advance(time.Minute)
+		merged, _, err := h.svc.Publish(ctx, workflow.Actor{Name: "merger"}, clean("merged", "1.0.0"), workflow.FormatTOML, gh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := h.store.Submission(ctx, prSub.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if merged.ID != prSub.ID || stored.Status != registry.StatusApproved || stored.DecidedBy != "merger" || stored.Submitter != "octo" || stored.GitHub == nil || stored.GitHub.PR != 9 {
+			t.Errorf("publish after the PR = %s, stored %+v; want %s approved by merger, still octo's PR 9", merged.ID, stored, prSub.ID)
+		}
+		pending, _, err := h.store.Submissions(ctx, storage.SubmissionFilter{Addon: "merged", Status: registry.StatusPending}, storage.Page{})
+		if err != nil || len(pending) != 0 {
+			t.Errorf("pending submissions of merged = %d, %v; want none", len(pending), err)
+		}
+		if v, err := h.store.PublishedReport(ctx, "merged", "1.0.0"); err != nil || v.SubmissionID != prSub.ID {
+			t.Errorf("published report of merged@1.0.0 = %+v, %v; want %s's", v.SubmissionID, err, prSub.ID)
+		}
+
 		if err := h.svc.Remove(ctx, alice, "pushed", "withdrawn"); err != nil {
 			t.Fatal(err)
 		}
