@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/registryd/registryd/internal/pgtest"
@@ -185,4 +186,18 @@ func BenchmarkStore(b *testing.B) {
 		b.Cleanup(func() { s.Close() })
 		return s
 	})
+}
+
+// TestStatementsCached holds the pool to pgx's statement cache: each query
+// text is prepared once per connection and later runs send only its
+// parameters, so the store needs no prepared statements of its own.
+func TestStatementsCached(t *testing.T) {
+	s := open(t)
+	cc := s.Pool().Config().ConnConfig
+	if got := cc.DefaultQueryExecMode; got != pgx.QueryExecModeCacheStatement {
+		t.Errorf("DefaultQueryExecMode = %v, want QueryExecModeCacheStatement", got)
+	}
+	if cc.StatementCacheCapacity <= 0 {
+		t.Errorf("StatementCacheCapacity = %d, want > 0", cc.StatementCacheCapacity)
+	}
 }
