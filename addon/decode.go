@@ -288,6 +288,9 @@ func (r *report) add(path string, line int, msg string) {
 		}
 		p = p[:i]
 	}
+	if r.bad == nil {
+		r.bad = map[string]bool{}
+	}
 	r.bad[r.prefix+"|"+path] = true
 	full := path
 	if r.prefix != "" {
@@ -347,10 +350,28 @@ func (r *report) result() error {
 type walker struct {
 	report
 	lines map[string]int // raw path -> line
+	// keyBuf backs the key lists sortedKeys returns. It only grows: a
+	// list handed out is never written again, so nested tables may take
+	// theirs while an enclosing loop still reads its own.
+	keyBuf []string
 }
 
 func newWalker(lines map[string]int, prefix string) *walker {
-	return &walker{report: report{prefix: prefix, bad: map[string]bool{}}, lines: lines}
+	return &walker{report: report{prefix: prefix}, lines: lines}
+}
+
+// sortedKeys returns the keys of t in order.
+func (w *walker) sortedKeys(t map[string]any) []string {
+	if w.keyBuf == nil {
+		w.keyBuf = make([]string, 0, 32)
+	}
+	start := len(w.keyBuf)
+	for k := range t {
+		w.keyBuf = append(w.keyBuf, k)
+	}
+	ks := w.keyBuf[start:len(w.keyBuf):len(w.keyBuf)]
+	sort.Strings(ks)
+	return ks
 }
 
 func (w *walker) line(a at) int {
@@ -493,7 +514,7 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 		return nil
 	}
 	out := make(map[string]string, len(t))
-	for _, k := range sortedKeys(t) {
+	for _, k := range w.sortedKeys(t) {
 		ka := a.key(k, safe(k))
 		w.seen(ka)
 		if ka.hidden && !a.hidden {
@@ -522,7 +543,7 @@ func (w *walker) manifest(base at, v any) *Manifest {
 	// Entry-relative paths: the raw path keeps the entry prefix for line
 	// lookup, the printed path starts at the manifest.
 	child := func(k string) at { return at{disp: k, raw: join(base.raw, k)} }
-	for _, k := range sortedKeys(root) {
+	for _, k := range w.sortedKeys(root) {
 		a := child(k)
 		val := root[k]
 		switch k {
@@ -563,7 +584,7 @@ func (w *walker) meta(a at, v any) {
 		return
 	}
 	md := &w.m.Addon
-	for _, k := range sortedKeys(t) {
+	for _, k := range w.sortedKeys(t) {
 		f, val := a.key(k, true), t[k]
 		switch k {
 		case "name":
@@ -605,7 +626,7 @@ func (w *walker) mcp(a at, v any) {
 	}
 	mc := &w.m.MCP
 	mc.Declared = true
-	for _, k := range sortedKeys(t) {
+	for _, k := range w.sortedKeys(t) {
 		f, val := a.key(k, true), t[k]
 		switch k {
 		case "transport":
@@ -645,7 +666,7 @@ func (w *walker) capabilities(a at, v any) {
 	// value.
 	c := &Capabilities{Network: NetworkNone, Filesystem: FilesystemReadOnly, Env: []string{}, Exec: ExecNone}
 	w.m.Capabilities = c
-	for _, k := range sortedKeys(t) {
+	for _, k := range w.sortedKeys(t) {
 		f, val := a.key(k, true), t[k]
 		switch k {
 		case "network":
@@ -690,7 +711,7 @@ func (w *walker) install(a at, v any) {
 	}
 	in := &Install{}
 	w.m.Install = in
-	for _, k := range sortedKeys(t) {
+	for _, k := range w.sortedKeys(t) {
 		f, val := a.key(k, true), t[k]
 		switch k {
 		case "manager":
@@ -725,7 +746,7 @@ func (w *walker) pricing(a at, v any) {
 		}
 		return n
 	}
-	for _, k := range sortedKeys(t) {
+	for _, k := range w.sortedKeys(t) {
 		f, val := a.key(k, true), t[k]
 		switch k {
 		case "model":
@@ -754,7 +775,7 @@ func (w *walker) artifacts(a at, v any) {
 		return
 	}
 	w.m.Artifacts = make(map[string]Artifact, len(t))
-	for _, triple := range sortedKeys(t) {
+	for _, triple := range w.sortedKeys(t) {
 		ta := a.key(triple, tripleSafe(triple))
 		w.seen(ta)
 		fields, ok := w.table(ta, t[triple])
@@ -762,7 +783,7 @@ func (w *walker) artifacts(a at, v any) {
 			continue
 		}
 		var art Artifact
-		for _, k := range sortedKeys(fields) {
+		for _, k := range w.sortedKeys(fields) {
 			f, val := ta.key(k, true), fields[k]
 			switch k {
 			case "filename":
@@ -800,7 +821,7 @@ func (w *walker) dependencies(a at, v any) {
 		w.seen(ea)
 		var d Dependency
 		if t, ok := w.table(ea, e); ok {
-			for _, k := range sortedKeys(t) {
+			for _, k := range w.sortedKeys(t) {
 				f, val := ea.key(k, true), t[k]
 				switch k {
 				case "name":

@@ -71,11 +71,9 @@ var rulesValidator = sync.OnceValue(func() *validator.Validate {
 	}
 	must(v.RegisterValidation("slug", str(isSlug)))
 	must(v.RegisterValidation("envname", str(isEnvName)))
-	must(v.RegisterValidation("nospace", str(func(s string) bool { return strings.IndexFunc(s, unicode.IsSpace) < 0 })))
-	must(v.RegisterValidation("nometa", str(func(s string) bool {
-		return strings.IndexFunc(s, unicode.IsSpace) < 0 && !strings.ContainsAny(s, installMeta)
-	})))
-	must(v.RegisterValidation("argmeta", str(func(s string) bool { return !strings.ContainsAny(s, argvMeta) && !strings.Contains(s, "$(") })))
+	must(v.RegisterValidation("nospace", str(noSpace)))
+	must(v.RegisterValidation("nometa", str(noMeta)))
+	must(v.RegisterValidation("argmeta", str(argNoMeta)))
 	must(v.RegisterValidation("pin", str(isExactPin)))
 	return v
 })
@@ -153,9 +151,6 @@ func knownIntegration(s string) bool {
 // first, so that a field refused for them is not refused again for its
 // shape.
 func (r *report) validate(m *Manifest) {
-	if r.bad == nil {
-		r.bad = map[string]bool{}
-	}
 	r.texts(m)
 	r.enums(m)
 	r.structural(m)
@@ -375,6 +370,9 @@ func (r *report) structural(m *Manifest) {
 	for _, d := range m.Dependencies {
 		req.Dependencies = append(req.Dependencies, rulesDep{Name: d.Name})
 	}
+	if req.passes() {
+		return
+	}
 	err := rulesValidator().Struct(req)
 	var verrs validator.ValidationErrors
 	if !errors.As(err, &verrs) {
@@ -394,4 +392,59 @@ func (r *report) structural(m *Manifest) {
 		}
 		r.at(ns, msg)
 	}
+}
+
+// passes reports whether every rule of the validator tags holds for m, with
+// the same predicates. It is the common case, checked without reflection;
+// false sends m through the validator, which then names each failure. A
+// rule checked here must be at least as strict as its tag, never looser
+// (TestRulesPassesAgreesWithValidator holds it to that).
+func (m *rulesManifest) passes() bool {
+	if !isSlug(m.Addon.Name) {
+		return false
+	}
+	if c := m.Capabilities; c != nil {
+		for _, e := range c.Env {
+			if !isEnvName(e) {
+				return false
+			}
+		}
+		for _, e := range c.Exec {
+			if e == "" || !noSpace(e) {
+				return false
+			}
+		}
+	}
+	if in := m.Install; in != nil {
+		switch in.Manager {
+		case ManagerUV, ManagerPip, ManagerCargo, ManagerNPM, ManagerBrew, ManagerDotnet:
+		default:
+			return false
+		}
+		if in.Package == "" || !noMeta(in.Package) || in.Version == "" || !noMeta(in.Version) || !isExactPin(in.Version) {
+			return false
+		}
+		if in.Bin != "" && !noMeta(in.Bin) {
+			return false
+		}
+		for _, e := range in.Verify {
+			if !argNoMeta(e) {
+				return false
+			}
+		}
+	}
+	for _, d := range m.Dependencies {
+		if !isSlug(d.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+func noSpace(s string) bool { return strings.IndexFunc(s, unicode.IsSpace) < 0 }
+
+func noMeta(s string) bool { return noSpace(s) && !strings.ContainsAny(s, installMeta) }
+
+func argNoMeta(s string) bool {
+	return !strings.ContainsAny(s, argvMeta) && !strings.Contains(s, "$(")
 }
