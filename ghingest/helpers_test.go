@@ -234,6 +234,7 @@ type instanceOpts struct {
 	retrier     *githubapi.Retrier
 	maxAttempts int    // River attempts; 0 means the default
 	glob        string // manifest glob; "" means the default
+	httpTimeout time.Duration
 }
 
 // fastRetrier keeps in-process retries short in tests; a delay GitHub asks
@@ -248,6 +249,13 @@ func startInstance(t testing.TB, st storage.Store, o instanceOpts) *instance {
 		t.Fatalf("NewReceiver: %v", err)
 	}
 	gh := ghClient(t, o.githubURL)
+	if o.httpTimeout > 0 {
+		var err error
+		gh, err = githubapi.New(githubapi.Config{Token: ghToken, BaseURL: o.githubURL, HTTPClient: &http.Client{Timeout: o.httpTimeout}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	retrier := fastRetrier
 	if o.retrier != nil {
 		retrier = *o.retrier
@@ -408,6 +416,7 @@ type gate struct {
 	srv     *httptest.Server
 	mu      sync.Mutex
 	hold    string        // "METHOD path-prefix" to hold; "" holds nothing
+	once    bool          // hold only the first matching request
 	arrived chan struct{} // closed when a held request arrives
 	release chan struct{}
 }
@@ -423,6 +432,9 @@ func newGate(t testing.TB, target string) *gate {
 	g.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		held := g.hold != "" && strings.HasPrefix(r.Method+" "+r.URL.Path, g.hold)
+		if held && g.once {
+			g.hold = ""
+		}
 		g.mu.Unlock()
 		if held {
 			once.Do(func() { close(g.arrived) })
@@ -461,6 +473,13 @@ func (g *gate) holdRoute(prefix string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.hold = prefix
+}
+
+// holdFirst holds only the first request matching prefix.
+func (g *gate) holdFirst(prefix string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.hold, g.once = prefix, true
 }
 
 func (g *gate) open() {

@@ -395,6 +395,30 @@ func TestGitHubFailures(t *testing.T) {
 	}
 }
 
+// TestGitHubTimeout: a GitHub call that never answers times out and is
+// retried; the delivery completes.
+func TestGitHubTimeout(t *testing.T) {
+	t.Parallel()
+	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
+	fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
+	g := newGate(t, fake.URL)
+	g.holdFirst("GET /repos/" + owner + "/" + repoName + "/contents/")
+	st, _ := openSQLite(t)
+	in := startInstance(t, st, instanceOpts{githubURL: g.srv.URL + "/", httpTimeout: 500 * time.Millisecond})
+	d := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
+	select {
+	case <-g.arrived:
+	default:
+		t.Fatal("the held request never arrived")
+	}
+	if d.Status != registry.DeliveryDone || len(d.Submissions) != 1 {
+		t.Fatalf("delivery %s %q %v, want done after the timeout", d.Status, d.Error, d.Submissions)
+	}
+	if got := fake.Calls(githubfake.RouteContents); got != 1 {
+		t.Errorf("contents calls reaching GitHub = %d, want 1 (the timed-out one never did)", got)
+	}
+}
+
 // TestGitHubDownForGood: a GitHub that keeps failing with 5xx exhausts
 // the job's attempts and the delivery ends failed with the last error.
 func TestGitHubDownForGood(t *testing.T) {
