@@ -137,6 +137,7 @@ type Tx interface {
 // Store is a registryd database.
 type Store interface {
 	Reader
+	Sessions
 	// InTx runs fn in one transaction, committing when fn returns nil and
 	// rolling back otherwise (fn's error is returned as is). It retries fn on
 	// a serialization failure, so fn must not have effects outside tx.

@@ -218,6 +218,12 @@ func endToEnd(t *testing.T, env map[string]string) {
 	c.base = srv.url
 	c.awaitReport(unsuppressed.body, srv, "the stale report was not reassessed")
 
+	// The HTML pages are served beside the API.
+	page := c.expect("GET", "/addons/demo", "", "", "", nil, http.StatusOK)
+	if ct := page.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") || !bytes.Contains(page.body, []byte(`src="/v1/addons/demo/badge.svg"`)) {
+		t.Errorf("GET /addons/demo: Content-Type %q, or no badge on the page", ct)
+	}
+
 	// A revoked token is refused at once.
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"token", "revoke", samID}, getenv, nil, &out, io.Discard); err != nil {

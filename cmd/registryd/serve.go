@@ -13,6 +13,7 @@ import (
 
 	"github.com/registryd/registryd/api"
 	"github.com/registryd/registryd/storage/backend"
+	"github.com/registryd/registryd/web"
 	"github.com/registryd/registryd/workflow"
 )
 
@@ -58,6 +59,13 @@ func runServe(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return fmt.Errorf("GitHub integration: %w", err)
 	}
+	pages := web.New(web.Deps{
+		Reader:    store,
+		Workflow:  svc,
+		Sessions:  store,
+		Logger:    log,
+		PublicURL: cfg.PublicURL,
+	})
 	handler := api.New(api.Deps{
 		Reader:     store,
 		Workflow:   svc,
@@ -67,6 +75,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 		PublicURL:  cfg.PublicURL,
 		Webhook:    github.webhook,
 		Deliveries: github.deliveries,
+		Web:        pages,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
