@@ -15,11 +15,14 @@ import (
 // limit: past it, queries run unprepared.
 const maxCachedStmts = 256
 
-// stmtCache is the read pool seen through prepared statements: each
-// distinct query text is parsed and planned once per connection instead of
-// on every call, which modernc.org/sqlite otherwise does (it has no
-// statement cache of its own). It implements querier and is safe for
-// concurrent use.
+// stmtCache is a pool seen through prepared statements: each distinct
+// query text is parsed and planned once per connection instead of on every
+// call, which modernc.org/sqlite otherwise does (it has no statement cache
+// of its own). The read pool's queries run through it directly (it
+// implements querier); the writer's transactions use it through
+// txQuerier, which only looks statements up, because preparing on the
+// writer's pool while a transaction holds its one connection would wait
+// forever. It is safe for concurrent use.
 type stmtCache struct {
 	db *sql.DB
 
