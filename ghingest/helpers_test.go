@@ -25,6 +25,7 @@ import (
 	"github.com/registryd/registryd/githubapi"
 	"github.com/registryd/registryd/githubapi/githubfake"
 	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/internal/sharedtest"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/postgres"
@@ -49,35 +50,10 @@ const (
 	publicURL  = "https://registry.example"
 )
 
-// findFixtures looks for the shared GitHub webhook payloads as the webhook
-// package's tests do: $REGISTRYD_FIXTURES_DIR, ../shared/fixtures next to
-// the repository root, /work/shared/fixtures.
+// fixturesDir is where GitHub's example payloads are (shared/fixtures).
 func fixturesDir(t testing.TB) string {
 	t.Helper()
-	var candidates []string
-	if d := os.Getenv("REGISTRYD_FIXTURES_DIR"); d != "" {
-		candidates = append(candidates, d)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				candidates = append(candidates, filepath.Join(d, "..", "shared", "fixtures"))
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	candidates = append(candidates, "/work/shared/fixtures")
-	for _, c := range candidates {
-		dir := filepath.Join(c, "github-webhooks")
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			return dir
-		}
-	}
-	t.Fatalf("GitHub webhook fixtures not found in any of %q; set REGISTRYD_FIXTURES_DIR", candidates)
-	return ""
+	return sharedtest.Dir(t, "fixtures/github-webhooks")
 }
 
 // fixture returns the bytes of one fixture file.

@@ -3,24 +3,16 @@ package webhook
 import (
 	"bytes"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-github/v89/github"
+
+	"github.com/registryd/registryd/internal/sharedtest"
 )
 
 func benchFixture(b *testing.B, name string) []byte {
 	b.Helper()
-	dir, tried := findFixtures()
-	if dir == "" {
-		b.Fatalf("GitHub webhook fixtures not found in any of %q", tried)
-	}
-	body, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		b.Fatalf("fixture: %v", err)
-	}
-	return body
+	return sharedtest.File(b, "fixtures/github-webhooks", name)
 }
 
 // BenchmarkVerify measures the HMAC check of a 28 KB pull_request delivery

@@ -13,48 +13,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v89/github"
 
+	"github.com/registryd/registryd/internal/sharedtest"
 	"github.com/registryd/registryd/registry"
 )
 
-// findFixtures looks for the shared GitHub webhook payloads in
-// $REGISTRYD_FIXTURES_DIR, else ../shared/fixtures next to the repository
-// root, else /work/shared/fixtures. It returns the directory, or "" and the
-// places it looked.
-func findFixtures() (string, []string) {
-	var candidates []string
-	if d := os.Getenv("REGISTRYD_FIXTURES_DIR"); d != "" {
-		candidates = append(candidates, d)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				candidates = append(candidates, filepath.Join(d, "..", "shared", "fixtures"))
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	candidates = append(candidates, "/work/shared/fixtures")
-	for _, c := range candidates {
-		dir := filepath.Join(c, "github-webhooks")
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			return dir, candidates
-		}
-	}
-	return "", candidates
-}
-
-// fixturesDir is findFixtures for tests. The fixtures are a required
-// input: their absence fails the test rather than skipping it.
-func fixturesDir(t *testing.T) string {
+// fixturesDir is where GitHub's example payloads are (shared/fixtures).
+// They are a required input: their absence fails the test rather than
+// skipping it.
+func fixturesDir(t testing.TB) string {
 	t.Helper()
-	dir, tried := findFixtures()
-	if dir == "" {
-		t.Fatalf("GitHub webhook fixtures not found in any of %q; set REGISTRYD_FIXTURES_DIR", tried)
-	}
-	return dir
+	return sharedtest.Dir(t, "fixtures/github-webhooks")
 }
 
 type fixture struct {
@@ -684,11 +652,7 @@ func TestEventJSONRoundTrip(t *testing.T) {
 // return an Event named as asked.
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"pull_request.opened.2.json", "push.event.5.json", "ping.event.1.json"} {
-		dir, _ := findFixtures()
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err == nil {
-			f.Add(b, name[:strings.IndexByte(name, '.')], false)
-		}
+		f.Add(sharedtest.File(f, "fixtures/github-webhooks", name), name[:strings.IndexByte(name, '.')], false)
 	}
 	f.Add([]byte(`{"action":"opened","repository":{"full_name":"o/r"},"pull_request":{"number":1,"head":{"sha":"`+sha1+`"},"base":{"ref":"main"}}}`), "pull_request", true)
 	f.Add([]byte(`{"ref":"refs/heads/main","before":"`+sha1+`","after":"`+sha2+`","repository":{"full_name":"o/r","default_branch":"main"},"commits":[{"id":"`+sha2+`"}]}`), "push", false)
