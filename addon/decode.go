@@ -363,7 +363,9 @@ func newWalker(lines map[string]int, prefix string) *walker {
 // sortedKeys returns the keys of t in order.
 func (w *walker) sortedKeys(t map[string]any) []string {
 	if w.keyBuf == nil {
-		w.keyBuf = make([]string, 0, 32)
+		// About one key per recorded position; bounded, as the lines of a
+		// registry file are those of every entry.
+		w.keyBuf = make([]string, 0, min(max(len(w.lines), 8), 64))
 	}
 	start := len(w.keyBuf)
 	for k := range t {

@@ -153,10 +153,21 @@ func Encode(r *Report) ([]byte, error) {
 
 // encodedSizeHint is a capacity that holds a typical report without growing.
 func encodedSizeHint(r *Report) int {
-	n := 512
+	// The member names, punctuation and fixed-size values of a report
+	// without capabilities or findings take under 400 bytes.
+	n := 400 + len(r.Addon.Name) + len(r.Addon.Version) + len(r.Ruleset) + len(r.Transport)
+	if c := r.Capabilities; c != nil {
+		n += 100
+		for _, s := range c.Env {
+			n += len(s) + 3
+		}
+		for _, s := range c.ExecAllow {
+			n += len(s) + 3
+		}
+	}
 	for i := range r.Findings {
 		f := &r.Findings[i]
-		n += 96 + len(f.Code) + len(f.Message) + len(f.Path)
+		n += 120 + len(f.Code) + len(f.Message) + len(f.Path)
 	}
 	return n
 }
