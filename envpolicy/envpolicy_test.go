@@ -3,14 +3,13 @@ package envpolicy_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/envpolicy"
+	"github.com/registryd/registryd/internal/sharedtest"
 )
 
 // The list is a security control: removing a member must turn a test red.
@@ -108,24 +107,11 @@ type vectors struct {
 
 func loadVectors(t *testing.T) vectors {
 	t.Helper()
-	var candidates []string
-	if d := os.Getenv("REGISTRYD_CONFORMANCE_DIR"); d != "" {
-		candidates = append(candidates, d)
+	var v vectors
+	if err := json.Unmarshal(sharedtest.File(t, "conformance", "envpolicy-vectors.json"), &v); err != nil {
+		t.Fatalf("decode envpolicy-vectors.json: %v", err)
 	}
-	candidates = append(candidates, filepath.Join("..", "..", "shared", "conformance"), "/work/shared/conformance")
-	for _, dir := range candidates {
-		b, err := os.ReadFile(filepath.Join(dir, "envpolicy-vectors.json"))
-		if err != nil {
-			continue
-		}
-		var v vectors
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatalf("decode %s: %v", dir, err)
-		}
-		return v
-	}
-	t.Skip("envpolicy-vectors.json not found: set REGISTRYD_CONFORMANCE_DIR to the shared/conformance directory")
-	return vectors{}
+	return v
 }
 
 func TestConformanceKeys(t *testing.T) {

@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/registryd/registryd/githubapi/githubfake"
+	"github.com/registryd/registryd/internal/sharedtest"
 	"github.com/registryd/registryd/webhook"
 )
 
@@ -34,17 +33,7 @@ filesystem = "read_only"
 // where they come from).
 func webhookFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	dirs := []string{os.Getenv("REGISTRYD_FIXTURES_DIR"), "../../../shared/fixtures", "/work/shared/fixtures"}
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		if b, err := os.ReadFile(filepath.Join(d, "github-webhooks", name)); err == nil {
-			return b
-		}
-	}
-	t.Fatalf("fixture %s not found in %q; set REGISTRYD_FIXTURES_DIR", name, dirs)
-	return nil
+	return sharedtest.File(t, "fixtures/github-webhooks", name)
 }
 
 // TestServeWebhook runs `registryd serve` configured for GitHub against the
