@@ -359,21 +359,10 @@ func (r *report) enums(m *Manifest) {
 // structural runs the validator rules and reports each failure at its
 // field path.
 func (r *report) structural(m *Manifest) {
-	req := rulesManifest{Addon: rulesMeta{Name: m.Addon.Name}}
-	if c := m.Capabilities; c != nil {
-		req.Capabilities = &rulesCaps{Env: c.Env, Exec: c.ExecAllow}
-	}
-	if m.Install.Declared() {
-		in := m.Install
-		req.Install = &rulesInstall{Manager: in.Manager, Package: in.Package, Version: in.Version, Bin: in.Bin, Verify: in.Verify}
-	}
-	for _, d := range m.Dependencies {
-		req.Dependencies = append(req.Dependencies, rulesDep{Name: d.Name})
-	}
-	if req.passes() {
+	if rulesHold(m) {
 		return
 	}
-	err := rulesValidator().Struct(req)
+	err := rulesValidator().Struct(rulesRequest(m))
 	var verrs validator.ValidationErrors
 	if !errors.As(err, &verrs) {
 		if err != nil {
@@ -394,12 +383,29 @@ func (r *report) structural(m *Manifest) {
 	}
 }
 
-// passes reports whether every rule of the validator tags holds for m, with
-// the same predicates. It is the common case, checked without reflection;
-// false sends m through the validator, which then names each failure. A
-// rule checked here must be at least as strict as its tag, never looser
-// (TestRulesPassesAgreesWithValidator holds it to that).
-func (m *rulesManifest) passes() bool {
+// rulesRequest is the request the validator checks for m.
+func rulesRequest(m *Manifest) rulesManifest {
+	req := rulesManifest{Addon: rulesMeta{Name: m.Addon.Name}}
+	if c := m.Capabilities; c != nil {
+		req.Capabilities = &rulesCaps{Env: c.Env, Exec: c.ExecAllow}
+	}
+	if m.Install.Declared() {
+		in := m.Install
+		req.Install = &rulesInstall{Manager: in.Manager, Package: in.Package, Version: in.Version, Bin: in.Bin, Verify: in.Verify}
+	}
+	for _, d := range m.Dependencies {
+		req.Dependencies = append(req.Dependencies, rulesDep{Name: d.Name})
+	}
+	return req
+}
+
+// rulesHold reports whether every rule of the validator tags holds for
+// rulesRequest(m), with the same predicates. It is the common case, checked
+// without reflection or building the request; false sends m through the
+// validator, which then names each failure. A rule checked here must be at
+// least as strict as its tag, never looser (TestRulesHoldAgreesWithValidator
+// holds it to that).
+func rulesHold(m *Manifest) bool {
 	if !isSlug(m.Addon.Name) {
 		return false
 	}
@@ -409,13 +415,13 @@ func (m *rulesManifest) passes() bool {
 				return false
 			}
 		}
-		for _, e := range c.Exec {
+		for _, e := range c.ExecAllow {
 			if e == "" || !noSpace(e) {
 				return false
 			}
 		}
 	}
-	if in := m.Install; in != nil {
+	if in := m.Install; in.Declared() {
 		switch in.Manager {
 		case ManagerUV, ManagerPip, ManagerCargo, ManagerNPM, ManagerBrew, ManagerDotnet:
 		default:
