@@ -47,6 +47,10 @@ type Store struct {
 	pool   *pgxpool.Pool
 	river  *river.Client[pgx.Tx] // insert-only client for Tx.InsertJob
 	logger *slog.Logger
+
+	cache      *reportCache
+	stopListen context.CancelFunc
+	listenDone chan struct{}
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -74,7 +78,14 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: river insert client: %w", err)
 	}
-	return &Store{reader: reader{db: pool}, pool: pool, river: rc, logger: logger}, nil
+	st := &Store{reader: reader{db: pool}, pool: pool, river: rc, logger: logger, cache: newReportCache(), listenDone: make(chan struct{})}
+	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	st.stopListen = stop
+	go func() {
+		defer close(st.listenDone)
+		st.cache.listen(lctx, pool, logger)
+	}()
+	return st, nil
 }
 
 // Migrate applies every pending migration, ours and River's, to the
@@ -215,6 +226,8 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the pool. Stop any job runner first.
 func (s *Store) Close() error {
+	s.stopListen()
+	<-s.listenDone
 	s.pool.Close()
 	return nil
 }
@@ -228,6 +241,8 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // failure or deadlock (SQLSTATE 40001, 40P01) it runs fn again, up to five
 // times in all.
 func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
+	// Whatever the transaction changed, this process must read it at once.
+	defer s.cache.clear()
 	for attempt := 1; ; attempt++ {
 		err := s.inTx(ctx, fn)
 		if err == nil || attempt == maxAttempts || !retryable(err) {
