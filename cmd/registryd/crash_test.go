@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/registryd/registryd/internal/pgtest"
+)
+
+// TestKillNineLosesNothing kills the real binary with SIGKILL while
+// submitters are writing to it, starts it again on the same database, and
+// checks that every submission it acknowledged (201) is there, with the
+// very report bytes the acknowledgement carried.
+func TestKillNineLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "registryd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	stores := []struct {
+		name string
+		env  func(t *testing.T) map[string]string
+	}{
+		{"sqlite", func(t *testing.T) map[string]string { return map[string]string{"REGISTRYD_DATA_DIR": t.TempDir()} }},
+		{"postgres", func(t *testing.T) map[string]string {
+			return map[string]string{"REGISTRYD_DATABASE_URL": pgtest.NewDatabase(t)}
+		}},
+	}
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			env := st.env(t)
+			env["REGISTRYD_RATE_LIMIT"] = "0"
+			getenv := envOf(env)
+			sam, _ := createToken(t, getenv, "sam", "submitter")
+			alice, _ := createToken(t, getenv, "alice", "maintainer")
+
+			url, cmd := startBinary(t, bin, env)
+			acked := submitUntilKilled(t, url, sam, cmd)
+			if len(acked) < 5 {
+				t.Fatalf("only %d submissions acknowledged before the kill; the test proves nothing", len(acked))
+			}
+
+			url2, cmd2 := startBinary(t, bin, env)
+			defer func() { cmd2.Process.Kill(); cmd2.Wait() }()
+			for id, report := range acked {
+				req, _ := http.NewRequest(http.MethodGet, url2+"/v1/submissions/"+id+"/report", nil)
+				req.Header.Set("Authorization", "Bearer "+alice)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("acknowledged submission %s: status %d after the restart", id, resp.StatusCode)
+					continue
+				}
+				if !bytes.Equal(body, report) {
+					t.Errorf("acknowledged submission %s: report after the restart differs from the acknowledged one", id)
+				}
+			}
+			t.Logf("%d acknowledged submissions, all present after kill -9 and restart", len(acked))
+		})
+	}
+}
+
+func startBinary(t *testing.T, bin string, env map[string]string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "REGISTRYD_DATABASE_URL=", "REGISTRYD_DATA_DIR=")
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	sink := &logSink{url: make(chan string, 1)}
+	cmd.Stderr = sink
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	select {
+	case u := <-sink.url:
+		return u, cmd
+	case <-time.After(60 * time.Second):
+		t.Fatalf("registryd did not listen:\n%s", sink.String())
+	}
+	return "", nil
+}
+
+// submitUntilKilled runs eight submitters against url, kills the process
+// with SIGKILL once some submissions were acknowledged (with requests still
+// in flight), and returns the acknowledged submissions' IDs and reports.
+func submitUntilKilled(t *testing.T, url, token string, cmd *exec.Cmd) map[string][]byte {
+	t.Helper()
+	var (
+		mu    sync.Mutex
+		acked = map[string][]byte{}
+		stop  = make(chan struct{})
+		wg    sync.WaitGroup
+	)
+	client := &http.Client{Timeout: 10 * time.Second}
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				manifest := fmt.Sprintf("[addon]\nname = \"crash-%d-%d\"\nversion = \"1.0.0\"\n\n[mcp]\ncommand = \"crash-mcp\"\nargs = [\"serve\"]\n", w, i)
+				req, _ := http.NewRequest(http.MethodPost, url+"/v1/submissions", bytes.NewBufferString(manifest))
+				req.Header.Set("Authorization", "Bearer "+token)
+				req.Header.Set("Content-Type", "application/toml")
+				resp, err := client.Do(req)
+				if err != nil {
+					return // the server is gone
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusCreated {
+					continue
+				}
+				var created struct {
+					Submission struct {
+						ID string `json:"id"`
+					} `json:"submission"`
+					Report json.RawMessage `json:"report"`
+				}
+				if err := json.Unmarshal(body, &created); err != nil {
+					t.Errorf("decode 201: %v", err)
+					return
+				}
+				mu.Lock()
+				acked[created.Submission.ID] = []byte(created.Report)
+				mu.Unlock()
+			}
+		}()
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 40 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	close(stop)
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	out := make(map[string][]byte, len(acked))
+	for k, v := range acked {
+		out[k] = v
+	}
+	return out
+}
