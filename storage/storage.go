@@ -163,3 +163,10 @@ type Sessions interface {
 	Session(ctx context.Context, hash []byte, now time.Time) (registry.Session, error)
 	DeleteSession(ctx context.Context, hash []byte) error
 }
+
+// StuckJobAfter is how long a job may stay running before the job runner
+// takes it for abandoned (its process died: a crash, a kill -9) and runs it
+// again. Every job must finish well within it; River's own default is an
+// hour, which would leave an acknowledged delivery unprocessed that long
+// after a crash.
+const StuckJobAfter = 6 * time.Minute

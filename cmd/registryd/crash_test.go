@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/registryd/registryd/githubapi/githubfake"
 	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/webhook"
 )
 
 // TestKillNineLosesNothing kills the real binary with SIGKILL while
@@ -171,4 +173,107 @@ func submitUntilKilled(t *testing.T, url, token string, cmd *exec.Cmd) map[strin
 		out[k] = v
 	}
 	return out
+}
+
+// TestKillNineLosesNoDelivery acknowledges a burst of signed GitHub
+// deliveries, kills the real binary with SIGKILL before their jobs can all
+// have run, starts it again, and checks that every acknowledged delivery is
+// processed: listed as done, with a commit status posted for it.
+func TestKillNineLosesNoDelivery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "registryd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	const sha = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
+	fake := githubfake.NewTest(t, "ghs_crash")
+	fake.AddPullRequest("Codertocat", "Hello-World", 2, githubfake.File{Filename: "addons/fs/lean-ctx-addon.toml", Status: "added"})
+	fake.SetPullHead("Codertocat", "Hello-World", 2, "Codertocat", "Hello-World", sha)
+	fake.PutFile("Codertocat", "Hello-World", sha, "addons/fs/lean-ctx-addon.toml", []byte(hookManifest))
+	env := map[string]string{
+		"REGISTRYD_DATABASE_URL":          pgtest.NewDatabase(t),
+		"REGISTRYD_GITHUB_WEBHOOK_SECRET": "crash-secret",
+		"REGISTRYD_GITHUB_TOKEN":          "ghs_crash",
+		"REGISTRYD_GITHUB_API_URL":        fake.URL,
+		"REGISTRYD_RATE_LIMIT":            "0",
+	}
+	getenv := envOf(env)
+	maint, _ := createToken(t, getenv, "maint", "maintainer")
+
+	url, cmd := startBinary(t, bin, env)
+	body := webhookFixture(t, "pull_request.opened.1.json")
+	sig := webhook.SignatureValue(body, []byte("crash-secret"))
+	var acked []string
+	for i := range 20 {
+		id := fmt.Sprintf("0c0ffee0-0000-4000-8000-%012d", i)
+		req, _ := http.NewRequest(http.MethodPost, url+"/v1/webhooks/github", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(webhook.EventHeader, "pull_request")
+		req.Header.Set(webhook.DeliveryHeader, id)
+		req.Header.Set(webhook.SignatureHeader, sig)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("delivery %d: status %d", i, resp.StatusCode)
+		}
+		acked = append(acked, id)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	before := len(fake.Statuses("Codertocat", "Hello-World"))
+
+	url2, cmd2 := startBinary(t, bin, env)
+	defer func() { cmd2.Process.Kill(); cmd2.Wait() }()
+	c := &client{t: t, base: url2}
+	// A job that was running when the process died stays so until the job
+	// runner takes it for abandoned (storage.StuckJobAfter) and runs it
+	// again; every other acknowledged delivery runs at once. Wait until the
+	// count of done deliveries stops growing.
+	deadline := time.Now().Add(60 * time.Second)
+	lastDone, steadySince := -1, time.Now()
+	var done, stuck int
+	for {
+		done, stuck = 0, 0
+		for _, id := range acked {
+			var out struct {
+				Delivery listedDelivery `json:"delivery"`
+			}
+			r := c.expect("GET", "/v1/webhooks/deliveries/"+id, maint, "", "", nil, http.StatusOK)
+			if err := json.Unmarshal(r.body, &out); err != nil {
+				t.Fatal(err)
+			}
+			switch out.Delivery.Status {
+			case "done":
+				done++
+			case "running", "queued":
+				// A job the dead process had fetched: its delivery may
+				// not even have been marked running yet.
+				stuck++
+			}
+		}
+		if done != lastDone {
+			lastDone, steadySince = done, time.Now()
+		}
+		if done == len(acked) || (done+stuck == len(acked) && time.Since(steadySince) > 3*time.Second) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if done+stuck != len(acked) {
+		t.Fatalf("after the restart %d of %d acknowledged deliveries are done and %d were running at the kill; the rest were lost or failed", done, len(acked), stuck)
+	}
+	if stuck > 10 { // the worker pool: no more jobs than that can have been mid-run
+		t.Errorf("%d deliveries still running after the restart, more than could have been in flight at the kill", stuck)
+	}
+	if got := len(fake.Statuses("Codertocat", "Hello-World")); got < done {
+		t.Errorf("%d commit statuses posted for %d processed deliveries", got, done)
+	}
+	t.Logf("%d deliveries acknowledged, %d statuses posted before the kill; after the restart %d done, %d mid-run at the kill and left to the stuck-job rescue", len(acked), before, done, stuck)
 }

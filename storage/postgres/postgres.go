@@ -286,9 +286,10 @@ func retryable(err error) bool {
 // ctx is done and cancelling them after.
 func (s *Store) StartJobs(ctx context.Context, workers *river.Workers) (func(context.Context) error, error) {
 	c, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
-		Logger:  s.logger,
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
-		Workers: workers,
+		RescueStuckJobsAfter: storage.StuckJobAfter,
+		Logger:               s.logger,
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
+		Workers:              workers,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: job client: %w", err)

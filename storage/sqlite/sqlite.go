@@ -310,10 +310,11 @@ func busy(err error) bool {
 // ctx is done and cancelling them after.
 func (s *Store) StartJobs(ctx context.Context, workers *river.Workers) (func(context.Context) error, error) {
 	c, err := river.NewClient(riversqlite.New(s.write), &river.Config{
-		Logger:            s.logger,
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
-		Workers:           workers,
-		FetchPollInterval: 200 * time.Millisecond,
+		Logger:               s.logger,
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
+		Workers:              workers,
+		FetchPollInterval:    200 * time.Millisecond,
+		RescueStuckJobsAfter: storage.StuckJobAfter,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: job client: %w", err)
