@@ -2,13 +2,14 @@ package badge
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,12 +21,51 @@ import (
 	"github.com/registryd/registryd/registry"
 )
 
-// browserCase is one badge the browser draws. needs names a code point that
-// a system font must cover for the case to be measurable ("" for none).
+// browserCase is one badge the browser draws. needs names the test font,
+// beyond DejaVu Sans, that the case's text is drawn with ("" for none).
 type browserCase struct {
 	name  string
 	badge Badge
 	needs string
+}
+
+// The fonts the browser tests draw badges with. The width table was
+// generated from DejaVu Sans, and it gives East Asian wide characters one
+// em, as a CJK font such as WenQuanYi Micro Hei draws them. The tests load
+// these very files with @font-face instead of letting the browser pick
+// installed fonts, so that another CJK or emoji font on the machine (Noto
+// CJK draws Hangul narrower than one em) cannot fail them: they check the
+// table against the fonts it describes.
+const (
+	fontLatin = "latin"
+	fontWide  = "wide"
+	fontEmoji = "emoji"
+)
+
+// testFont is one font file the browser tests load, and the package that
+// installs it on Debian.
+type testFont struct {
+	path, pkg string
+}
+
+var testFonts = map[string]testFont{
+	fontLatin: {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "fonts-dejavu-core"},
+	fontWide:  {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "fonts-wqy-microhei"},
+	fontEmoji: {"/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", "fonts-noto-color-emoji"},
+}
+
+// fontFaces returns the CSS that makes every badge text use the installed
+// test fonts, in the order the badge's font-family would reach them, and
+// their family names.
+func fontFaces() (css string, families []string) {
+	for _, name := range []string{fontLatin, fontWide, fontEmoji} {
+		if _, err := os.Stat(testFonts[name].path); err != nil {
+			continue
+		}
+		css += `@font-face{font-family:"rgd-` + name + `";src:url(/font/` + name + `)}` + "\n"
+		families = append(families, `"rgd-`+name+`"`)
+	}
+	return css + "text{font-family:" + strings.Join(families, ",") + " !important}", families
 }
 
 var browserCases = []browserCase{
@@ -37,9 +77,9 @@ var browserCases = []browserCase{
 	{name: "cyrillic", badge: Badge{Label: "дополнение", Message: "проверено · Съешь же ещё этих мягких булок", Color: "green"}},
 	{name: "greek-accents", badge: Badge{Label: "ελληνικά", Message: "Ünïcödé café naïve résumé", Color: "green"}},
 	{name: "combining", badge: Badge{Label: "e\u0301e\u0308a\u030a", Message: "Z\u0351\u0352a\u0353l\u0316g\u0317o\u0303\u0342", Color: "orange"}},
-	{name: "cjk", badge: Badge{Label: "插件", Message: "已验证 · 安全な拡張機能", Color: "green"}, needs: "4e00"},
-	{name: "hangul", badge: Badge{Label: "애드온", Message: "검증됨", Color: "green"}, needs: "ac00"},
-	{name: "emoji", badge: Badge{Label: "addon 🚀", Message: "pass ✅ 👍🏽 🇩🇪 👨‍👩‍👧", Color: "green"}, needs: "1f680"},
+	{name: "cjk", badge: Badge{Label: "插件", Message: "已验证 · 安全な拡張機能", Color: "green"}, needs: fontWide},
+	{name: "hangul", badge: Badge{Label: "애드온", Message: "검증됨", Color: "green"}, needs: fontWide},
+	{name: "emoji", badge: Badge{Label: "addon 🚀", Message: "pass ✅ 👍🏽 🇩🇪 👨‍👩‍👧", Color: "green"}, needs: fontEmoji},
 	{name: "hostile", badge: Badge{Label: "<script>alert(1)</script>", Message: "\"&' \u202eevil\u202c \x1b[31m", Color: "red"}},
 }
 
@@ -49,11 +89,48 @@ func browser(t *testing.T) context.Context {
 	return browsertest.Start(t, 1200, 400)
 }
 
-// fontCovers reports whether some installed font covers the code point
-// (hex), asking fontconfig; without fc-list it reports false.
-func fontCovers(hex string) bool {
-	out, err := exec.Command("fc-list", ":charset="+hex, "family").Output()
-	return err == nil && strings.TrimSpace(string(out)) != ""
+// firstFont returns data unchanged when it is a single font, and the first
+// font of a TrueType collection (.ttc) as a font file of its own otherwise,
+// because browsers load only single fonts through @font-face. The tables
+// are copied whole and their offsets rewritten; their checksums do not
+// depend on where they lie.
+func firstFont(data []byte) ([]byte, error) {
+	if len(data) < 16 || string(data[:4]) != "ttcf" {
+		return data, nil
+	}
+	u32 := func(b []byte) uint32 { return binary.BigEndian.Uint32(b) }
+	off := int(u32(data[12:]))
+	if off+12 > len(data) {
+		return nil, errors.New("truncated collection")
+	}
+	n := int(binary.BigEndian.Uint16(data[off+4:]))
+	dir := off + 12
+	if dir+16*n > len(data) {
+		return nil, errors.New("truncated table directory")
+	}
+	out := append([]byte(nil), data[off:dir+16*n]...)
+	for i := range n {
+		rec := out[12+16*i:]
+		start, length := int(u32(rec[8:])), int(u32(rec[12:]))
+		if start+length > len(data) {
+			return nil, errors.New("table past the end of the collection")
+		}
+		for len(out)%4 != 0 {
+			out = append(out, 0)
+		}
+		binary.BigEndian.PutUint32(rec[8:], uint32(len(out)))
+		out = append(out, data[start:start+length]...)
+	}
+	return out, nil
+}
+
+// requireFont skips t unless the test font name is installed.
+func requireFont(t *testing.T, name string) {
+	t.Helper()
+	f := testFonts[name]
+	if _, err := os.Stat(f.path); err != nil {
+		t.Skipf("%s is missing, and this case is measured against it: install %s", f.path, f.pkg)
+	}
 }
 
 // badgeServer serves browserCases[i] as /badge/i.svg and a page embedding
@@ -74,6 +151,23 @@ func badgeServer(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", ContentTypeSVG)
 		w.Write(Render(browserCases[i].badge, style))
 	})
+	mux.HandleFunc("GET /font/{name}", func(w http.ResponseWriter, r *http.Request) {
+		f, ok := testFonts[r.PathValue("name")]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		data, err := os.ReadFile(f.path)
+		if err == nil {
+			data, err = firstFont(data)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "font/ttf")
+		w.Write(data)
+	})
 	mux.HandleFunc("GET /img/{i}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!doctype html><html><body style="margin:0"><img id="b" src="/badge/%s.svg"></body></html>`, r.PathValue("i"))
@@ -91,8 +185,22 @@ type measured struct {
 	Box        float64 `json:"box"`        // width of its box in pixels
 }
 
-const measureJS = `document.fonts.ready.then(() => {
+// measureJS returns the script that measures every text of the badge the
+// tab shows, drawn with the test fonts.
+func measureJS() string {
+	css, families := fontFaces()
+	cssJSON, _ := json.Marshal(css)
+	familiesJSON, _ := json.Marshal(families)
+	return `(async () => {
   const svg = document.documentElement;
+  const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
+  style.textContent = ` + string(cssJSON) + `;
+  svg.prepend(style);
+  const text = Array.from(svg.querySelectorAll('text')).map(t => t.textContent).join('');
+  for (const family of ` + string(familiesJSON) + `) {
+    try { await document.fonts.load('110px ' + family, text); } catch (e) { throw new Error(family + ': ' + e); }
+  }
+  await document.fonts.ready;
   const rects = Array.from(svg.querySelectorAll('g > rect[fill^="#"]'));
   return Array.from(svg.querySelectorAll('text:not([aria-hidden])')).map((t, i) => {
     const tl = parseFloat(t.getAttribute('textLength'));
@@ -101,22 +209,24 @@ const measureJS = `document.fonts.ready.then(() => {
     t.setAttribute('textLength', String(tl));
     return {text: t.textContent, textLength: tl, natural: natural, box: parseFloat(rects[i].getAttribute('width'))};
   });
-})`
+})()`
+}
 
 func TestBrowserWidths(t *testing.T) {
 	ctx := browser(t)
 	srv := badgeServer(t)
+	requireFont(t, fontLatin)
 	for i, tc := range browserCases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.needs != "" && !fontCovers(tc.needs) {
-				t.Skipf("no installed font covers U+%s, so the browser draws boxes: install fonts-wqy-microhei and fonts-noto-color-emoji", strings.ToUpper(tc.needs))
+			if tc.needs != "" {
+				requireFont(t, tc.needs)
 			}
 			for _, style := range []Style{StyleFlat, StyleFlatSquare} {
 				url := fmt.Sprintf("%s/badge/%d.svg?style=%s", srv.URL, i, style)
 				var texts []measured
 				err := chromedp.Do(ctx, chromedp.Navigate(url))
 				if err == nil {
-					texts, err = chromedp.Run(ctx, chromedp.Evaluate[[]measured](measureJS, chromedp.EvalAwaitPromise))
+					texts, err = chromedp.Run(ctx, chromedp.Evaluate[[]measured](measureJS(), chromedp.EvalAwaitPromise))
 				}
 				if err != nil {
 					t.Fatalf("measure %s: %v", url, err)
