@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -65,22 +66,46 @@ func eval[T any](b *tab, js string) T {
 	return v
 }
 
+// follow clicks the link or button sel and waits until the page it leads
+// to has replaced this one. Waiting for an element instead would race when
+// both pages have it (the addon page before and after a form on it is
+// submitted): the marker set here lives only as long as the old document.
+func (b *tab) follow(sel string) {
+	b.t.Helper()
+	eval[bool](b, `window.rgdLeaving = true`)
+	b.do(chromedp.Click(chromedp.CSS(sel)))
+	// Evaluating while the tab navigates fails ("target navigated"), so
+	// the condition is asked again until it holds or the tab's deadline
+	// passes.
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		done, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.rgdLeaving === undefined && document.readyState === 'complete'`))
+		if err == nil && done {
+			return
+		}
+		select {
+		case <-b.ctx.Done():
+			b.t.Fatalf("clicked %s, but no new page loaded: %v (last error: %v)", sel, b.ctx.Err(), err)
+		case <-tick.C:
+		}
+	}
+}
+
 func (b *tab) signIn(name string) {
 	b.t.Helper()
 	b.open("/signin")
 	b.do(
 		chromedp.SetValue(chromedp.CSS(`input[name=token]`), b.e.tokens[name]),
-		chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(`form[action="/signout"]`)),
 	)
+	b.follow(`form[action="/signin"] button[type=submit]`)
+	b.do(chromedp.WaitVisible(chromedp.CSS(`form[action="/signout"]`)))
 }
 
 func (b *tab) signOut() {
 	b.t.Helper()
-	b.do(
-		chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`a[href="/signin"]`)),
-	)
+	b.follow(`form[action="/signout"] button`)
+	b.do(chromedp.WaitVisible(chromedp.CSS(`a[href="/signin"]`)))
 }
 
 var svgSize = regexp.MustCompile(`<svg [^>]*width="(\d+)" height="(\d+)"`)
@@ -97,10 +122,7 @@ func TestBrowserBrowseRegistry(t *testing.T) {
 	if got := b.text("ul.addons"); !strings.Contains(got, "Clean Tool") || !strings.Contains(got, "loose-tool") {
 		t.Fatalf("the registry lists %q", got)
 	}
-	b.do(
-		chromedp.Click(chromedp.CSS(`a[href="/addons/clean-tool"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`#verdict`)),
-	)
+	b.follow(`a[href="/addons/clean-tool"]`)
 	if got := b.text("h1"); got != "Clean Tool" {
 		t.Errorf("addon page heading %q", got)
 	}
@@ -137,24 +159,17 @@ func TestBrowserReviewAndVerify(t *testing.T) {
 
 	b.signIn("alice")
 	b.open("/review")
-	b.do(
-		chromedp.Click(chromedp.CSS(`a[href="/review/submissions/`+sub.ID+`"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`#manifest-source`)),
-		chromedp.SetValue(chromedp.CSS(`form[action$="/approve"] input[name=reason]`), "binary pinned, no network"),
-		chromedp.Click(chromedp.CSS(`#approve`)),
-		chromedp.WaitNotPresent(chromedp.CSS(`#approve`)),
-	)
+	b.follow(`a[href="/review/submissions/` + sub.ID + `"]`)
+	b.do(chromedp.SetValue(chromedp.CSS(`form[action$="/approve"] input[name=reason]`), "binary pinned, no network"))
+	b.follow(`#approve`)
 	if got := b.text("main"); !strings.Contains(got, "approved") || !strings.Contains(got, "Decided by alice") {
 		t.Fatalf("after approval the page says %q", got)
 	}
 
 	grant := func(reason string) {
 		b.open("/addons/clean-tool")
-		b.do(
-			chromedp.SetValue(chromedp.CSS(`form[action$="/verified"] input[name=reason]`), reason),
-			chromedp.Click(chromedp.CSS(`form[action$="/verified"] button`)),
-			chromedp.WaitVisible(chromedp.CSS(`#tier`)),
-		)
+		b.do(chromedp.SetValue(chromedp.CSS(`form[action$="/verified"] input[name=reason]`), reason))
+		b.follow(`form[action$="/verified"] button`)
 	}
 	grant("audited the source")
 	if got := b.text("main"); !strings.Contains(got, "first approval by alice") {
