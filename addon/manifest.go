@@ -4,6 +4,41 @@
 // The package is pure: it performs no I/O beyond reading the bytes it is
 // given, and a test keeps it free of network, database, filesystem, clock and
 // environment access.
+//
+// # Wiring
+//
+// The wiring of a manifest (Manifest.Wiring) is every field that changes
+// what a client executes, fetches, connects to or grants when it installs
+// the addon. The registry's `verified` tier is granted to one wiring, named
+// by its digest (Wiring.SHA256): a later version with the same wiring keeps
+// the tier, one with another wiring does not.
+//
+// The fields, each a WiringEntry with the Field name given here:
+//
+//	addon.integration, mcp.integration     the typed adapter the client wires the server into
+//	mcp.transport                          stdio or http ("" when there is no [mcp] table)
+//	mcp.command, mcp.args, mcp.sha256      what is launched, with what, pinned to which binary
+//	mcp.env (one entry per name)           the environment the server is launched with
+//	mcp.url, mcp.headers (one per name)    what is connected to, with which credentials
+//	capabilities.network, .filesystem,     what the client grants the server; present only
+//	  .env, .exec, .exec_allow             when [capabilities] is
+//	install.manager, .package, .version,   what the client installs and how it checks it;
+//	  .bin, .verify                        present only when [install] names a package
+//	artifacts (one entry per target)       which prebuilt binary is fetched, from where, pinned how
+//	dependencies                           which other addons are installed with it
+//
+// Everything else is left out because it changes no behaviour of an
+// installed addon: the name (a wiring belongs to one addon anyway), version,
+// display name, description, author, homepage, license, categories,
+// keywords, min_lean_ctx, pricing, and the manifest's own `verified` claim,
+// which registryd never reads.
+//
+// Values are compared as the client reads them, not as they are written:
+// TOML and JSON syntax, key order, whitespace and comments do not matter;
+// [mcp] without transport is stdio; an omitted capability takes its
+// strictest value; capabilities.env, capabilities.exec_allow and
+// dependencies are sets (order and repetition do not matter); mcp.args and
+// install.verify are argument vectors, whose order does.
 package addon
 
 // Transport is how an MCP server is reached.
