@@ -1,12 +1,10 @@
 package addon
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -46,22 +44,12 @@ func (m *Manifest) Wiring() Wiring {
 	w := make(Wiring, 0, 24+len(m.MCP.Env)+len(m.MCP.Headers)+len(m.Artifacts))
 	add := func(field, key, value string) { w = append(w, WiringEntry{Field: field, Key: key, Value: value}) }
 
+	// Entries are added in their order (field names below are sorted, and
+	// each map's keys are), so that nothing needs sorting afterwards.
 	add("addon.integration", "", m.Addon.Integration)
-	add("mcp.integration", "", m.MCP.Integration)
-	transport := ""
-	if m.MCP.Declared {
-		transport = string(cmp.Or(m.MCP.Transport, TransportStdio))
-	}
-	add("mcp.transport", "", transport)
-	add("mcp.command", "", m.MCP.Command)
-	add("mcp.args", "", jsonText(nonNil(m.MCP.Args)))
-	add("mcp.sha256", "", m.MCP.SHA256)
-	add("mcp.url", "", m.MCP.URL)
-	for k, v := range m.MCP.Env {
-		add("mcp.env", k, v)
-	}
-	for k, v := range m.MCP.Headers {
-		add("mcp.headers", k, v)
+	for _, target := range mapKeys(m.Artifacts) {
+		a := m.Artifacts[target]
+		add("artifacts", target, string(jsonObject(nil, "filename", a.Filename, "sha256", a.SHA256, "url", a.URL)))
 	}
 	if c := m.Capabilities; c != nil {
 		exec := cmp.Or(c.Exec, ExecNone)
@@ -69,41 +57,58 @@ func (m *Manifest) Wiring() Wiring {
 		if exec == ExecAllow {
 			allow = set(c.ExecAllow)
 		}
-		add("capabilities.network", "", string(cmp.Or(c.Network, NetworkNone)))
-		add("capabilities.filesystem", "", string(cmp.Or(c.Filesystem, FilesystemReadOnly)))
-		add("capabilities.env", "", jsonText(set(c.Env)))
+		add("capabilities.env", "", jsonStrings(set(c.Env)))
 		add("capabilities.exec", "", string(exec))
-		add("capabilities.exec_allow", "", jsonText(allow))
+		add("capabilities.exec_allow", "", jsonStrings(allow))
+		add("capabilities.filesystem", "", string(cmp.Or(c.Filesystem, FilesystemReadOnly)))
+		add("capabilities.network", "", string(cmp.Or(c.Network, NetworkNone)))
 	}
-	if in := m.Install; in.Declared() {
-		add("install.manager", "", in.Manager)
-		add("install.package", "", in.Package)
-		add("install.version", "", in.Version)
-		add("install.bin", "", in.Bin)
-		add("install.verify", "", jsonText(nonNil(in.Verify)))
-	}
-	for target, a := range m.Artifacts {
-		add("artifacts", target, jsonText(struct {
-			Filename string `json:"filename"`
-			SHA256   string `json:"sha256"`
-			URL      string `json:"url"`
-		}{a.Filename, a.SHA256, a.URL}))
-	}
-	type dep struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	}
-	deps := make([]dep, len(m.Dependencies))
-	for i, d := range m.Dependencies {
-		deps[i] = dep{d.Name, d.Version}
-	}
-	slices.SortFunc(deps, func(a, b dep) int {
+	deps := slices.Clone(m.Dependencies)
+	slices.SortFunc(deps, func(a, b Dependency) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Version, b.Version))
 	})
-	add("dependencies", "", jsonText(slices.Compact(deps)))
-
-	slices.SortFunc(w, compareEntries)
+	depsJSON := []byte{'['}
+	for i, d := range slices.Compact(deps) {
+		if i > 0 {
+			depsJSON = append(depsJSON, ',')
+		}
+		depsJSON = jsonObject(depsJSON, "name", d.Name, "version", d.Version)
+	}
+	add("dependencies", "", string(append(depsJSON, ']')))
+	if in := m.Install; in.Declared() {
+		add("install.bin", "", in.Bin)
+		add("install.manager", "", in.Manager)
+		add("install.package", "", in.Package)
+		add("install.verify", "", jsonStrings(in.Verify))
+		add("install.version", "", in.Version)
+	}
+	add("mcp.args", "", jsonStrings(m.MCP.Args))
+	add("mcp.command", "", m.MCP.Command)
+	for _, k := range mapKeys(m.MCP.Env) {
+		add("mcp.env", k, m.MCP.Env[k])
+	}
+	for _, k := range mapKeys(m.MCP.Headers) {
+		add("mcp.headers", k, m.MCP.Headers[k])
+	}
+	add("mcp.integration", "", m.MCP.Integration)
+	add("mcp.sha256", "", m.MCP.SHA256)
+	transport := ""
+	if m.MCP.Declared {
+		transport = string(cmp.Or(m.MCP.Transport, TransportStdio))
+	}
+	add("mcp.transport", "", transport)
+	add("mcp.url", "", m.MCP.URL)
 	return w
+}
+
+// mapKeys returns the keys of m, sorted.
+func mapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func compareEntries(a, b WiringEntry) int {
@@ -199,22 +204,58 @@ func set(xs []string) []string {
 	return slices.Compact(out)
 }
 
-func nonNil(xs []string) []string {
-	if xs == nil {
-		return []string{}
+// jsonStrings returns the JSON array of xs.
+func jsonStrings(xs []string) string {
+	n := 2
+	for _, x := range xs {
+		n += len(x) + 3
 	}
-	return xs
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, x)
+	}
+	return string(append(b, ']'))
 }
 
-// jsonText returns v's JSON text without HTML escaping, so that a value
-// reads as written (`a < b`, not `a \u003c b`). v holds only strings,
-// slices and structs, which always encode.
-func jsonText(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic("addon: encode wiring value: " + err.Error())
+// jsonObject returns the JSON object of the names and values in kv (name,
+// value, name, value …), in that order.
+func jsonObject(b []byte, kv ...string) []byte {
+	b = append(b, '{')
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, kv[i])
+		b = append(b, ':')
+		b = appendJSONString(b, kv[i+1])
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string that reads as written: only
+// `"`, `\` and the C0 controls (which no accepted manifest holds) are
+// escaped, the controls as \u00hh.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		if c == '"' || c == '\\' {
+			b = append(b, '\\', c)
+		} else {
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }

@@ -759,6 +759,10 @@ func checkGenWiring(t *testing.T, r *rand.Rand, g *genWiring, all bool) {
 		t.Helper()
 		toml, js := g.toml(r), g.json(r)
 		a, b := mustTOML(t, toml).Wiring(), mustJSON(t, js).Wiring()
+		if !slices.IsSortedFunc(a, func(x, y WiringEntry) int { return compareEntries(x, y) }) ||
+			len(slices.CompactFunc(slices.Clone(a), func(x, y WiringEntry) bool { return compareEntries(x, y) == 0 })) != len(a) {
+			t.Fatalf("entries are not sorted and unique: %+v", a)
+		}
 		if diff := cmp.Diff(a, b); diff != "" {
 			t.Fatalf("TOML and JSON forms differ (-toml +json):\n%s\nTOML:\n%s\nJSON:\n%s", diff, toml, js)
 		}
@@ -811,4 +815,36 @@ func FuzzWiringDigest(f *testing.F) {
 		r := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(s[:8]), binary.LittleEndian.Uint64(s[8:])))
 		checkGenWiring(t, r, newGenWiring(r), false)
 	})
+}
+
+// TestWiringJSONValues: a list value is JSON that reads back as the list.
+func TestWiringJSONValues(t *testing.T) {
+	for _, in := range [][]string{
+		nil,
+		{""},
+		{`a "quoted" \ path`, "tab\there", "\x00\x1f", "a < b & c > d", "é漢🚀", "\u2028"},
+	} {
+		var got []string
+		if err := json.Unmarshal([]byte(jsonStrings(in)), &got); err != nil {
+			t.Fatalf("jsonStrings(%q) = %s: %v", in, jsonStrings(in), err)
+		}
+		if diff := cmp.Diff(nonNilStrings(in), got); diff != "" {
+			t.Errorf("round trip of %q (-want +got):\n%s", in, diff)
+		}
+	}
+	obj := string(jsonObject(nil, "url", `https://x/"y"`, "sha256", `\`))
+	var got map[string]string
+	if err := json.Unmarshal([]byte(obj), &got); err != nil {
+		t.Fatalf("jsonObject = %s: %v", obj, err)
+	}
+	if want := map[string]string{"url": `https://x/"y"`, "sha256": `\`}; !cmp.Equal(want, got) {
+		t.Errorf("jsonObject read back as %v, want %v", got, want)
+	}
+}
+
+func nonNilStrings(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }
