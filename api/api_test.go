@@ -60,8 +60,8 @@ func TestSubmitAndReview(t *testing.T) {
 			t.Errorf("submission = %v, want pending weather@1.0.0 by alice", sub)
 		}
 		rep := created["report"].(map[string]any)
-		if rep["schema"] != "registryd.report/v1" || rep["tier"] != "community" {
-			t.Errorf("report = %v, want schema registryd.report/v1, tier community", rep)
+		if rep["schema"] != "registryd.report/v2" || rep["tier"] != "community" {
+			t.Errorf("report = %v, want schema registryd.report/v2, tier community", rep)
 		}
 
 		// The submission's report is its stored bytes, the same as in the 201.

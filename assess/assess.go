@@ -19,9 +19,11 @@ import (
 )
 
 // Ruleset is the version of the rules. Any change to what the rules find, to
-// a level, a code, a message or a path changes it, and every stored report is
-// then re-assessed.
-const Ruleset = "2026.11.1"
+// a level, a code, a message or a path changes it, and so does any change to
+// what a report carries (its schema); every stored report is then
+// re-assessed and rendered again. 2026.11.2: reports carry the wiring
+// digest, and their tier is bound to it.
+const Ruleset = "2026.11.2"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -113,6 +113,8 @@ func appendCanonical(dst []byte, r *Report) ([]byte, bool) {
 	dst = appendString(dst, r.Transport)
 	dst = append(dst, `,"verdict":`...)
 	dst = appendString(dst, string(r.Verdict))
+	dst = append(dst, `,"wiring_sha256":`...)
+	dst = appendString(dst, r.WiringSHA256)
 	dst = append(dst, '}')
 	return dst, true
 }

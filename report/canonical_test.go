@@ -35,7 +35,8 @@ func fullReport(s string) *Report {
 			Exec:       addon.ExecMode(s),
 			ExecAllow:  []string{s},
 		},
-		Inferred: Inferred{Network: true},
+		Inferred:     Inferred{Network: true},
+		WiringSHA256: s,
 	}
 }
 

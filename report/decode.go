@@ -12,7 +12,8 @@ import (
 )
 
 // Decode parses report bytes written by Build. It refuses unknown fields,
-// trailing data, a schema other than Schema, and values outside the wire
+// trailing data, a schema other than Schema or SchemaV1 (whose reports have
+// no wiring_sha256, read as ""), and values outside the wire
 // vocabulary (an unknown tier, verdict, level or suppression reason), with a
 // *registry.ValidationError naming the field. Decode does not require the
 // bytes to be canonical, so a reader can accept a report that was
@@ -29,7 +30,16 @@ func Decode(b []byte) (*Report, error) {
 	}
 	var fields []registry.FieldError
 	add := func(path, msg string) { fields = append(fields, registry.FieldError{Path: path, Message: msg}) }
-	if r.Schema != Schema {
+	switch r.Schema {
+	case Schema:
+		if len(r.WiringSHA256) != 64 || !isLowerHex(r.WiringSHA256) {
+			add("wiring_sha256", "must be 64 lower-case hex digits")
+		}
+	case SchemaV1:
+		if r.WiringSHA256 != "" {
+			add("wiring_sha256", "is not a field of "+SchemaV1)
+		}
+	default:
 		add("schema", "must be "+Schema)
 	}
 	if r.Ruleset == "" {

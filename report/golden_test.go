@@ -50,13 +50,16 @@ var goldenCases = []goldenCase{
 	{file: "no-mcp.json"},
 }
 
+func parseGolden(data []byte, json bool) (*addon.Manifest, error) {
+	if json {
+		return addon.ParseJSON(data)
+	}
+	return addon.ParseTOML(data)
+}
+
 // auditBytes is the whole pipeline a registry runs on a submission.
 func auditBytes(data []byte, json bool, c goldenCase) ([]byte, error) {
-	parse := addon.ParseTOML
-	if json {
-		parse = addon.ParseJSON
-	}
-	m, err := parse(data)
+	m, err := parseGolden(data, json)
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
@@ -142,6 +145,13 @@ func TestGoldenInvariants(t *testing.T) {
 			}
 			if r.ManifestSHA256 != report.SHA256(data) {
 				t.Errorf("manifest_sha256 = %s, want %s", r.ManifestSHA256, report.SHA256(data))
+			}
+			m, err := parseGolden(data, strings.HasSuffix(c.file, ".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := m.Wiring().SHA256(); r.WiringSHA256 != want {
+				t.Errorf("wiring_sha256 = %s, want the manifest's wiring digest %s", r.WiringSHA256, want)
 			}
 			if c.removed && r.Verdict != registry.VerdictFail {
 				t.Errorf("removed addon has verdict %q, want fail", r.Verdict)
@@ -326,5 +336,5 @@ args = ["mcp-server-time"]
 		return
 	}
 	fmt.Println(r.Schema, r.Addon.Name, r.Tier, r.Verdict)
-	// Output: registryd.report/v1 example community review
+	// Output: registryd.report/v2 example community review
 }

@@ -23,9 +23,14 @@ import (
 	"github.com/registryd/registryd/registry"
 )
 
-// Schema is the format version of the reports this package writes. A reader
-// refuses a report that carries any other value.
-const Schema = "registryd.report/v1"
+// Schema is the format version of the reports this package writes. Decode
+// reads it and SchemaV1, and refuses any other value.
+const Schema = "registryd.report/v2"
+
+// SchemaV1 is the format before reports carried wiring_sha256. Its tier
+// was the addon's, whatever the version's wiring; a v1 report decodes with
+// an empty WiringSHA256.
+const SchemaV1 = "registryd.report/v1"
 
 // Report is the decoded form of a risk report. The JSON field names are the
 // wire format; every list is present (never null) except Capabilities, which
@@ -44,6 +49,10 @@ type Report struct {
 	Findings       []Finding        `json:"findings"`
 	Capabilities   *Capabilities    `json:"capabilities"`
 	Inferred       Inferred         `json:"inferred"`
+	// WiringSHA256 is the digest of the manifest's wiring
+	// (addon.Wiring.SHA256): what the `verified` tier is bound to. Tier is
+	// verified only when two maintainers verified this wiring.
+	WiringSHA256 string `json:"wiring_sha256"`
 }
 
 // Addon identifies the manifest a report is about, as the manifest names it.
@@ -113,7 +122,8 @@ type Suppression struct {
 // as submitted (its sha256 goes into the report); Parsed is its decoded form
 // and Result the audit of Parsed. Tier, Removed and Suppressions are the
 // registry's state for the addon; the manifest's own `verified` claim is never
-// consulted.
+// consulted. Tier is the tier of this manifest's wiring: the caller gives
+// verified only when the registry's verification covers the wiring's digest.
 type Input struct {
 	Manifest     []byte
 	Parsed       *addon.Manifest
@@ -154,8 +164,8 @@ func Encode(r *Report) ([]byte, error) {
 // encodedSizeHint is a capacity that holds a typical report without growing.
 func encodedSizeHint(r *Report) int {
 	// The member names, punctuation and fixed-size values of a report
-	// without capabilities or findings take under 400 bytes.
-	n := 400 + len(r.Addon.Name) + len(r.Addon.Version) + len(r.Ruleset) + len(r.Transport)
+	// without capabilities or findings take under 500 bytes.
+	n := 500 + len(r.Addon.Name) + len(r.Addon.Version) + len(r.Ruleset) + len(r.Transport)
 	if c := r.Capabilities; c != nil {
 		n += 100
 		for _, s := range c.Env {
@@ -255,6 +265,7 @@ func assemble(in Input, rb rulebook) (*Report, error) {
 		Findings:       make([]Finding, 0, len(in.Result.Findings)),
 		Capabilities:   capabilities(m.Capabilities),
 		Inferred:       Inferred{Network: in.Result.Inferred.Network, Exec: in.Result.Inferred.Exec},
+		WiringSHA256:   m.Wiring().SHA256(),
 	}
 	counted := make([]bool, len(in.Result.Findings))
 	for i, f := range in.Result.Findings {

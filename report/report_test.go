@@ -201,6 +201,7 @@ func TestAssembleFields(t *testing.T) {
 		},
 		Capabilities: &Capabilities{Network: addon.NetworkNone, Filesystem: addon.FilesystemReadOnly, Env: []string{}, Exec: addon.ExecAllow, ExecAllow: []string{"git"}},
 		Inferred:     Inferred{Network: true},
+		WiringSHA256: in.Parsed.Wiring().SHA256(),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
@@ -380,6 +381,9 @@ func TestDecodeRefusesBadReports(t *testing.T) {
 		{"unknown verdict", edit(`"verdict":"review"`, `"verdict":"maybe"`), "verdict"},
 		{"null findings", strings.Replace(string(empty), `"findings":[]`, `"findings":null`, 1), "findings"},
 		{"negative line", edit(`"line":0`, `"line":-3`), "findings[0].line"},
+		{"bad wiring digest", edit(`"wiring_sha256":"`, `"wiring_sha256":"Z`), "wiring_sha256"},
+		{"v2 without wiring digest", strings.Replace(string(good), `,"wiring_sha256":"`+wiringOf(t, good)+`"`, "", 1), "wiring_sha256"},
+		{"v1 with wiring digest", edit(Schema, SchemaV1), "wiring_sha256"},
 		{"bad reason", edit(`"level":"warn","line":0`, `"level":"warn","line":0,"suppressed":{"reason":"whim"}`), "findings[0].suppressed.reason"},
 	}
 	for _, tt := range tests {
@@ -399,5 +403,39 @@ func TestDecodeRefusesBadReports(t *testing.T) {
 				t.Errorf("error echoes control bytes: %q", msg)
 			}
 		})
+	}
+}
+
+// wiringOf returns the wiring digest a report carries.
+func wiringOf(t *testing.T, b []byte) string {
+	t.Helper()
+	r, err := Decode(b)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	return r.WiringSHA256
+}
+
+// TestDecodeReadsV1 keeps the reports stored before the wiring digest
+// readable until they are rendered again: a v1 report decodes with an
+// empty WiringSHA256.
+func TestDecodeReadsV1(t *testing.T) {
+	in := baseInput(finding(registry.LevelWarn, "unpinned", "mcp.args[0]"))
+	b, err := Build(in)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	want := in.Parsed.Wiring().SHA256()
+	if got := wiringOf(t, b); got != want {
+		t.Fatalf("wiring_sha256 = %q, want %q", got, want)
+	}
+	v1 := strings.Replace(string(b), `,"wiring_sha256":"`+want+`"`, "", 1)
+	v1 = strings.Replace(v1, Schema, SchemaV1, 1)
+	r, err := Decode([]byte(v1))
+	if err != nil {
+		t.Fatalf("Decode(v1) = %v", err)
+	}
+	if r.Schema != SchemaV1 || r.WiringSHA256 != "" || r.Addon.Name != "demo" {
+		t.Errorf("Decode(v1) = schema %q, wiring %q, addon %q", r.Schema, r.WiringSHA256, r.Addon.Name)
 	}
 }
