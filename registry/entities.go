@@ -86,6 +86,10 @@ type Submission struct {
 	Status         SubmissionStatus
 	Verdict        Verdict
 	Risk           Level
+	// WiringSHA256 is the digest of the manifest's wiring (see
+	// addon.Wiring), or "" for a submission stored before wiring digests
+	// were recorded and not yet rendered again.
+	WiringSHA256   string
 	DecidedBy      string
 	DecidedAt      *time.Time
 	DecisionReason string
@@ -112,6 +116,13 @@ type StoredFinding struct {
 
 // Addon is an addon known to the registry: created when a first version is
 // published.
+//
+// Verified records that two maintainers granted `verified` to one wiring,
+// the one whose digest is VerifiedWiring (addon.Wiring.SHA256), which was
+// the latest version's wiring when they did. The grant confers the
+// verified tier on every version with that wiring and on no other: a
+// version that changes what runs is community until maintainers verify
+// its wiring in turn.
 type Addon struct {
 	Name           string
 	DisplayName    string
@@ -119,7 +130,9 @@ type Addon struct {
 	Homepage       string
 	LatestVersion  string
 	LatestVerdict  Verdict
+	LatestWiring   string // the wiring digest of LatestVersion
 	Verified       bool
+	VerifiedWiring string   // the wiring digest the grant covers
 	VerifiedBy     []string // the maintainers who granted it, in order
 	VerifiedAt     *time.Time
 	VerifiedReason string
@@ -129,30 +142,40 @@ type Addon struct {
 	UpdatedAt      time.Time
 }
 
-// Tier returns the trust tier the registry confers on a.
-func (a Addon) Tier() Tier {
-	if a.Verified {
+// Tier returns the trust tier of a's latest published version:
+// a.TierFor(a.LatestWiring).
+func (a Addon) Tier() Tier { return a.TierFor(a.LatestWiring) }
+
+// TierFor returns the trust tier the registry confers on a version of a
+// whose wiring digest is wiring: verified when a's grant covers that
+// wiring, else community. An empty wiring (not known) is community.
+func (a Addon) TierFor(wiring string) Tier {
+	if a.Verified && wiring != "" && wiring == a.VerifiedWiring {
 		return TierVerified
 	}
 	return TierCommunity
 }
 
 // Version is one published name@version: immutable once published.
+// WiringSHA256 is its submission's wiring digest, as read.
 type Version struct {
 	Addon        string
 	Version      string
 	SubmissionID string
 	PublishedAt  time.Time
 	PublishedBy  string
+	WiringSHA256 string
 }
 
 // VerifyApproval is a first maintainer's pending grant of `verified`,
-// awaiting a second, different maintainer.
+// awaiting a second, different maintainer. WiringSHA256 is the wiring it
+// approves: the latest version's when it was made.
 type VerifyApproval struct {
-	Addon      string
-	Maintainer string
-	Reason     string
-	At         time.Time
+	Addon        string
+	Maintainer   string
+	Reason       string
+	At           time.Time
+	WiringSHA256 string
 }
 
 // Suppression silences one finding (code at path) of an addon's reports.

@@ -79,7 +79,7 @@ func (a *args) add(v any) string {
 
 const submissionCols = `id, addon, version, manifest, manifest_sha256, format, source, submitter,
 	submitter_token, github_repo, github_pr, github_commit, github_path, github_author, status,
-	verdict, risk, decided_by, decided_at, decision_reason, created_at, updated_at`
+	verdict, risk, decided_by, decided_at, decision_reason, created_at, updated_at, wiring_sha256`
 
 func scanSubmission(row pgx.Row) (registry.Submission, error) {
 	var (
@@ -91,7 +91,7 @@ func scanSubmission(row pgx.Row) (registry.Submission, error) {
 	)
 	err := row.Scan(&s.ID, &s.Addon, &s.Version, &s.Manifest, &s.ManifestSHA256, &s.Format, &source,
 		&s.Submitter, &s.SubmitterToken, &repo, &pr, &commit, &path, &author, &status, &verdict, &risk,
-		&s.DecidedBy, &s.DecidedAt, &s.DecisionReason, &s.CreatedAt, &s.UpdatedAt)
+		&s.DecidedBy, &s.DecidedAt, &s.DecisionReason, &s.CreatedAt, &s.UpdatedAt, &s.WiringSHA256)
 	if err != nil {
 		return s, err
 	}
@@ -251,14 +251,15 @@ func (r reader) Findings(ctx context.Context, submissionID string) ([]registry.S
 }
 
 const addonCols = `name, display_name, description, homepage, latest_version, latest_verdict,
-	verified, verified_by, verified_at, verified_reason, removed, removed_at, created_at, updated_at`
+	verified, verified_by, verified_at, verified_reason, removed, removed_at, created_at, updated_at,
+	latest_wiring_sha256, verified_wiring_sha256`
 
 func scanAddon(row pgx.Row) (registry.Addon, error) {
 	var a registry.Addon
 	var verdict string
 	err := row.Scan(&a.Name, &a.DisplayName, &a.Description, &a.Homepage, &a.LatestVersion, &verdict,
 		&a.Verified, &a.VerifiedBy, &a.VerifiedAt, &a.VerifiedReason, &a.Removed, &a.RemovedAt,
-		&a.CreatedAt, &a.UpdatedAt)
+		&a.CreatedAt, &a.UpdatedAt, &a.LatestWiring, &a.VerifiedWiring)
 	a.LatestVerdict = registry.Verdict(verdict)
 	a.VerifiedBy = nonNilStrings(a.VerifiedBy)
 	a.VerifiedAt = utcPtr(a.VerifiedAt)
@@ -278,6 +279,10 @@ func (r reader) Addon(ctx context.Context, name string) (registry.Addon, error) 
 	return a, nil
 }
 
+// tierVerifiedSQL is registry.Addon.Tier() == TierVerified in SQL: a grant
+// that covers the latest version's wiring.
+const tierVerifiedSQL = `(verified AND latest_wiring_sha256 <> '' AND verified_wiring_sha256 = latest_wiring_sha256)`
+
 // likePattern makes q a LIKE pattern matching it as a literal substring.
 func likePattern(q string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
@@ -296,9 +301,9 @@ func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Pag
 	switch f.Tier {
 	case "":
 	case registry.TierVerified:
-		where = append(where, "verified")
+		where = append(where, tierVerifiedSQL)
 	case registry.TierCommunity:
-		where = append(where, "NOT verified")
+		where = append(where, "NOT "+tierVerifiedSQL)
 	default:
 		return nil, "", fmt.Errorf("list addons: %w", &registry.ValidationError{
 			Fields: []registry.FieldError{{Path: "tier", Message: "is not a known tier"}}})
@@ -333,9 +338,16 @@ func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Pag
 	return out, next, nil
 }
 
+// versionCols are read FROM versionsFrom: a version with its submission's
+// wiring digest.
+const (
+	versionCols  = `v.addon, v.version, v.submission_id, v.published_at, v.published_by, s.wiring_sha256`
+	versionsFrom = ` FROM versions v JOIN submissions s ON s.id = v.submission_id`
+)
+
 func scanVersion(row pgx.Row) (registry.Version, error) {
 	var v registry.Version
-	err := row.Scan(&v.Addon, &v.Version, &v.SubmissionID, &v.PublishedAt, &v.PublishedBy)
+	err := row.Scan(&v.Addon, &v.Version, &v.SubmissionID, &v.PublishedAt, &v.PublishedBy, &v.WiringSHA256)
 	v.PublishedAt = v.PublishedAt.UTC()
 	return v, err
 }
@@ -344,17 +356,17 @@ func scanVersion(row pgx.Row) (registry.Version, error) {
 // (published_at, then version), one page at a time.
 func (r reader) Versions(ctx context.Context, addon string, p storage.Page) ([]registry.Version, string, error) {
 	var a args
-	where := []string{"addon = " + a.add(addon)}
+	where := []string{"v.addon = " + a.add(addon)}
 	if p.Cursor != "" {
 		c, err := storage.DecodeCursor(p.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
-		where = append(where, "(published_at, version) < ("+a.add(c.At)+", "+a.add(c.Key)+")")
+		where = append(where, "(v.published_at, v.version) < ("+a.add(c.At)+", "+a.add(c.Key)+")")
 	}
 	limit := p.Bounded()
-	rows, err := r.db.Query(ctx, `SELECT addon, version, submission_id, published_at, published_by FROM versions`+
-		whereSQL(where)+` ORDER BY published_at DESC, version DESC LIMIT `+a.add(limit+1), a...)
+	rows, err := r.db.Query(ctx, `SELECT `+versionCols+versionsFrom+
+		whereSQL(where)+` ORDER BY v.published_at DESC, v.version DESC LIMIT `+a.add(limit+1), a...)
 	if err != nil {
 		return nil, "", dbErr(fmt.Sprintf("versions of %q", addon), err)
 	}
@@ -371,8 +383,8 @@ func (r reader) Versions(ctx context.Context, addon string, p storage.Page) ([]r
 // Version returns the published addon@version, or an error wrapping
 // registry.ErrNotFound.
 func (r reader) Version(ctx context.Context, addon, version string) (registry.Version, error) {
-	v, err := scanVersion(r.db.QueryRow(ctx, `SELECT addon, version, submission_id, published_at, published_by
-		FROM versions WHERE addon = $1 AND version = $2`, addon, version))
+	v, err := scanVersion(r.db.QueryRow(ctx, `SELECT `+versionCols+versionsFrom+
+		` WHERE v.addon = $1 AND v.version = $2`, addon, version))
 	if err != nil {
 		return v, dbErr(fmt.Sprintf("version %s@%s", addon, version), err)
 	}
@@ -460,8 +472,8 @@ func (r reader) Suppressions(ctx context.Context, addon string) ([]registry.Supp
 // wrapping registry.ErrNotFound.
 func (r reader) VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error) {
 	var v registry.VerifyApproval
-	err := r.db.QueryRow(ctx, `SELECT addon, maintainer, reason, at FROM verify_approvals WHERE addon = $1`+r.forUpdate(), addon).
-		Scan(&v.Addon, &v.Maintainer, &v.Reason, &v.At)
+	err := r.db.QueryRow(ctx, `SELECT addon, maintainer, reason, at, wiring_sha256 FROM verify_approvals WHERE addon = $1`+r.forUpdate(), addon).
+		Scan(&v.Addon, &v.Maintainer, &v.Reason, &v.At, &v.WiringSHA256)
 	if err != nil {
 		return v, dbErr(fmt.Sprintf("verify approval of %q", addon), err)
 	}

@@ -40,23 +40,24 @@ func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error 
 		repo = &g.Repo
 	}
 	_, err := t.tx.Exec(ctx, `INSERT INTO submissions (`+submissionCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
 		s.ID, s.Addon, s.Version, nonNilBytes(s.Manifest), s.ManifestSHA256, s.Format, string(s.Source), s.Submitter,
 		s.SubmitterToken, repo, g.PR, g.CommitID, g.Path, g.Author, string(s.Status),
-		string(s.Verdict), s.Risk.String(), s.DecidedBy, tsPtr(s.DecidedAt), s.DecisionReason, ts(s.CreatedAt), ts(s.UpdatedAt))
+		string(s.Verdict), s.Risk.String(), s.DecidedBy, tsPtr(s.DecidedAt), s.DecisionReason, ts(s.CreatedAt), ts(s.UpdatedAt),
+		s.WiringSHA256)
 	if err != nil {
 		return dbErr(fmt.Sprintf("create submission %q", s.ID), err)
 	}
 	return nil
 }
 
-// UpdateSubmission writes s's status, verdict, risk, decision fields and
-// UpdatedAt; registry.ErrNotFound if absent.
+// UpdateSubmission writes s's status, verdict, risk, decision fields,
+// wiring digest and UpdatedAt; registry.ErrNotFound if absent.
 func (t *tx) UpdateSubmission(ctx context.Context, s registry.Submission) error {
 	tag, err := t.tx.Exec(ctx, `UPDATE submissions SET status = $2, verdict = $3, risk = $4, decided_by = $5,
-		decided_at = $6, decision_reason = $7, updated_at = $8 WHERE id = $1`,
+		decided_at = $6, decision_reason = $7, updated_at = $8, wiring_sha256 = $9 WHERE id = $1`,
 		s.ID, string(s.Status), string(s.Verdict), s.Risk.String(), s.DecidedBy, tsPtr(s.DecidedAt),
-		s.DecisionReason, ts(s.UpdatedAt))
+		s.DecisionReason, ts(s.UpdatedAt), s.WiringSHA256)
 	if err != nil {
 		return dbErr(fmt.Sprintf("update submission %q", s.ID), err)
 	}
@@ -119,16 +120,17 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 		return fmt.Errorf("put addon: %w", invalid("name", "is empty"))
 	}
 	_, err := t.tx.Exec(ctx, `INSERT INTO addons (`+addonCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 		ON CONFLICT (name) DO UPDATE SET display_name = EXCLUDED.display_name, description = EXCLUDED.description,
 			homepage = EXCLUDED.homepage, latest_version = EXCLUDED.latest_version,
 			latest_verdict = EXCLUDED.latest_verdict, verified = EXCLUDED.verified,
 			verified_by = EXCLUDED.verified_by, verified_at = EXCLUDED.verified_at,
 			verified_reason = EXCLUDED.verified_reason, removed = EXCLUDED.removed,
-			removed_at = EXCLUDED.removed_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`,
+			removed_at = EXCLUDED.removed_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
+			latest_wiring_sha256 = EXCLUDED.latest_wiring_sha256, verified_wiring_sha256 = EXCLUDED.verified_wiring_sha256`,
 		a.Name, a.DisplayName, a.Description, a.Homepage, a.LatestVersion, string(a.LatestVerdict),
 		a.Verified, nonNilStrings(a.VerifiedBy), tsPtr(a.VerifiedAt), a.VerifiedReason, a.Removed, tsPtr(a.RemovedAt),
-		ts(a.CreatedAt), ts(a.UpdatedAt))
+		ts(a.CreatedAt), ts(a.UpdatedAt), a.LatestWiring, a.VerifiedWiring)
 	if err != nil {
 		return dbErr(fmt.Sprintf("put addon %q", a.Name), err)
 	}
@@ -148,9 +150,10 @@ func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 
 // PutVerifyApproval records or replaces the pending approval of a.Addon.
 func (t *tx) PutVerifyApproval(ctx context.Context, a registry.VerifyApproval) error {
-	_, err := t.tx.Exec(ctx, `INSERT INTO verify_approvals (addon, maintainer, reason, at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (addon) DO UPDATE SET maintainer = EXCLUDED.maintainer, reason = EXCLUDED.reason, at = EXCLUDED.at`,
-		a.Addon, a.Maintainer, a.Reason, ts(a.At))
+	_, err := t.tx.Exec(ctx, `INSERT INTO verify_approvals (addon, maintainer, reason, at, wiring_sha256) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (addon) DO UPDATE SET maintainer = EXCLUDED.maintainer, reason = EXCLUDED.reason, at = EXCLUDED.at,
+			wiring_sha256 = EXCLUDED.wiring_sha256`,
+		a.Addon, a.Maintainer, a.Reason, ts(a.At), a.WiringSHA256)
 	if err != nil {
 		return dbErr(fmt.Sprintf("put verify approval of %q", a.Addon), err)
 	}

@@ -50,23 +50,24 @@ func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error 
 		repo = &g.Repo
 	}
 	_, err := t.q.ExecContext(ctx, `INSERT INTO submissions (`+submissionCols+`)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)`,
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)`,
 		s.ID, s.Addon, s.Version, nonNilBytes(s.Manifest), s.ManifestSHA256, s.Format, string(s.Source), s.Submitter,
 		s.SubmitterToken, repo, g.PR, g.CommitID, g.Path, g.Author, string(s.Status),
-		string(s.Verdict), s.Risk.String(), s.DecidedBy, microsPtr(s.DecidedAt), s.DecisionReason, micros(s.CreatedAt), micros(s.UpdatedAt))
+		string(s.Verdict), s.Risk.String(), s.DecidedBy, microsPtr(s.DecidedAt), s.DecisionReason, micros(s.CreatedAt), micros(s.UpdatedAt),
+		s.WiringSHA256)
 	if err != nil {
 		return dbErr(fmt.Sprintf("create submission %q", s.ID), err)
 	}
 	return nil
 }
 
-// UpdateSubmission writes s's status, verdict, risk, decision fields and
-// UpdatedAt; registry.ErrNotFound if absent.
+// UpdateSubmission writes s's status, verdict, risk, decision fields,
+// wiring digest and UpdatedAt; registry.ErrNotFound if absent.
 func (t *tx) UpdateSubmission(ctx context.Context, s registry.Submission) error {
 	res, err := t.q.ExecContext(ctx, `UPDATE submissions SET status = ?2, verdict = ?3, risk = ?4, decided_by = ?5,
-		decided_at = ?6, decision_reason = ?7, updated_at = ?8 WHERE id = ?1`,
+		decided_at = ?6, decision_reason = ?7, updated_at = ?8, wiring_sha256 = ?9 WHERE id = ?1`,
 		s.ID, string(s.Status), string(s.Verdict), s.Risk.String(), s.DecidedBy, microsPtr(s.DecidedAt),
-		s.DecisionReason, micros(s.UpdatedAt))
+		s.DecisionReason, micros(s.UpdatedAt), s.WiringSHA256)
 	if err != nil {
 		return dbErr(fmt.Sprintf("update submission %q", s.ID), err)
 	}
@@ -130,16 +131,17 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 		return fmt.Errorf("put addon: %w", invalid("name", "is empty"))
 	}
 	_, err := t.q.ExecContext(ctx, `INSERT INTO addons (`+addonCols+`)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
 		ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name, description = excluded.description,
 			homepage = excluded.homepage, latest_version = excluded.latest_version,
 			latest_verdict = excluded.latest_verdict, verified = excluded.verified,
 			verified_by = excluded.verified_by, verified_at = excluded.verified_at,
 			verified_reason = excluded.verified_reason, removed = excluded.removed,
-			removed_at = excluded.removed_at, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+			removed_at = excluded.removed_at, created_at = excluded.created_at, updated_at = excluded.updated_at,
+			latest_wiring_sha256 = excluded.latest_wiring_sha256, verified_wiring_sha256 = excluded.verified_wiring_sha256`,
 		a.Name, a.DisplayName, a.Description, a.Homepage, a.LatestVersion, string(a.LatestVerdict),
 		a.Verified, jsonList(a.VerifiedBy), microsPtr(a.VerifiedAt), a.VerifiedReason, a.Removed, microsPtr(a.RemovedAt),
-		micros(a.CreatedAt), micros(a.UpdatedAt))
+		micros(a.CreatedAt), micros(a.UpdatedAt), a.LatestWiring, a.VerifiedWiring)
 	if err != nil {
 		return dbErr(fmt.Sprintf("put addon %q", a.Name), err)
 	}
@@ -159,9 +161,10 @@ func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 
 // PutVerifyApproval records or replaces the pending approval of a.Addon.
 func (t *tx) PutVerifyApproval(ctx context.Context, a registry.VerifyApproval) error {
-	_, err := t.q.ExecContext(ctx, `INSERT INTO verify_approvals (addon, maintainer, reason, at) VALUES (?1, ?2, ?3, ?4)
-		ON CONFLICT (addon) DO UPDATE SET maintainer = excluded.maintainer, reason = excluded.reason, at = excluded.at`,
-		a.Addon, a.Maintainer, a.Reason, micros(a.At))
+	_, err := t.q.ExecContext(ctx, `INSERT INTO verify_approvals (addon, maintainer, reason, at, wiring_sha256) VALUES (?1, ?2, ?3, ?4, ?5)
+		ON CONFLICT (addon) DO UPDATE SET maintainer = excluded.maintainer, reason = excluded.reason, at = excluded.at,
+			wiring_sha256 = excluded.wiring_sha256`,
+		a.Addon, a.Maintainer, a.Reason, micros(a.At), a.WiringSHA256)
 	if err != nil {
 		return dbErr(fmt.Sprintf("put verify approval of %q", a.Addon), err)
 	}

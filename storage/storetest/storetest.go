@@ -111,8 +111,15 @@ func submission(id, addon, version string, i int) registry.Submission {
 		ManifestSHA256: hex.EncodeToString(sum[:]), Format: "toml",
 		Source: registry.SourceREST, Submitter: "alice", SubmitterToken: "tok_alice",
 		Status: registry.StatusPending, Verdict: registry.VerdictReview, Risk: registry.LevelWarn,
-		CreatedAt: at(i), UpdatedAt: at(i),
+		WiringSHA256: wiring(addon + "@" + version),
+		CreatedAt:    at(i), UpdatedAt: at(i),
 	}
+}
+
+// wiring returns a wiring digest named after s.
+func wiring(s string) string {
+	sum := sha256.Sum256([]byte("wiring " + s))
+	return hex.EncodeToString(sum[:])
 }
 
 // normSubmission is s as a store returns it.
@@ -235,6 +242,7 @@ func testUpdateSubmission(t *testing.T, s storage.Store) {
 	upd.DecidedAt = ptr(at(10))
 	upd.DecisionReason = "looks fine"
 	upd.UpdatedAt = at(10)
+	upd.WiringSHA256 = wiring("filled in by a re-assessment")
 	// Fields UpdateSubmission does not write stay as they were.
 	changed := upd
 	changed.Addon, changed.Manifest, changed.GitHub = "renamed", []byte("other"), nil
@@ -546,6 +554,8 @@ func testAddons(t *testing.T, s storage.Store) {
 	verified.VerifiedBy = []string{"carol", "dave"}
 	verified.VerifiedAt = ptr(at(2))
 	verified.VerifiedReason = "reviewed the source"
+	verified.LatestWiring = wiring("latest")
+	verified.VerifiedWiring = wiring("verified")
 	removed := addon("removed", 2)
 	removed.Removed = true
 	removed.RemovedAt = ptr(at(3))
@@ -578,7 +588,8 @@ func testAddons(t *testing.T, s storage.Store) {
 
 	// PutAddon updates in place, clearing pointers too.
 	upd := verified
-	upd.Verified, upd.VerifiedBy, upd.VerifiedAt, upd.VerifiedReason = false, nil, nil, ""
+	upd.Verified, upd.VerifiedBy, upd.VerifiedAt, upd.VerifiedReason, upd.VerifiedWiring = false, nil, nil, "", ""
+	upd.LatestWiring = wiring("2.0.0")
 	upd.LatestVersion, upd.UpdatedAt = "2.0.0", at(20)
 	inTx(t, s, func(tx storage.Tx) error { return tx.PutAddon(ctx, upd) })
 	got, err := s.Addon(ctx, "verified")
@@ -604,6 +615,9 @@ func addonName(a registry.Addon) string { return a.Name }
 
 func testAddonsFilterAndPaging(t *testing.T, s storage.Store) {
 	ctx := context.Background()
+	// A grant makes the tier verified only while it covers the latest
+	// version's wiring (registry.Addon.Tier): eta's grant covers an older
+	// wiring, theta's an unknown one.
 	specs := []struct {
 		name     string
 		display  string
@@ -612,19 +626,33 @@ func testAddonsFilterAndPaging(t *testing.T, s storage.Store) {
 		verdict  registry.Verdict
 		removed  bool
 		updated  int
+		latest   string // the latest version's wiring
+		granted  string // the wiring the grant covers
 	}{
-		{"alpha", "Alpha Tools", "plain", false, registry.VerdictPass, false, 0},
-		{"beta", "Beta", "uses 100% of CPU", true, registry.VerdictReview, false, 1},
-		{"delta", "Delta", "snake_case helper", false, registry.VerdictPass, false, 2},
-		{"epsilon", "Epsilon", "backslash \\ here", false, registry.VerdictFail, false, 3},
-		{"gamma", "GAMMA server", "x", true, registry.VerdictPass, false, 4},
-		{"omega", "Omega", "gone", false, registry.VerdictPass, true, 5},
-		{"zeta", "Zeta", "deltaish", false, registry.VerdictReview, false, 6},
+		{"alpha", "Alpha Tools", "plain", false, registry.VerdictPass, false, 0, "a", ""},
+		{"beta", "Beta", "uses 100% of CPU", true, registry.VerdictReview, false, 1, "b", "b"},
+		{"delta", "Delta", "snake_case helper", false, registry.VerdictPass, false, 2, "d", "d"},
+		{"epsilon", "Epsilon", "backslash \\ here", false, registry.VerdictFail, false, 3, "e", ""},
+		{"eta", "Eta", "changed wiring", true, registry.VerdictPass, false, 3, "new", "old"},
+		{"gamma", "GAMMA server", "x", true, registry.VerdictPass, false, 4, "g", "g"},
+		{"omega", "Omega", "gone", false, registry.VerdictPass, true, 5, "o", ""},
+		{"theta", "Theta", "before wiring digests", true, registry.VerdictPass, false, 5, "", ""},
+		{"zeta", "Zeta", "deltaish", false, registry.VerdictReview, false, 6, "z", ""},
 	}
 	inTx(t, s, func(tx storage.Tx) error {
 		for _, sp := range specs {
 			a := addon(sp.name, sp.updated)
 			a.DisplayName, a.Description, a.Verified, a.LatestVerdict, a.Removed = sp.display, sp.desc, sp.verified, sp.verdict, sp.removed
+			if sp.latest != "" {
+				a.LatestWiring = wiring(sp.latest)
+			}
+			if sp.granted != "" {
+				a.VerifiedWiring = wiring(sp.granted)
+			}
+			// The SQL filter below must agree with Tier.
+			if verified := sp.name == "beta" || sp.name == "gamma"; (a.Tier() == registry.TierVerified) != verified {
+				t.Fatalf("%s: Tier() = %s", sp.name, a.Tier())
+			}
 			if err := tx.PutAddon(ctx, a); err != nil {
 				return err
 			}
@@ -636,8 +664,8 @@ func testAddonsFilterAndPaging(t *testing.T, s storage.Store) {
 		f    storage.AddonFilter
 		want []string
 	}{
-		{"all listed", storage.AddonFilter{}, []string{"alpha", "beta", "delta", "epsilon", "gamma", "zeta"}},
-		{"with removed", storage.AddonFilter{IncludeRemoved: true}, []string{"alpha", "beta", "delta", "epsilon", "gamma", "omega", "zeta"}},
+		{"all listed", storage.AddonFilter{}, []string{"alpha", "beta", "delta", "epsilon", "eta", "gamma", "theta", "zeta"}},
+		{"with removed", storage.AddonFilter{IncludeRemoved: true}, []string{"alpha", "beta", "delta", "epsilon", "eta", "gamma", "omega", "theta", "zeta"}},
 		{"query name and description", storage.AddonFilter{Query: "delta"}, []string{"delta", "zeta"}},
 		{"query case-insensitive", storage.AddonFilter{Query: "gAmMa"}, []string{"gamma"}},
 		{"query display name", storage.AddonFilter{Query: "tools"}, []string{"alpha"}},
@@ -646,10 +674,10 @@ func testAddonsFilterAndPaging(t *testing.T, s storage.Store) {
 		{"backslash is literal", storage.AddonFilter{Query: `\`}, []string{"epsilon"}},
 		{"query no match", storage.AddonFilter{Query: "nothing-like-this"}, []string{}},
 		{"verified", storage.AddonFilter{Tier: registry.TierVerified}, []string{"beta", "gamma"}},
-		{"community", storage.AddonFilter{Tier: registry.TierCommunity}, []string{"alpha", "delta", "epsilon", "zeta"}},
+		{"community", storage.AddonFilter{Tier: registry.TierCommunity}, []string{"alpha", "delta", "epsilon", "eta", "theta", "zeta"}},
 		{"verdict review", storage.AddonFilter{Verdict: registry.VerdictReview}, []string{"beta", "zeta"}},
-		{"updated since", storage.AddonFilter{UpdatedSince: ptr(at(4))}, []string{"gamma", "zeta"}},
-		{"updated since, with removed", storage.AddonFilter{UpdatedSince: ptr(at(4)), IncludeRemoved: true}, []string{"gamma", "omega", "zeta"}},
+		{"updated since", storage.AddonFilter{UpdatedSince: ptr(at(4))}, []string{"gamma", "theta", "zeta"}},
+		{"updated since, with removed", storage.AddonFilter{UpdatedSince: ptr(at(4)), IncludeRemoved: true}, []string{"gamma", "omega", "theta", "zeta"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -683,10 +711,10 @@ func testAddonsFilterAndPaging(t *testing.T, s storage.Store) {
 		}
 		cursor = next
 	}
-	if diff := cmp.Diff([]string{"alpha", "beta", "delta", "epsilon", "gamma", "omega", "zeta"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"alpha", "beta", "delta", "epsilon", "eta", "gamma", "omega", "theta", "zeta"}, got); diff != "" {
 		t.Errorf("addon pages (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]int{3, 3, 1}, sizes); diff != "" {
+	if diff := cmp.Diff([]int{3, 3, 3}, sizes); diff != "" {
 		t.Errorf("addon page sizes (-want +got):\n%s", diff)
 	}
 }
@@ -701,6 +729,8 @@ func testVersions(t *testing.T, s storage.Store) {
 		for i := range 7 {
 			v := registry.Version{Addon: "alpha", Version: fmt.Sprintf("1.0.%d", i), SubmissionID: fmt.Sprintf("sub_%d", i),
 				PublishedAt: at(i), PublishedBy: "carol"}
+			// The version is read with its submission's wiring digest.
+			v.WiringSHA256 = wiring("alpha@" + v.Version)
 			if err := tx.CreateSubmission(ctx, submission(v.SubmissionID, "alpha", v.Version, i)); err != nil {
 				return err
 			}
@@ -992,7 +1022,7 @@ func testVerifyApproval(t *testing.T, s storage.Store) {
 	_, err := s.VerifyApproval(ctx, "alpha")
 	wantErr(t, "VerifyApproval(none)", err, registry.ErrNotFound)
 
-	a := registry.VerifyApproval{Addon: "alpha", Maintainer: "carol", Reason: "read the source", At: at(0)}
+	a := registry.VerifyApproval{Addon: "alpha", Maintainer: "carol", Reason: "read the source", At: at(0), WiringSHA256: wiring("1.0.0")}
 	inTx(t, s, func(tx storage.Tx) error { return tx.PutVerifyApproval(ctx, a) })
 	want := a
 	want.At = stored(a.At)
@@ -1004,7 +1034,7 @@ func testVerifyApproval(t *testing.T, s storage.Store) {
 		t.Errorf("VerifyApproval (-want +got):\n%s", diff)
 	}
 
-	b := registry.VerifyApproval{Addon: "alpha", Maintainer: "dave", Reason: "again", At: at(5)}
+	b := registry.VerifyApproval{Addon: "alpha", Maintainer: "dave", Reason: "again", At: at(5), WiringSHA256: wiring("2.0.0")}
 	inTx(t, s, func(tx storage.Tx) error { return tx.PutVerifyApproval(ctx, b) })
 	inTx(t, s, func(tx storage.Tx) error {
 		got, err := tx.VerifyApproval(ctx, "alpha")
