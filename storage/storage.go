@@ -64,6 +64,8 @@ type Reader interface {
 	Addon(ctx context.Context, name string) (registry.Addon, error)
 	Addons(ctx context.Context, f AddonFilter, p Page) ([]registry.Addon, string, error)
 	Versions(ctx context.Context, addon string, p Page) ([]registry.Version, string, error)
+	// Version returns the published addon@version.
+	Version(ctx context.Context, addon, version string) (registry.Version, error)
 	// PublishedReport returns the report of addon@version, or of the latest
 	// published version when version is "". It is the hot path of install
 	// clients: one indexed query.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/registryd/registryd/addon"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/storage"
@@ -197,3 +198,13 @@ func errorsIsConflict(err error) bool { return errors.Is(err, registry.ErrConfli
 func errorsIsNotFound(err error) bool { return errors.Is(err, registry.ErrNotFound) }
 
 func errorsIsUnauthenticated(err error) bool { return errors.Is(err, registry.ErrUnauthenticated) }
+
+// wiringOf returns the wiring digest of a TOML manifest.
+func wiringOf(t testing.TB, manifest []byte) string {
+	t.Helper()
+	m, err := addon.ParseTOML(manifest)
+	if err != nil {
+		t.Fatalf("ParseTOML: %v", err)
+	}
+	return m.Wiring().SHA256()
+}

@@ -99,18 +99,25 @@ type VerifyOutcome struct {
 // SetVerified grants or revokes an addon's `verified` tier; it needs the
 // maintainer role.
 //
-// Granting takes two different maintainers: the first call records a
-// VerifyApproval and returns Pending; the second call, by another
-// maintainer, confirms it. Both calls require that the latest published
-// version has no unsuppressed finding at warn or above. Revoking takes one
-// maintainer and a reason, and also drops a pending approval. When the tier
-// changes, every report of the addon is rendered again in the same
-// transaction. Each step is audit-logged.
+// A grant is made to the wiring of the latest published version (its
+// addon.Wiring digest) and confers the verified tier on every version with
+// that wiring, and on no other. Granting takes two different maintainers:
+// the first call records a VerifyApproval of the latest wiring and returns
+// Pending; the second call, by another maintainer, confirms it. When the
+// latest wiring changed between the two (a new version was published), the
+// first approval no longer applies: the second call records its own as the
+// first approval of the new wiring and returns Pending. Both calls require
+// that the latest published version has no unsuppressed finding at warn or
+// above. A grant replaces an earlier one made to another wiring. Revoking
+// takes one maintainer and a reason, and also drops a pending approval.
+// When the tier changes, every report of the addon is rendered again in the
+// same transaction. Each step is audit-logged.
 //
 // Errors: registry.ErrNotFound for an unknown addon; registry.ErrConflict
 // (with a message saying why) when a finding blocks the grant, the same
-// maintainer approves twice, the addon is already verified (grant) or
-// neither verified nor pending (revoke), or the addon was removed (grant);
+// maintainer approves twice, the latest wiring is already verified (grant)
+// or the addon is neither verified nor pending (revoke), or the addon was
+// removed (grant);
 // registry.ErrForbidden below maintainer; a *registry.ValidationError for a
 // malformed name or reason.
 func (s *Service) SetVerified(ctx context.Context, a Actor, name string, verified bool, reason string) (VerifyOutcome, error) {
@@ -145,24 +152,33 @@ func (s *Service) SetVerified(ctx context.Context, a Actor, name string, verifie
 		switch {
 		case st.addon.Removed:
 			return conflict("addon %q was removed from the registry", name)
-		case st.addon.Verified:
-			return conflict("addon %q is already verified", name)
+		case st.addon.Tier() == registry.TierVerified:
+			return conflict("addon %q is already verified for the wiring of its latest version", name)
 		}
-		if err := grantable(ctx, tx, st, now); err != nil {
+		wiring, err := grantable(ctx, tx, st, now)
+		if err != nil {
 			return err
 		}
-		if !hasApproval {
-			ap := registry.VerifyApproval{Addon: name, Maintainer: a.Name, Reason: reason, At: now}
+		if !hasApproval || approval.WiringSHA256 != wiring {
+			// A first approval, or one of a wiring that is no longer the
+			// latest: this maintainer's approval is the first of this one.
+			ap := registry.VerifyApproval{Addon: name, Maintainer: a.Name, Reason: reason, At: now, WiringSHA256: wiring}
 			if err := tx.PutVerifyApproval(ctx, ap); err != nil {
 				return fmt.Errorf("store verify approval: %w", err)
 			}
 			out = VerifyOutcome{Pending: true, Addon: st.addon, Approval: &ap}
-			return s.audit(ctx, tx, now, a.Name, "addon.verify.approve", "addon/"+name, reason, "")
+			d := map[string]string{"version": st.addon.LatestVersion, "wiring_sha256": wiring}
+			if hasApproval {
+				d["replaces_approval_by"], d["replaces_wiring_sha256"] = approval.Maintainer, approval.WiringSHA256
+			}
+			detail, _ := json.Marshal(d)
+			return s.audit(ctx, tx, now, a.Name, "addon.verify.approve", "addon/"+name, reason, string(detail))
 		}
 		if approval.Maintainer == a.Name {
 			return conflict("%s already approved verifying %q; a second, different maintainer must confirm it", a.Name, name)
 		}
 		st.addon.Verified = true
+		st.addon.VerifiedWiring = wiring
 		st.addon.VerifiedBy = []string{approval.Maintainer, a.Name}
 		st.addon.VerifiedAt = &now
 		st.addon.VerifiedReason = joinReasons(approval.Reason, reason)
@@ -175,7 +191,7 @@ func (s *Service) SetVerified(ctx context.Context, a Actor, name string, verifie
 			return err
 		}
 		out = VerifyOutcome{Addon: ad}
-		detail, _ := json.Marshal(map[string][]string{"maintainers": ad.VerifiedBy})
+		detail, _ := json.Marshal(map[string]any{"maintainers": ad.VerifiedBy, "version": ad.LatestVersion, "wiring_sha256": wiring})
 		return s.audit(ctx, tx, now, a.Name, "addon.verify.grant", "addon/"+name, reason, string(detail))
 	})
 	if err != nil {
@@ -196,7 +212,7 @@ func (s *Service) revokeVerified(ctx context.Context, tx storage.Tx, a Actor, st
 	}
 	ad := st.addon
 	if st.addon.Verified {
-		st.addon.Verified, st.addon.VerifiedBy, st.addon.VerifiedAt = false, nil, nil
+		st.addon.Verified, st.addon.VerifiedBy, st.addon.VerifiedAt, st.addon.VerifiedWiring = false, nil, nil, ""
 		st.addon.VerifiedReason, st.addon.UpdatedAt = reason, now
 		var err error
 		if ad, err = s.storeAddon(ctx, tx, st, now); err != nil {
@@ -208,29 +224,30 @@ func (s *Service) revokeVerified(ctx context.Context, tx storage.Tx, a Actor, st
 }
 
 // grantable checks that the latest published version of the addon has no
-// counted finding at warn or above under the addon's current suppressions.
-func grantable(ctx context.Context, tx storage.Tx, st state, now time.Time) error {
+// counted finding at warn or above under the addon's current suppressions,
+// and returns its wiring digest: what a grant now covers.
+func grantable(ctx context.Context, tx storage.Tx, st state, now time.Time) (string, error) {
 	name := st.addon.Name
 	if st.addon.LatestVersion == "" {
-		return conflict("addon %q has no published version", name)
+		return "", conflict("addon %q has no published version", name)
 	}
 	v, err := tx.Version(ctx, name, st.addon.LatestVersion)
 	if err != nil {
-		return fmt.Errorf("load latest version: %w", err)
+		return "", fmt.Errorf("load latest version: %w", err)
 	}
 	sub, err := tx.Submission(ctx, v.SubmissionID)
 	if err != nil {
-		return fmt.Errorf("load latest submission: %w", err)
+		return "", fmt.Errorf("load latest submission: %w", err)
 	}
 	r, err := render(sub.Manifest, Format(sub.Format), st, now)
 	if err != nil {
-		return fmt.Errorf("render latest version: %w", err)
+		return "", fmt.Errorf("render latest version: %w", err)
 	}
 	if f, ok := r.unsuppressed(); ok {
-		return conflict("the latest version %q has an unsuppressed %s finding %s at %s; fix it or suppress it with a reason before granting verified",
+		return "", conflict("the latest version %q has an unsuppressed %s finding %s at %s; fix it or suppress it with a reason before granting verified",
 			sub.Version, f.Level, f.Code, pathOrWhole(f.Path))
 	}
-	return nil
+	return r.wiring, nil
 }
 
 func pathOrWhole(p string) string {

@@ -309,6 +309,7 @@ func (s *Service) newSubmission(a Actor, manifest []byte, sha string, f Format, 
 		Status:         registry.StatusPending,
 		Verdict:        r.report.Verdict,
 		Risk:           r.report.Risk,
+		WiringSHA256:   r.wiring,
 		CreatedAt:      now,
 		UpdatedAt:      now,
 	}
@@ -321,7 +322,9 @@ func (s *Service) newSubmission(a Actor, manifest []byte, sha string, f Format, 
 
 // publish makes sub's name@version a published version and brings the
 // addon record up to date (creating it on a first publication). st is the
-// addon's state before the publication.
+// addon's state before the publication. A new latest version brings its
+// wiring digest: the addon's tier is verified only while a grant covers
+// it, and no report of another version changes (each has its own tier).
 func publish(ctx context.Context, tx storage.Tx, sub registry.Submission, st state, m *addon.Manifest, by string, now time.Time) (registry.Addon, error) {
 	err := tx.CreateVersion(ctx, registry.Version{Addon: sub.Addon, Version: sub.Version, SubmissionID: sub.ID, PublishedAt: now, PublishedBy: by})
 	if errors.Is(err, registry.ErrConflict) {
@@ -335,7 +338,7 @@ func publish(ctx context.Context, tx storage.Tx, sub registry.Submission, st sta
 		a = registry.Addon{Name: sub.Addon, CreatedAt: now}
 	}
 	if a.LatestVersion == "" || newer(sub.Version, a.LatestVersion) {
-		a.LatestVersion, a.LatestVerdict = sub.Version, sub.Verdict
+		a.LatestVersion, a.LatestVerdict, a.LatestWiring = sub.Version, sub.Verdict, sub.WiringSHA256
 		a.DisplayName, a.Description, a.Homepage = m.Addon.DisplayName, m.Addon.Description, m.Addon.Homepage
 	}
 	a.UpdatedAt = now

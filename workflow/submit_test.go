@@ -79,7 +79,8 @@ func TestSubmit(t *testing.T) {
 		want := registry.Submission{
 			ID: sub.ID, Addon: "demo", Version: "1.0.0", Manifest: m, ManifestSHA256: sub.ManifestSHA256, Format: "toml",
 			Source: registry.SourceREST, Submitter: "sam", SubmitterToken: "tok_sam", Status: registry.StatusPending,
-			Verdict: registry.VerdictReview, Risk: registry.LevelWarn, CreatedAt: start, UpdatedAt: start,
+			Verdict: registry.VerdictReview, Risk: registry.LevelWarn, WiringSHA256: wiringOf(t, m),
+			CreatedAt: start, UpdatedAt: start,
 		}
 		if diff := cmp.Diff(want, sub); diff != "" {
 			t.Errorf("submission (-want +got):\n%s", diff)

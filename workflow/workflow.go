@@ -145,13 +145,6 @@ type state struct {
 	suppressions []registry.Suppression // all, active or not
 }
 
-func (st state) tier() registry.Tier {
-	if !st.exists {
-		return registry.TierCommunity
-	}
-	return st.addon.Tier()
-}
-
 // active returns the suppressions in force at now, in the report's terms.
 func (st state) active(now time.Time) []report.Suppression {
 	out := make([]report.Suppression, 0, len(st.suppressions))
@@ -164,7 +157,9 @@ func (st state) active(now time.Time) []report.Suppression {
 }
 
 // loadState reads an addon's state in tx. An addon that was never published
-// has the zero state (community, not removed, nothing suppressed).
+// has the zero state (community, not removed, nothing suppressed). An addon
+// recorded before wiring digests existed gets them on the way (see
+// upgradeWiring), stored in tx.
 func loadState(ctx context.Context, tx storage.Tx, name string) (state, error) {
 	a, err := tx.Addon(ctx, name)
 	if errors.Is(err, registry.ErrNotFound) {
@@ -177,7 +172,11 @@ func loadState(ctx context.Context, tx storage.Tx, name string) (state, error) {
 	if err != nil {
 		return state{}, fmt.Errorf("load suppressions of %q: %w", name, err)
 	}
-	return state{addon: a, exists: true, suppressions: sps}, nil
+	st := state{addon: a, exists: true, suppressions: sps}
+	if err := upgradeWiring(ctx, tx, &st); err != nil {
+		return state{}, err
+	}
+	return st, nil
 }
 
 // rendered is a report rendered for one manifest and one registry state.
@@ -186,6 +185,7 @@ type rendered struct {
 	bytes  []byte
 	sha    string
 	report *report.Report
+	wiring string // the manifest's wiring digest
 }
 
 // stored returns r as it is stored for submission id.
@@ -212,13 +212,15 @@ func (r rendered) unsuppressed() (report.Finding, bool) {
 	return report.Finding{}, false
 }
 
-// renderParsed renders the report of an already decoded manifest.
+// renderParsed renders the report of an already decoded manifest, with
+// the tier of its wiring.
 func renderParsed(b []byte, m *addon.Manifest, st state, now time.Time) (rendered, error) {
+	wiring := m.Wiring().SHA256()
 	out, err := report.Build(report.Input{
 		Manifest:     b,
 		Parsed:       m,
 		Result:       assess.Audit(m),
-		Tier:         st.tier(),
+		Tier:         st.tierFor(wiring),
 		Removed:      st.exists && st.addon.Removed,
 		Suppressions: st.active(now),
 	})
@@ -229,7 +231,7 @@ func renderParsed(b []byte, m *addon.Manifest, st state, now time.Time) (rendere
 	if err != nil {
 		return rendered{}, fmt.Errorf("read back report: %w", err)
 	}
-	return rendered{parsed: m, bytes: out, sha: report.SHA256(out), report: rep}, nil
+	return rendered{parsed: m, bytes: out, sha: report.SHA256(out), report: rep, wiring: wiring}, nil
 }
 
 // render decodes and audits a stored manifest and renders its report.
@@ -242,8 +244,9 @@ func render(b []byte, f Format, st state, now time.Time) (rendered, error) {
 }
 
 // rerender renders sub's report again for st and stores it, with the
-// submission's verdict and risk when they changed. It returns the new
-// rendering and the submission as stored.
+// submission's verdict, risk and wiring digest when they changed (a
+// submission stored before wiring digests existed gets its own here). It
+// returns the new rendering and the submission as stored.
 func rerender(ctx context.Context, tx storage.Tx, sub registry.Submission, st state, now time.Time) (rendered, registry.Submission, error) {
 	r, err := render(sub.Manifest, Format(sub.Format), st, now)
 	if err != nil {
@@ -253,8 +256,8 @@ func rerender(ctx context.Context, tx storage.Tx, sub registry.Submission, st st
 	if err := tx.PutReport(ctx, rep, fs); err != nil {
 		return rendered{}, sub, fmt.Errorf("store report of %s: %w", sub.ID, err)
 	}
-	if sub.Verdict != r.report.Verdict || sub.Risk != r.report.Risk {
-		sub.Verdict, sub.Risk, sub.UpdatedAt = r.report.Verdict, r.report.Risk, now
+	if sub.Verdict != r.report.Verdict || sub.Risk != r.report.Risk || sub.WiringSHA256 != r.wiring {
+		sub.Verdict, sub.Risk, sub.WiringSHA256, sub.UpdatedAt = r.report.Verdict, r.report.Risk, r.wiring, now
 		if err := tx.UpdateSubmission(ctx, sub); err != nil {
 			return rendered{}, sub, fmt.Errorf("update submission %s: %w", sub.ID, err)
 		}

@@ -773,7 +773,12 @@ func testVersions(t *testing.T, s storage.Store) {
 	if diff := cmp.Diff(want[3], one); diff != "" {
 		t.Errorf("Tx.Version (-want +got):\n%s", diff)
 	}
-	err := s.InTx(ctx, func(tx storage.Tx) error {
+	if one, err := s.Version(ctx, "alpha", "1.0.3"); err != nil || !cmp.Equal(want[3], one) {
+		t.Errorf("Version = %+v, %v; want %+v", one, err, want[3])
+	}
+	_, err := s.Version(ctx, "alpha", "9.9.9")
+	wantErr(t, "Version(missing)", err, registry.ErrNotFound)
+	err = s.InTx(ctx, func(tx storage.Tx) error {
 		_, err := tx.Version(ctx, "alpha", "9.9.9")
 		return err
 	})
