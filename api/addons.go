@@ -114,7 +114,8 @@ func (s *server) listVersions(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	// An unknown addon is a 404, not an empty list.
-	if _, err := s.reader.Addon(r.Context(), name); err != nil {
+	a, err := s.reader.Addon(r.Context(), name)
+	if err != nil {
 		return notFoundAs(err, "no such addon")
 	}
 	vs, next, err := s.reader.Versions(r.Context(), name, p)
@@ -124,6 +125,7 @@ func (s *server) listVersions(w http.ResponseWriter, r *http.Request) error {
 	items := make([]versionJSON, len(vs))
 	for i, v := range vs {
 		items[i] = versionJSON{Version: v.Version, PublishedAt: v.PublishedAt.UTC(), PublishedBy: v.PublishedBy,
+			WiringSHA256: v.WiringSHA256, Tier: string(a.TierFor(v.WiringSHA256)),
 			ReportURL: s.public + "/v1/addons/" + name + "/versions/" + v.Version + "/report"}
 	}
 	return writeJSON(w, r, http.StatusOK, newList(items, next))

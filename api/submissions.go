@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"unicode/utf8"
 
@@ -127,11 +128,16 @@ func (s *server) visibleSubmission(r *http.Request) (registry.Submission, error)
 }
 
 type submissionDetail struct {
-	Submission submissionJSON `json:"submission"`
-	Findings   []findingJSON  `json:"findings"`
+	Submission    submissionJSON     `json:"submission"`
+	Findings      []findingJSON      `json:"findings"`
+	WiringBase    *wiringBaseJSON    `json:"wiring_base"`
+	WiringChanges []wiringChangeJSON `json:"wiring_changes"`
 }
 
-// getSubmission serves one submission with its findings.
+// getSubmission serves one submission with its findings and what it changes
+// in the wiring against the latest published version (wiring_base null
+// when there is none to compare with; wiring_changes null as well when a
+// stored manifest no longer decodes and so cannot be compared).
 func (s *server) getSubmission(w http.ResponseWriter, r *http.Request) error {
 	if err := knownParams(r); err != nil {
 		return err
@@ -147,6 +153,17 @@ func (s *server) getSubmission(w http.ResponseWriter, r *http.Request) error {
 	out := submissionDetail{Submission: s.submission(sub), Findings: make([]findingJSON, len(fs))}
 	for i, f := range fs {
 		out.Findings[i] = findingJSON{Level: f.Level.String(), Code: f.Code, Message: f.Message, Path: f.Path, Line: f.Line, Suppressed: f.Suppressed}
+	}
+	d, err := workflow.CompareWiring(r.Context(), s.reader, sub)
+	switch {
+	case errors.Is(err, registry.ErrInvalid):
+	case err != nil:
+		return err
+	default:
+		out.WiringChanges = wiringChanges(d.Changes)
+		if d.Base != nil {
+			out.WiringBase = &wiringBaseJSON{Version: d.Base.Version, WiringSHA256: d.Base.WiringSHA256}
+		}
 	}
 	return writeJSON(w, r, http.StatusOK, out)
 }

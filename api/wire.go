@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/registryd/registryd/addon"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -22,6 +23,7 @@ type submissionJSON struct {
 	Status         string      `json:"status"`
 	Verdict        string      `json:"verdict"`
 	Risk           string      `json:"risk"`
+	WiringSHA256   string      `json:"wiring_sha256"`
 	DecidedBy      string      `json:"decided_by"`
 	DecidedAt      *time.Time  `json:"decided_at"`
 	DecisionReason string      `json:"decision_reason"`
@@ -42,7 +44,7 @@ func (s *server) submission(sub registry.Submission) submissionJSON {
 	out := submissionJSON{
 		ID: sub.ID, Addon: sub.Addon, Version: sub.Version, ManifestSHA256: sub.ManifestSHA256, Format: sub.Format,
 		Source: string(sub.Source), Submitter: sub.Submitter, Status: string(sub.Status), Verdict: string(sub.Verdict),
-		Risk: sub.Risk.String(), DecidedBy: sub.DecidedBy, DecidedAt: utcPtr(sub.DecidedAt), DecisionReason: sub.DecisionReason,
+		Risk: sub.Risk.String(), WiringSHA256: sub.WiringSHA256, DecidedBy: sub.DecidedBy, DecidedAt: utcPtr(sub.DecidedAt), DecisionReason: sub.DecisionReason,
 		CreatedAt: sub.CreatedAt.UTC(), UpdatedAt: sub.UpdatedAt.UTC(),
 		ReportURL: s.public + "/v1/submissions/" + sub.ID + "/report",
 	}
@@ -68,7 +70,9 @@ type addonJSON struct {
 	Homepage       string     `json:"homepage"`
 	LatestVersion  string     `json:"latest_version"`
 	LatestVerdict  string     `json:"latest_verdict"`
+	LatestWiring   string     `json:"latest_wiring_sha256"`
 	Tier           string     `json:"tier"`
+	VerifiedWiring string     `json:"verified_wiring_sha256"`
 	VerifiedBy     []string   `json:"verified_by"`
 	VerifiedAt     *time.Time `json:"verified_at"`
 	VerifiedReason string     `json:"verified_reason"`
@@ -87,7 +91,8 @@ func (s *server) addon(a registry.Addon) addonJSON {
 	}
 	return addonJSON{
 		Name: a.Name, DisplayName: a.DisplayName, Description: a.Description, Homepage: a.Homepage,
-		LatestVersion: a.LatestVersion, LatestVerdict: string(a.LatestVerdict), Tier: string(a.Tier()),
+		LatestVersion: a.LatestVersion, LatestVerdict: string(a.LatestVerdict), LatestWiring: a.LatestWiring,
+		Tier: string(a.Tier()), VerifiedWiring: verifiedWiring(a),
 		VerifiedBy: by, VerifiedAt: utcPtr(a.VerifiedAt), VerifiedReason: a.VerifiedReason,
 		Removed: a.Removed, RemovedAt: utcPtr(a.RemovedAt), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
 		ReportURL: s.public + "/v1/addons/" + a.Name + "/report",
@@ -95,11 +100,51 @@ func (s *server) addon(a registry.Addon) addonJSON {
 	}
 }
 
+// verifiedWiring is the wiring a's grant covers, "" without a grant.
+func verifiedWiring(a registry.Addon) string {
+	if !a.Verified {
+		return ""
+	}
+	return a.VerifiedWiring
+}
+
 type versionJSON struct {
-	Version     string    `json:"version"`
-	PublishedAt time.Time `json:"published_at"`
-	PublishedBy string    `json:"published_by"`
-	ReportURL   string    `json:"report_url"`
+	Version      string    `json:"version"`
+	PublishedAt  time.Time `json:"published_at"`
+	PublishedBy  string    `json:"published_by"`
+	WiringSHA256 string    `json:"wiring_sha256"`
+	Tier         string    `json:"tier"`
+	ReportURL    string    `json:"report_url"`
+}
+
+// wiringChangeJSON is one change of a submission's wiring against the
+// latest published version: Old is null when the field was added, New
+// when it was removed.
+type wiringChangeJSON struct {
+	Field  string  `json:"field"`
+	Key    string  `json:"key"`
+	Change string  `json:"change"`
+	Old    *string `json:"old"`
+	New    *string `json:"new"`
+}
+
+func wiringChanges(cs []addon.WiringChange) []wiringChangeJSON {
+	out := make([]wiringChangeJSON, len(cs))
+	for i, c := range cs {
+		out[i] = wiringChangeJSON{Field: c.Field, Key: c.Key, Change: c.Kind}
+		if c.Kind != addon.WiringAdded {
+			out[i].Old = &c.Old
+		}
+		if c.Kind != addon.WiringRemoved {
+			out[i].New = &c.New
+		}
+	}
+	return out
+}
+
+type wiringBaseJSON struct {
+	Version      string `json:"version"`
+	WiringSHA256 string `json:"wiring_sha256"`
 }
 
 type suppressionJSON struct {
