@@ -92,7 +92,34 @@ func badgeText(a registry.Addon) string {
 
 type versionItem struct {
 	Version, PublishedAt, ReportURL string
+	Wiring                          string // short form
+	Tier                            registry.Tier
 }
+
+// shortWiring is how the pages name a wiring digest: "sha256:" and its
+// first 12 hex digits, or "unknown" for none.
+func shortWiring(d string) string {
+	if len(d) < 12 {
+		return "unknown"
+	}
+	return "sha256:" + d[:12]
+}
+
+// wiringView is what the addon page says about the wiring its grant of
+// verified covers.
+type wiringView struct {
+	Verified       string   // short digest of the covered wiring; "" without a grant
+	VerifiedFull   string   // the full digest, for the title attribute
+	Versions       []string // the versions with that wiring
+	Latest         string   // short digest of the latest version's wiring
+	LatestVersion  string
+	LatestCovered  bool // the grant covers the latest version
+	PendingWiring  string
+	PendingCurrent bool // a pending first approval approves the latest wiring
+}
+
+// VersionList is Versions for a sentence.
+func (w wiringView) VersionList() string { return strings.Join(w.Versions, ", ") }
 
 type suppressionItem struct {
 	registry.Suppression
@@ -113,6 +140,7 @@ type addonPage struct {
 	Approval      *registry.VerifyApproval
 	Suppressions  []suppressionItem
 	VerifyAction  string
+	Wiring        wiringView
 }
 
 func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
@@ -156,16 +184,28 @@ func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
 	if err != nil {
 		return err
 	}
+	p.Wiring = wiringView{Latest: shortWiring(a.LatestWiring), LatestVersion: a.LatestVersion, LatestCovered: a.Tier() == registry.TierVerified}
+	if a.Verified {
+		p.Wiring.Verified, p.Wiring.VerifiedFull = shortWiring(a.VerifiedWiring), a.VerifiedWiring
+	}
 	for _, ver := range versions {
+		tier := a.TierFor(ver.WiringSHA256)
 		p.Versions = append(p.Versions, versionItem{
 			Version:     ver.Version,
 			PublishedAt: ver.PublishedAt.UTC().Format("2006-01-02 15:04 UTC"),
 			ReportURL:   "/v1/addons/" + url.PathEscape(a.Name) + "/versions/" + url.PathEscape(ver.Version) + "/report",
+			Wiring:      shortWiring(ver.WiringSHA256),
+			Tier:        tier,
 		})
+		if tier == registry.TierVerified {
+			p.Wiring.Versions = append(p.Wiring.Versions, ver.Version)
+		}
 	}
 	if v.Session != nil {
 		if ap, err := h.d.Reader.VerifyApproval(ctx, a.Name); err == nil {
 			p.Approval = &ap
+			p.Wiring.PendingWiring = shortWiring(ap.WiringSHA256)
+			p.Wiring.PendingCurrent = ap.WiringSHA256 == a.LatestWiring
 		} else if !errors.Is(err, registry.ErrNotFound) {
 			return err
 		}
@@ -260,6 +300,7 @@ type reportView struct {
 	Version                                           string
 	Verdict, Tier, Risk, Ruleset                      string
 	Removed                                           bool
+	Wiring                                            string // short digest
 	Groups                                            []findingGroup
 	DeclaredNetwork, DeclaredExec, DeclaredFilesystem string
 	Inferred                                          report.Inferred
@@ -285,6 +326,7 @@ func (h *Handler) reportView(b []byte, v *view, suppressAction string) (*reportV
 		Risk:           rep.Risk.String(),
 		Ruleset:        rep.Ruleset,
 		Removed:        rep.Removed,
+		Wiring:         shortWiring(rep.WiringSHA256),
 		Inferred:       rep.Inferred,
 		CSRF:           v.CSRF,
 		findingsByLine: map[int]registry.Level{},
@@ -420,6 +462,22 @@ type submissionPage struct {
 	Lines         []sourceLine
 	ApproveAction string
 	RejectAction  string
+	Wiring        *wiringDiffView // nil when the wiring cannot be compared
+}
+
+// wiringDiffView is what a submission changes in the wiring, beside the
+// latest published version.
+type wiringDiffView struct {
+	Wiring         string // short digest
+	BaseVersion    string // "" when there is nothing to compare with
+	BaseWiring     string
+	Changes        []wiringChangeView
+	Tier           registry.Tier
+	VerifiedWiring string // short digest of the wiring the grant covers, "" without one
+}
+
+type wiringChangeView struct {
+	Path, Kind, Old, New string
 }
 
 func (h *Handler) submission(w http.ResponseWriter, r *http.Request, v *view) error {
@@ -445,6 +503,23 @@ func (h *Handler) submission(w http.ResponseWriter, r *http.Request, v *view) er
 		Report:        rv,
 		ApproveAction: "/review/submissions/" + url.PathEscape(sub.ID) + "/approve",
 		RejectAction:  "/review/submissions/" + url.PathEscape(sub.ID) + "/reject",
+	}
+	switch d, err := workflow.CompareWiring(r.Context(), h.d.Reader, sub); {
+	case errors.Is(err, registry.ErrInvalid):
+	case err != nil:
+		return err
+	default:
+		wv := &wiringDiffView{Wiring: shortWiring(d.Wiring), Tier: d.Tier}
+		if d.VerifiedWiring != "" {
+			wv.VerifiedWiring = shortWiring(d.VerifiedWiring)
+		}
+		if d.Base != nil {
+			wv.BaseVersion, wv.BaseWiring = d.Base.Version, shortWiring(d.Base.WiringSHA256)
+		}
+		for _, c := range d.Changes {
+			wv.Changes = append(wv.Changes, wiringChangeView{Path: printable(c.Path()), Kind: c.Kind, Old: printable(c.Old), New: printable(c.New)})
+		}
+		p.Wiring = wv
 	}
 	for i, line := range strings.Split(strings.TrimRight(string(sub.Manifest), "\n"), "\n") {
 		sl := sourceLine{Text: printable(line)}

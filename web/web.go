@@ -39,6 +39,7 @@ type Reader interface {
 	Addons(ctx context.Context, f storage.AddonFilter, p storage.Page) ([]registry.Addon, string, error)
 	Addon(ctx context.Context, name string) (registry.Addon, error)
 	Versions(ctx context.Context, addon string, p storage.Page) ([]registry.Version, string, error)
+	Version(ctx context.Context, addon, version string) (registry.Version, error)
 	PublishedReport(ctx context.Context, addon, version string) (registry.Report, error)
 	Submissions(ctx context.Context, f storage.SubmissionFilter, p storage.Page) ([]registry.Submission, string, error)
 	Submission(ctx context.Context, id string) (registry.Submission, error)
