@@ -139,6 +139,10 @@ func TestVerifiedBoundToWiring(t *testing.T) {
 		if v1 := c.report("/v1/addons/notes/versions/1.0.0/report"); v1["tier"] != "verified" || v1["wiring_sha256"] != verifiedWiring {
 			t.Errorf("the verified version's report: tier %v, wiring %v; want verified, %v", v1["tier"], v1["wiring_sha256"], verifiedWiring)
 		}
+		if page := string(c.s.Do(Request{Path: "/addons/notes"}).Body); !strings.Contains(page, `id="tier">community<`) ||
+			!strings.Contains(page, "The latest version 2.0.0 changes the wiring") {
+			t.Errorf("the addon page does not say that the latest version changes the wiring and is community")
+		}
 		listed := c.json(Request{Path: "/v1/addons?tier=verified"}, http.StatusOK)["items"].([]any)
 		if len(listed) != 0 {
 			t.Errorf("?tier=verified lists %d addons, want none", len(listed))
