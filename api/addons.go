@@ -93,7 +93,7 @@ func (s *server) getAddon(w http.ResponseWriter, r *http.Request) error {
 		out.Suppressions[i] = suppression(sp)
 	}
 	if va, err := s.reader.VerifyApproval(r.Context(), name); err == nil {
-		out.Pending = &approvalJSON{Addon: va.Addon, Maintainer: va.Maintainer, Reason: va.Reason, At: va.At.UTC()}
+		out.Pending = approval(va)
 	} else if !errors.Is(err, registry.ErrNotFound) {
 		return err
 	}
@@ -259,7 +259,7 @@ func (s *server) setVerified(w http.ResponseWriter, r *http.Request) error {
 	}
 	resp := verifiedResponse{Addon: s.addon(out.Addon)}
 	if out.Approval != nil {
-		resp.Approval = &approvalJSON{Addon: out.Approval.Addon, Maintainer: out.Approval.Maintainer, Reason: out.Approval.Reason, At: out.Approval.At.UTC()}
+		resp.Approval = approval(*out.Approval)
 	}
 	switch {
 	case out.Pending:

@@ -165,10 +165,15 @@ func suppression(sp registry.Suppression) suppressionJSON {
 }
 
 type approvalJSON struct {
-	Addon      string    `json:"addon"`
-	Maintainer string    `json:"maintainer"`
-	Reason     string    `json:"reason"`
-	At         time.Time `json:"at"`
+	Addon        string    `json:"addon"`
+	Maintainer   string    `json:"maintainer"`
+	Reason       string    `json:"reason"`
+	At           time.Time `json:"at"`
+	WiringSHA256 string    `json:"wiring_sha256"`
+}
+
+func approval(va registry.VerifyApproval) *approvalJSON {
+	return &approvalJSON{Addon: va.Addon, Maintainer: va.Maintainer, Reason: va.Reason, At: va.At.UTC(), WiringSHA256: va.WiringSHA256}
 }
 
 type auditJSON struct {

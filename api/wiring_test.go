@@ -49,6 +49,16 @@ func TestVerifiedBoundToWiring(t *testing.T) {
 			t.Fatalf("badge after the grant = %q, want verified", got)
 		}
 		verifiedWiring := e.do(t, req{method: "GET", path: "/v1/addons/weather/report"}).json(t)["wiring_sha256"].(string)
+		e.publish(t, manifest("pending", "1.0.0"))
+		first := e.do(t, req{method: "PUT", path: "/v1/addons/pending/verified", token: e.maintainer, ctype: "application/json",
+			body: jsonBody(map[string]any{"verified": true, "reason": "first"})}).json(t)
+		pendingWiring := e.do(t, req{method: "GET", path: "/v1/addons/pending/report"}).json(t)["wiring_sha256"]
+		if w := first["approval"].(map[string]any)["wiring_sha256"]; w != pendingWiring {
+			t.Errorf("the first approval approves wiring %v, want the latest version's %v", w, pendingWiring)
+		}
+		if w := e.do(t, req{method: "GET", path: "/v1/addons/pending"}).json(t)["pending_verification"].(map[string]any)["wiring_sha256"]; w != pendingWiring {
+			t.Errorf("pending_verification.wiring_sha256 = %v, want %v", w, pendingWiring)
+		}
 
 		id := submissionID(t, e.submit(t, e.submitter2, rewiredManifest("weather", "2.0.0"), http.StatusCreated))
 		pending := e.do(t, req{method: "GET", path: "/v1/submissions/" + id, token: e.maintainer}).json(t)
