@@ -35,10 +35,15 @@ func BenchmarkAck(b *testing.B) {
 		url  func(b *testing.B) string
 	}{
 		{"bare", func(b *testing.B) string {
+			budget, err := webhook.NewBodyBudget(webhook.DefaultBodyBudget)
+			if err != nil {
+				b.Fatal(err)
+			}
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				raw, err := webhook.ReadBody(r.Body)
+				body, err := budget.Read(r.Body, r.ContentLength)
 				if err == nil {
-					err = webhook.Verify(raw, r.Header.Get(webhook.SignatureHeader), [][]byte{[]byte(secret)})
+					err = body.Verify(r.Header.Get(webhook.SignatureHeader), [][]byte{[]byte(secret)})
+					body.Release()
 				}
 				if err != nil {
 					http.Error(w, "refused", http.StatusUnauthorized)

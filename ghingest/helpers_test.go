@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -211,6 +212,8 @@ type instanceOpts struct {
 	maxAttempts int    // River attempts; 0 means the default
 	glob        string // manifest glob; "" means the default
 	httpTimeout time.Duration
+	bodyTimeout time.Duration // the receiver's; 0 means the default
+	logger      *slog.Logger  // the receiver's; nil discards
 }
 
 // fastRetrier keeps in-process retries short in tests; a delay GitHub asks
@@ -220,7 +223,8 @@ var fastRetrier = githubapi.Retrier{MaxAttempts: 3, BaseDelay: 5 * time.Millisec
 func startInstance(t testing.TB, st storage.Store, o instanceOpts) *instance {
 	t.Helper()
 	svc := workflow.New(st, workflow.Options{})
-	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: [][]byte{[]byte(oldSecret), []byte(secret)}, Store: st, MaxAttempts: o.maxAttempts})
+	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: [][]byte{[]byte(oldSecret), []byte(secret)}, Store: st, MaxAttempts: o.maxAttempts,
+		BodyTimeout: o.bodyTimeout, Logger: o.logger})
 	if err != nil {
 		t.Fatalf("NewReceiver: %v", err)
 	}

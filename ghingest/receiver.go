@@ -32,7 +32,25 @@ type ReceiverConfig struct {
 	// Logger receives one line per refused or failed delivery; nil
 	// discards. Secrets and payloads are never logged.
 	Logger *slog.Logger
+	// BodyBudget bounds the bytes of delivery bodies held in memory at
+	// once across every request (see webhook.BodyBudget); 0 means
+	// webhook.DefaultBodyBudget.
+	BodyBudget int64
+	// BodyTimeout bounds how long a delivery's body may take to arrive,
+	// from the moment its headers are accepted; 0 means
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
+
+// DefaultBodyTimeout is how long a delivery's body may take to arrive.
+// GitHub itself gives up on a delivery that is not answered within 10
+// seconds, so a slower body is not GitHub's.
+const DefaultBodyTimeout = 10 * time.Second
+
+// busyRetryAfter is the Retry-After, in seconds, of a delivery refused
+// because the body budget is spent: bodies in flight end within
+// DefaultBodyTimeout.
+const busyRetryAfter = "10"
 
 // Receiver is the POST /v1/webhooks/github handler. It is safe for
 // concurrent use.
@@ -42,10 +60,13 @@ type Receiver struct {
 	maxAttempts int
 	now         func() time.Time
 	log         *slog.Logger
+	budget      *webhook.BodyBudget
+	bodyTimeout time.Duration
 }
 
 // NewReceiver validates cfg and returns a Receiver. It refuses a
-// configuration without a usable secret or without a store.
+// configuration without a usable secret, without a store, or with a body
+// budget under webhook.MinBodyBudget.
 func NewReceiver(cfg ReceiverConfig) (*Receiver, error) {
 	var secrets [][]byte
 	for _, s := range cfg.Secrets {
@@ -59,7 +80,18 @@ func NewReceiver(cfg ReceiverConfig) (*Receiver, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("ghingest: no store: %w", registry.ErrInvalid)
 	}
-	r := &Receiver{secrets: secrets, store: cfg.Store, maxAttempts: cfg.MaxAttempts, now: cfg.Now, log: cfg.Logger}
+	if cfg.BodyBudget == 0 {
+		cfg.BodyBudget = webhook.DefaultBodyBudget
+	}
+	budget, err := webhook.NewBodyBudget(cfg.BodyBudget)
+	if err != nil {
+		return nil, fmt.Errorf("ghingest: %w", err)
+	}
+	r := &Receiver{secrets: secrets, store: cfg.Store, maxAttempts: cfg.MaxAttempts, now: cfg.Now, log: cfg.Logger,
+		budget: budget, bodyTimeout: cfg.BodyTimeout}
+	if r.bodyTimeout <= 0 {
+		r.bodyTimeout = DefaultBodyTimeout
+	}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -88,10 +120,15 @@ type Ack struct {
 	Status     string `json:"status"`
 }
 
-// ServeHTTP receives one delivery. The signature is checked before
-// anything is parsed; a missing, malformed or wrong one is 401 and nothing
-// is stored. A body over webhook.MaxBodyBytes is 413, a malformed delivery
-// 400 naming the header or payload field. A valid delivery is recorded with
+// ServeHTTP receives one delivery. A request whose headers cannot be a
+// delivery's is refused before its body is read: a missing or malformed
+// signature is 401, a missing event or delivery header 400, a declared
+// length over webhook.MaxBodyBytes 413, and a body the budget cannot hold
+// now 503 with Retry-After. A body that takes longer than the body timeout
+// is 408. The signature is checked before anything is parsed; a wrong one
+// is 401 and nothing is stored. A body over webhook.MaxBodyBytes is 413, a
+// malformed delivery 400 naming the header or payload field. A valid
+// delivery is recorded with
 // its reduced event and, when registryd acts on it, a job is enqueued in
 // the same transaction (202, status "queued"); other events are recorded
 // and acknowledged (200, "ignored"), and a delivery ID seen before creates
@@ -103,10 +140,11 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) error {
-	if r.ContentLength > webhook.MaxBodyBytes {
-		return webhook.ErrBodyTooLarge
-	}
-	ev, err := webhook.Receive(r, rc.secrets)
+	// The server's own read timeout is meant for API requests; a
+	// delivery's body has less time. Handlers without a deadline to set
+	// (tests calling ServeHTTP) keep the server's.
+	http.NewResponseController(w).SetReadDeadline(rc.now().Add(rc.bodyTimeout))
+	ev, err := webhook.Receive(r, rc.secrets, rc.budget)
 	if err != nil {
 		return err
 	}
@@ -190,6 +228,12 @@ func problemFor(err error) *problem {
 	case errors.Is(err, registry.ErrUnauthenticated):
 		return &problem{status: http.StatusUnauthorized, slug: "unauthenticated", title: "Authentication required",
 			detail: "the X-Hub-Signature-256 header is missing or does not match a configured secret"}
+	case errors.Is(err, webhook.ErrBusy):
+		return &problem{status: http.StatusServiceUnavailable, slug: "unavailable", title: "Service unavailable",
+			detail: "too many delivery bodies are being read at once; retry after the number of seconds in Retry-After"}
+	case errors.Is(err, webhook.ErrBodyTimeout):
+		return &problem{status: http.StatusRequestTimeout, slug: "timeout", title: "Request timeout",
+			detail: "the body did not arrive in time"}
 	case errors.Is(err, registry.ErrTooLarge):
 		return &problem{status: http.StatusRequestEntityTooLarge, slug: "too-large", title: "Request too large",
 			detail: "the body is over the limit of " + strconv.Itoa(webhook.MaxBodyBytes) + " bytes"}
@@ -215,7 +259,12 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 		out.Errors = append(out.Errors, api.ProblemField{Path: safeText(f.Path, 200), Line: f.Line, Message: safeText(f.Message, 500)})
 	}
 	level := slog.LevelDebug
-	if p.status >= 500 {
+	switch {
+	case p.status == http.StatusServiceUnavailable || p.status == http.StatusRequestTimeout:
+		// Under a flood of bodies, or from a slow client: worth seeing,
+		// not a failure of the server.
+		level = slog.LevelWarn
+	case p.status >= 500:
 		level = slog.LevelError
 	}
 	log.LogAttrs(r.Context(), level, "webhook request refused", slog.String("request_id", out.RequestID),
@@ -227,8 +276,11 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 	}
 	body = append(body, '\n')
 	h := w.Header()
-	if p.status == http.StatusUnauthorized {
+	switch p.status {
+	case http.StatusUnauthorized:
 		h.Set("Www-Authenticate", `HMAC-SHA256 realm="registryd", header="X-Hub-Signature-256"`)
+	case http.StatusServiceUnavailable:
+		h.Set("Retry-After", busyRetryAfter)
 	}
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

@@ -3,11 +3,17 @@ package ghingest_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -273,4 +279,186 @@ func TestNewReceiverRefusesNoSecret(t *testing.T) {
 			t.Errorf("NewReceiver(%q) error = %v, want ErrInvalid", secrets, err)
 		}
 	}
+}
+
+// heldBody is a request body that says when it is first read and then
+// blocks until released, when it ends cut short.
+type heldBody struct {
+	started, release chan struct{}
+	once             sync.Once
+}
+
+func newHeldBody() *heldBody {
+	return &heldBody{started: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (h *heldBody) Read(p []byte) (int, error) {
+	h.once.Do(func() { close(h.started) })
+	<-h.release
+	return 0, io.ErrUnexpectedEOF
+}
+
+// untouchable is a request body that fails the test if it is read.
+type untouchable struct{ t *testing.T }
+
+func (u untouchable) Read([]byte) (int, error) {
+	u.t.Errorf("the body was read")
+	return 0, io.EOF
+}
+
+// TestReceiveRefusesBeforeReading: while one large delivery holds most of
+// the body budget, requests that cannot be deliveries and large bodies the
+// budget cannot hold are refused without a byte of their body read, and a
+// small signed delivery is still accepted.
+func TestReceiveRefusesBeforeReading(t *testing.T) {
+	t.Parallel()
+	st, _ := openSQLite(t)
+	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: [][]byte{[]byte(secret)}, Store: st, BodyBudget: webhook.MinBodyBudget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ping := fixture(t, "ping.event.1.json")
+	request := func(body io.Reader, length int64, header map[string]string) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/v1/webhooks/github", body)
+		r.ContentLength = length
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set(webhook.SignatureHeader, webhook.SignatureValue(ping, []byte(secret)))
+		r.Header.Set(webhook.EventHeader, "ping")
+		r.Header.Set(webhook.DeliveryHeader, newID())
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		return r
+	}
+
+	// The holder declares GitHub's largest body and stops sending after
+	// its headers: the budget keeps only its reserve free.
+	held := newHeldBody()
+	holder := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rc.ServeHTTP(holder, request(held, webhook.MaxBodyBytes, nil))
+	}()
+	<-held.started
+
+	tests := []struct {
+		name       string
+		header     map[string]string
+		length     int64
+		wantStatus int
+		wantType   string
+		wantHeader string
+	}{
+		{"no signature", map[string]string{webhook.SignatureHeader: ""}, 100, 401, "unauthenticated", "Www-Authenticate"},
+		{"signature not sha256= and 64 hex", map[string]string{webhook.SignatureHeader: "sha256=" + strings.Repeat("x", 64)}, 100, 401, "unauthenticated", "Www-Authenticate"},
+		{"no event", map[string]string{webhook.EventHeader: ""}, 100, 400, "validation", ""},
+		{"no delivery id", map[string]string{webhook.DeliveryHeader: ""}, 100, 400, "validation", ""},
+		{"declared over the limit", nil, webhook.MaxBodyBytes + 1, 413, "too-large", ""},
+		{"large body beyond the budget", nil, 2 << 20, 503, "unavailable", "Retry-After"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			rc.ServeHTTP(w, request(untouchable{t}, tc.length, tc.header))
+			var p map[string]any
+			if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
+				t.Fatalf("answer %d is not JSON: %q", w.Code, w.Body)
+			}
+			if w.Code != tc.wantStatus || p["type"] != "urn:registryd:problem:"+tc.wantType {
+				t.Errorf("answer %d %v, want %d %s", w.Code, p["type"], tc.wantStatus, tc.wantType)
+			}
+			if tc.wantHeader != "" && w.Header().Get(tc.wantHeader) == "" {
+				t.Errorf("no %s header", tc.wantHeader)
+			}
+		})
+	}
+	t.Run("small signed delivery uses the reserve", func(t *testing.T) {
+		w := httptest.NewRecorder()
+		rc.ServeHTTP(w, request(bytes.NewReader(ping), int64(len(ping)), nil))
+		if w.Code != http.StatusOK {
+			t.Errorf("signed ping while the budget is held: %d %s", w.Code, w.Body)
+		}
+	})
+	close(held.release)
+	<-done
+	if holder.Code != http.StatusBadRequest {
+		t.Errorf("the body cut short: %d, want 400: %s", holder.Code, holder.Body)
+	}
+}
+
+// levels counts the log records at each level.
+type levels struct {
+	mu sync.Mutex
+	n  map[slog.Level]int
+}
+
+func (l *levels) Enabled(context.Context, slog.Level) bool { return true }
+func (l *levels) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == nil {
+		l.n = map[slog.Level]int{}
+	}
+	l.n[r.Level]++
+	return nil
+}
+func (l *levels) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *levels) WithGroup(string) slog.Handler      { return l }
+
+func (l *levels) count(lv slog.Level) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n[lv]
+}
+
+// TestReceiveSlowBody: a body that stops arriving is answered 408 once the
+// body timeout passes, over a real connection, and logged as a warning.
+func TestReceiveSlowBody(t *testing.T) {
+	t.Parallel()
+	st, _ := openSQLite(t)
+	logs := &levels{}
+	in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true, bodyTimeout: 50 * time.Millisecond, logger: slog.New(logs)})
+	ping := fixture(t, "ping.event.1.json")
+	for _, chunked := range []bool{false, true} {
+		t.Run(fmt.Sprintf("chunked=%v", chunked), func(t *testing.T) {
+			stall := make(chan struct{})
+			defer close(stall)
+			body := io.MultiReader(bytes.NewReader(ping[:100]), blockedReader(stall))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "POST", in.srv.URL+"/v1/webhooks/github", body)
+			if !chunked {
+				req.ContentLength = int64(len(ping))
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(webhook.EventHeader, "ping")
+			req.Header.Set(webhook.DeliveryHeader, newID())
+			req.Header.Set(webhook.SignatureHeader, webhook.SignatureValue(ping, []byte(secret)))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatalf("no answer to a stalled body: %v", err)
+			}
+			defer resp.Body.Close()
+			var p map[string]any
+			json.NewDecoder(resp.Body).Decode(&p)
+			if resp.StatusCode != http.StatusRequestTimeout || p["type"] != "urn:registryd:problem:timeout" {
+				t.Errorf("answer %d %v, want 408 timeout", resp.StatusCode, p["type"])
+			}
+		})
+	}
+	if n := logs.count(slog.LevelError); n != 0 {
+		t.Errorf("%d errors logged for slow bodies, want none", n)
+	}
+	if n := logs.count(slog.LevelWarn); n != 2 {
+		t.Errorf("%d warnings logged, want one per slow body", n)
+	}
+}
+
+// blockedReader blocks until stall is closed, then fails.
+type blockedReader chan struct{}
+
+func (b blockedReader) Read([]byte) (int, error) {
+	<-b
+	return 0, io.ErrClosedPipe
 }

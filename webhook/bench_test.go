@@ -65,6 +65,10 @@ func BenchmarkReceive(b *testing.B) {
 	body := benchFixture(b, "pull_request.synchronize.1.json")
 	secret := []byte("webhook-secret")
 	sig := SignatureValue(body, secret)
+	budget, err := NewBodyBudget(DefaultBodyBudget)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		r := httptest.NewRequest("POST", "/v1/webhooks/github", bytes.NewReader(body))
@@ -72,7 +76,7 @@ func BenchmarkReceive(b *testing.B) {
 		r.Header.Set(EventHeader, "pull_request")
 		r.Header.Set(DeliveryHeader, "72d3162e-cc78-11e3-81ab-4c9367dc0958")
 		r.Header.Set(SignatureHeader, sig)
-		if _, err := Receive(r, [][]byte{secret}); err != nil {
+		if _, err := Receive(r, [][]byte{secret}, budget); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -19,10 +19,13 @@ import (
 // handler built on Receive, the way the API server will use it.
 func TestReceiveOverHTTP(t *testing.T) {
 	secret := []byte("webhook-secret")
+	budget := testBudget(t)
 	var parsed atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e, err := Receive(r, [][]byte{[]byte("retired"), secret})
+		e, err := Receive(r, [][]byte{[]byte("retired"), secret}, budget)
 		switch {
+		case errors.Is(err, ErrBusy):
+			http.Error(w, "busy", http.StatusServiceUnavailable)
 		case errors.Is(err, registry.ErrUnauthenticated):
 			http.Error(w, "unauthenticated", http.StatusUnauthorized)
 		case errors.Is(err, registry.ErrTooLarge):
@@ -83,7 +86,7 @@ func TestReceiveOverHTTP(t *testing.T) {
 				r := httptest.NewRequest("POST", "/", bytes.NewReader(tt.body))
 				r.Header = req.Header.Clone()
 				r.Header[DeliveryHeader] = []string{tt.delivery}
-				if _, err := Receive(r, [][]byte{secret}); !errors.Is(err, registry.ErrInvalid) {
+				if _, err := Receive(r, [][]byte{secret}, budget); !errors.Is(err, registry.ErrInvalid) {
 					t.Errorf("Receive = %v, want ErrInvalid", err)
 				}
 				return

@@ -11,10 +11,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
+	"hash"
 	"strings"
 
 	"github.com/registryd/registryd/registry"
@@ -61,35 +59,56 @@ var (
 // ErrSignatureMismatch (checked in that order). body must be the exact bytes
 // received, before any decoding.
 func Verify(body []byte, sigHeader string, secrets [][]byte) error {
-	usable := 0
-	for _, s := range secrets {
-		if len(s) > 0 {
-			usable++
-		}
-	}
-	if usable == 0 {
+	return verify(sigHeader, secrets, func(m hash.Hash) { m.Write(body) })
+}
+
+// verify is Verify over a body that write feeds to each HMAC.
+func verify(sigHeader string, secrets [][]byte, write func(hash.Hash)) error {
+	if !usableSecret(secrets) {
 		return ErrNoSecret
 	}
-	if sigHeader == "" {
-		return ErrSignatureMissing
-	}
-	hexSig, ok := strings.CutPrefix(sigHeader, signaturePrefix)
-	if !ok || len(hexSig) != 2*sha256.Size {
-		return ErrSignatureMalformed
-	}
-	want, err := hex.DecodeString(hexSig)
+	want, err := signatureBytes(sigHeader)
 	if err != nil {
-		return ErrSignatureMalformed
+		return err
 	}
 	for _, s := range secrets {
 		if len(s) == 0 {
 			continue
 		}
-		if hmac.Equal(Sign(body, s), want) {
+		m := hmac.New(sha256.New, s)
+		write(m)
+		if hmac.Equal(m.Sum(nil), want) {
 			return nil
 		}
 	}
 	return ErrSignatureMismatch
+}
+
+// usableSecret reports whether secrets holds a non-empty secret.
+func usableSecret(secrets [][]byte) bool {
+	for _, s := range secrets {
+		if len(s) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// signatureBytes decodes an X-Hub-Signature-256 value: `sha256=` and 64 hex
+// digits. It returns ErrSignatureMissing or ErrSignatureMalformed.
+func signatureBytes(sigHeader string) ([]byte, error) {
+	if sigHeader == "" {
+		return nil, ErrSignatureMissing
+	}
+	hexSig, ok := strings.CutPrefix(sigHeader, signaturePrefix)
+	if !ok || len(hexSig) != 2*sha256.Size {
+		return nil, ErrSignatureMalformed
+	}
+	want, err := hex.DecodeString(hexSig)
+	if err != nil {
+		return nil, ErrSignatureMalformed
+	}
+	return want, nil
 }
 
 // Sign returns the raw HMAC-SHA256 of body under secret. SignatureValue
@@ -104,27 +123,4 @@ func Sign(body, secret []byte) []byte {
 // send for body under secret: `sha256=` and the lower-case hex HMAC.
 func SignatureValue(body, secret []byte) string {
 	return signaturePrefix + hex.EncodeToString(Sign(body, secret))
-}
-
-// ErrBodyTooLarge is returned by ReadBody for a body over MaxBodyBytes. It
-// matches registry.ErrTooLarge under errors.Is.
-var ErrBodyTooLarge = fmt.Errorf("webhook body over %d bytes: %w", MaxBodyBytes, registry.ErrTooLarge)
-
-// ReadBody reads a whole delivery body from r, refusing with
-// ErrBodyTooLarge (and without reading further) as soon as it exceeds
-// MaxBodyBytes; a tighter http.MaxBytesReader around r is reported the same
-// way. Other read errors are returned wrapped.
-func ReadBody(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxBodyBytes+1))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, ErrBodyTooLarge
-		}
-		return nil, fmt.Errorf("read webhook body: %w", err)
-	}
-	if len(b) > MaxBodyBytes {
-		return nil, ErrBodyTooLarge
-	}
-	return b, nil
 }

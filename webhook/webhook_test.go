@@ -3,7 +3,6 @@ package webhook
 import (
 	"bytes"
 	"errors"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -586,43 +585,6 @@ func TestVerifyMatchesGoGitHub(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestReadBody(t *testing.T) {
-	tests := []struct {
-		name    string
-		size    int
-		wantErr error
-	}{
-		{"empty", 0, nil},
-		{"small", 1000, nil},
-		{"exactly the limit", MaxBodyBytes, nil},
-		{"one byte over", MaxBodyBytes + 1, ErrBodyTooLarge},
-		{"far over", 2 * MaxBodyBytes, ErrBodyTooLarge},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b, err := ReadBody(bytes.NewReader(make([]byte, tt.size)))
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("ReadBody error = %v, want %v", err, tt.wantErr)
-			}
-			if tt.wantErr != nil {
-				if !errors.Is(err, registry.ErrTooLarge) || b != nil {
-					t.Errorf("got %d bytes, err %v; want nil and ErrTooLarge", len(b), err)
-				}
-				return
-			}
-			if len(b) != tt.size {
-				t.Errorf("read %d bytes, want %d", len(b), tt.size)
-			}
-		})
-	}
-	t.Run("http.MaxBytesReader", func(t *testing.T) {
-		r := http.MaxBytesReader(nil, io_NopCloser(bytes.NewReader(make([]byte, 100))), 10)
-		if _, err := ReadBody(r); !errors.Is(err, ErrBodyTooLarge) {
-			t.Errorf("ReadBody = %v, want ErrBodyTooLarge", err)
-		}
-	})
 }
 
 func TestEventJSONRoundTrip(t *testing.T) {
