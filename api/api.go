@@ -57,8 +57,9 @@ type Deps struct {
 	// forwarding headers are not trusted.
 	RateLimit int
 	// Webhook, when non-nil, is mounted at POST /v1/webhooks/github. It is
-	// neither authenticated nor rate limited here: it verifies its own
-	// signatures.
+	// not authenticated here (it verifies its own signatures), and only the
+	// deliveries it refuses as unauthenticated (401), too slow (408) or too
+	// large (413) count against their address's rate limit.
 	Webhook http.Handler
 	// Deliveries, when non-nil, serves GET /v1/webhooks/deliveries (and the
 	// paths below it) to maintainers.

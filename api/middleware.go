@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -212,10 +214,12 @@ func writeBareError(w http.ResponseWriter, r *http.Request, err error) {
 	(&server{log: slog.New(slog.DiscardHandler)}).writeError(w, r, err)
 }
 
-// limiters holds the two rate limiters: per client address and per token.
+// limiters holds the two rate limiters: per client address and per token,
+// each allowing perMinute requests a minute.
 type limiters struct {
 	byAddress *httprate.RateLimiter
 	byToken   *httprate.RateLimiter
+	perMinute int
 }
 
 func newLimiters(perMinute int, s *server) *limiters {
@@ -229,14 +233,18 @@ func newLimiters(perMinute int, s *server) *limiters {
 	return &limiters{
 		byAddress: httprate.NewRateLimiter(perMinute, time.Minute, onLimit),
 		byToken:   httprate.NewRateLimiter(perMinute, time.Minute, onLimit),
+		perMinute: perMinute,
 	}
 }
 
-// unlimited names the paths no limiter applies to: probes and GitHub's
-// deliveries (which are signed, and which GitHub does not retry).
+// unlimited names the paths no limiter applies to: the probes.
 func unlimited(path string) bool {
-	return path == "/healthz" || path == "/readyz" || path == "/v1/webhooks/github"
+	return path == "/healthz" || path == "/readyz"
 }
+
+// webhookPath is GitHub's delivery endpoint, which limitByAddress treats
+// apart.
+const webhookPath = "/v1/webhooks/github"
 
 // limitByAddress applies the per-address limit, keyed by the connection's
 // peer address (IPv6 by /64).
@@ -253,12 +261,47 @@ func (s *server) limitByAddress(next http.Handler) http.Handler {
 		if err != nil {
 			host = r.RemoteAddr
 		}
-		if s.limiters.byAddress.RespondOnLimit(w, r, "addr:"+httprate.CanonicalizeIP(host)) {
+		key := "addr:" + httprate.CanonicalizeIP(host)
+		if r.URL.Path == webhookPath {
+			s.limitWebhook(next, w, r, key)
+			return
+		}
+		if s.limiters.byAddress.RespondOnLimit(w, r, key) {
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// limitWebhook applies the per-address limit to a webhook delivery, but
+// charges only deliveries that fail authentication (401), arrive too slowly
+// (408) or are too large (413): an address whose deliveries keep failing is
+// limited like any other client, while GitHub's signed deliveries, which do
+// not fail, never use up their address's allowance however many there are.
+// A limited address is refused before the delivery's body is read.
+func (s *server) limitWebhook(next http.Handler, w http.ResponseWriter, r *http.Request, key string) {
+	l := s.limiters.byAddress
+	if _, rate, err := l.Status(key); err == nil && int(math.Round(rate)) >= s.limiters.perMinute {
+		s.writeError(w, r, &apiError{status: http.StatusTooManyRequests, slug: "rate-limited",
+			detail: "too many failed deliveries from this address; retry after the number of seconds in Retry-After",
+			header: http.Header{"Retry-After": {strconv.Itoa(int(time.Minute.Seconds()))}}})
+		return
+	}
+	rec := &statusRecorder{ResponseWriter: w}
+	next.ServeHTTP(rec, r)
+	switch rec.status {
+	case http.StatusUnauthorized, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge:
+		l.OnLimit(headerSink{}, r, key)
+	}
+}
+
+// headerSink is a ResponseWriter for the limiter's headers once the answer
+// has been written: it keeps nothing.
+type headerSink struct{}
+
+func (headerSink) Header() http.Header         { return http.Header{} }
+func (headerSink) Write(b []byte) (int, error) { return len(b), nil }
+func (headerSink) WriteHeader(int)             {}
 
 // limitByToken applies the per-token limit to authenticated requests.
 func (s *server) limitByToken(next http.Handler) http.Handler {

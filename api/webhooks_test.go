@@ -2,8 +2,10 @@ package api_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/registryd/registryd/api"
@@ -86,4 +88,37 @@ func TestWebhookEndpointsMatchTheDocument(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWebhookFailuresAreRateLimited: an address whose deliveries fail the
+// signature check is limited like any other client, before its next body is
+// read, while GitHub's signed deliveries are never charged: however many
+// arrive, they are accepted, even beyond the limit.
+func TestWebhookFailuresAreRateLimited(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		const limit = 5
+		e := newEnv(t, b, withGitHub(t), func(d *api.Deps) { d.RateLimit = limit })
+		ping := sharedtest.File(t, "fixtures/github-webhooks", "ping.event.1.json")
+		deliver := func(c *http.Client, i int, secret []byte) resp {
+			t.Helper()
+			return e.doWith(t, c, req{method: http.MethodPost, path: "/v1/webhooks/github", ctype: "application/json", body: ping,
+				header: map[string]string{"X-GitHub-Event": "ping", "X-GitHub-Delivery": fmt.Sprintf("22222222-0000-4000-8000-%012d", i),
+					"X-Hub-Signature-256": webhook.SignatureValue(ping, secret)}})
+		}
+		attacker, github := e.clientFrom("127.0.0.2"), e.clientFrom("127.0.0.3")
+		for i := range limit {
+			wantProblem(t, deliver(attacker, i, []byte("guessed")), http.StatusUnauthorized, "unauthenticated")
+		}
+		r := deliver(attacker, 100, []byte("guessed"))
+		wantProblem(t, r, http.StatusTooManyRequests, "rate-limited")
+		if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s <= 0 {
+			t.Errorf("Retry-After = %q, want a positive number of seconds", r.header.Get("Retry-After"))
+		}
+		wantProblem(t, deliver(attacker, 101, webhookSecret), http.StatusTooManyRequests, "rate-limited")
+		for i := range 3 * limit {
+			if r := deliver(github, 200+i, webhookSecret); r.status != http.StatusOK {
+				t.Fatalf("signed delivery %d from another address: %d %s", i+1, r.status, r.body)
+			}
+		}
+	})
 }
