@@ -65,6 +65,9 @@ type githubConfig struct {
 	APIURL string
 	// ManifestGlob selects manifest files in a repository.
 	ManifestGlob string
+	// WebhookBodyBudget bounds the bytes of webhook bodies held in memory
+	// at once (see webhook.BodyBudget).
+	WebhookBodyBudget int64
 }
 
 // LogValue renders c for a log line without its secrets: the database URL
@@ -79,6 +82,7 @@ func (c config) LogValue() slog.Value {
 		slog.Bool("github_token", c.GitHub.Token != ""),
 		slog.String("github_api_url", c.GitHub.APIURL),
 		slog.String("manifest_glob", c.GitHub.ManifestGlob),
+		slog.Int64("webhook_body_budget", c.GitHub.WebhookBodyBudget),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout),
 		slog.Int("rate_limit", c.RateLimit),
 	)
@@ -168,8 +172,8 @@ var errHelp = errors.New("help requested")
 // validates it.
 func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	var (
-		c                                         config
-		secrets, shutdown, rate, logLevel, apiURL string
+		c                                                 config
+		secrets, shutdown, rate, logLevel, apiURL, budget string
 	)
 	fs := flag.NewFlagSet("registryd serve", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -194,6 +198,8 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 		"GitHub REST API base URL (GitHub Enterprise: https://HOST/api/v3/)"}, defaultGitHubAPIURL)
 	stringVar(fs, getenv, &c.GitHub.ManifestGlob, setting{"manifest-glob", "REGISTRYD_MANIFEST_GLOB",
 		"which files of a repository are addon manifests"}, webhook.DefaultManifestGlob)
+	stringVar(fs, getenv, &budget, setting{"webhook-body-budget", "REGISTRYD_WEBHOOK_BODY_BUDGET",
+		"webhook bodies held in memory at once, in bytes or with KiB, MiB or GiB; beyond it deliveries are answered 503"}, "64MiB")
 	stringVar(fs, getenv, &shutdown, setting{"shutdown-timeout", "REGISTRYD_SHUTDOWN_TIMEOUT",
 		"how long in-flight requests may take to finish on SIGTERM/SIGINT"}, defaultShutdownTimeout.String())
 	stringVar(fs, getenv, &rate, setting{"rate-limit", "REGISTRYD_RATE_LIMIT",
@@ -254,6 +260,12 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if err := webhook.ValidateGlob(c.GitHub.ManifestGlob); err != nil {
 		bad(setting{flag: "manifest-glob", env: "REGISTRYD_MANIFEST_GLOB"}, "%v", err)
 	}
+	if n, ok := parseSize(budget); !ok || n < webhook.MinBodyBudget {
+		bad(setting{flag: "webhook-body-budget", env: "REGISTRYD_WEBHOOK_BODY_BUDGET"},
+			"must be a size such as 64MiB (bytes, or a whole number of KiB, MiB or GiB), at least %dMiB", webhook.MinBodyBudget>>20)
+	} else {
+		c.GitHub.WebhookBodyBudget = n
+	}
 	if d, err := time.ParseDuration(shutdown); err != nil || d <= 0 || d > maxShutdownTimeout {
 		bad(setting{flag: "shutdown-timeout", env: "REGISTRYD_SHUTDOWN_TIMEOUT"}, "must be a duration such as 20s, above 0 and at most %s", maxShutdownTimeout)
 	} else {
@@ -274,6 +286,23 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 		return config{}, &exitError{code: 2, err: errors.Join(errs...)}
 	}
 	return c, nil
+}
+
+// parseSize reads a size in bytes: a whole number, optionally followed by
+// KiB, MiB or GiB. It refuses sizes of 1 TiB and over.
+func parseSize(s string) (int64, bool) {
+	shift := 0
+	for i, unit := range []string{"KiB", "MiB", "GiB"} {
+		if n, ok := strings.CutSuffix(s, unit); ok {
+			s, shift = n, 10*(i+1)
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n >= 1<<(40-shift) {
+		return 0, false
+	}
+	return n << shift, true
 }
 
 // checkAddr accepts host:port with a numeric port in [0, 65535].

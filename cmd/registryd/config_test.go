@@ -26,7 +26,7 @@ func TestServeConfigDefaults(t *testing.T) {
 	want := config{
 		Addr:            "127.0.0.1:8080",
 		Store:           storage.Config{DataDir: "./data"},
-		GitHub:          githubConfig{APIURL: "https://api.github.com/", ManifestGlob: "**/lean-ctx-addon.toml"},
+		GitHub:          githubConfig{APIURL: "https://api.github.com/", ManifestGlob: "**/lean-ctx-addon.toml", WebhookBodyBudget: 64 << 20},
 		ShutdownTimeout: 20 * time.Second,
 		RateLimit:       600,
 		LogFormat:       "text",
@@ -46,13 +46,14 @@ func TestServeConfigEnvAndFlags(t *testing.T) {
 		"REGISTRYD_GITHUB_TOKEN":          "ghp_abcdef",
 		"REGISTRYD_GITHUB_API_URL":        "https://ghe.example/api/v3",
 		"REGISTRYD_MANIFEST_GLOB":         "addons/*/lean-ctx-addon.toml",
+		"REGISTRYD_WEBHOOK_BODY_BUDGET":   "1GiB",
 		"REGISTRYD_SHUTDOWN_TIMEOUT":      "5s",
 		"REGISTRYD_RATE_LIMIT":            "0",
 		"REGISTRYD_LOG_FORMAT":            "json",
 		"REGISTRYD_LOG_LEVEL":             "debug",
 		"REGISTRYD_SKIP_MIGRATE":          "1",
 	}
-	c, err := loadServeConfig([]string{"--addr", "127.0.0.1:0", "--rate-limit", "30"}, envOf(env), new(bytes.Buffer))
+	c, err := loadServeConfig([]string{"--addr", "127.0.0.1:0", "--rate-limit", "30", "--webhook-body-budget", "100MiB"}, envOf(env), new(bytes.Buffer))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +62,11 @@ func TestServeConfigEnvAndFlags(t *testing.T) {
 		Store:     storage.Config{DatabaseURL: env["REGISTRYD_DATABASE_URL"], DataDir: "./data", SkipMigrate: true},
 		PublicURL: "https://registry.example",
 		GitHub: githubConfig{
-			WebhookSecrets: [][]byte{[]byte("old-secret"), []byte("new-secret")},
-			Token:          "ghp_abcdef",
-			APIURL:         "https://ghe.example/api/v3/",
-			ManifestGlob:   "addons/*/lean-ctx-addon.toml",
+			WebhookSecrets:    [][]byte{[]byte("old-secret"), []byte("new-secret")},
+			Token:             "ghp_abcdef",
+			APIURL:            "https://ghe.example/api/v3/",
+			ManifestGlob:      "addons/*/lean-ctx-addon.toml",
+			WebhookBodyBudget: 100 << 20,
 		},
 		ShutdownTimeout: 5 * time.Second,
 		RateLimit:       30,
@@ -115,6 +117,11 @@ func TestServeConfigRefusals(t *testing.T) {
 		{"shutdown words", map[string]string{"REGISTRYD_SHUTDOWN_TIMEOUT": "forever"}, nil, "REGISTRYD_SHUTDOWN_TIMEOUT"},
 		{"shutdown huge", map[string]string{"REGISTRYD_SHUTDOWN_TIMEOUT": "11m"}, nil, "REGISTRYD_SHUTDOWN_TIMEOUT"},
 		{"rate negative", nil, []string{"--rate-limit", "-1"}, "REGISTRYD_RATE_LIMIT"},
+		{"body budget under the minimum", map[string]string{"REGISTRYD_WEBHOOK_BODY_BUDGET": "32MiB"}, nil, "REGISTRYD_WEBHOOK_BODY_BUDGET"},
+		{"body budget with a unit of its own", nil, []string{"--webhook-body-budget", "64MB"}, "REGISTRYD_WEBHOOK_BODY_BUDGET"},
+		{"body budget fraction", nil, []string{"--webhook-body-budget", "0.5GiB"}, "REGISTRYD_WEBHOOK_BODY_BUDGET"},
+		{"body budget negative", nil, []string{"--webhook-body-budget", "-64MiB"}, "REGISTRYD_WEBHOOK_BODY_BUDGET"},
+		{"body budget overflows", nil, []string{"--webhook-body-budget", "9223372036854775807GiB"}, "REGISTRYD_WEBHOOK_BODY_BUDGET"},
 		{"log format", map[string]string{"REGISTRYD_LOG_FORMAT": "xml"}, nil, "REGISTRYD_LOG_FORMAT"},
 		{"log level", map[string]string{"REGISTRYD_LOG_LEVEL": "loud"}, nil, "REGISTRYD_LOG_LEVEL"},
 		{"unknown flag", nil, []string{"--colour"}, "colour"},
@@ -171,6 +178,36 @@ func TestServeHelp(t *testing.T) {
 		"REGISTRYD_GITHUB_TOKEN", "REGISTRYD_GITHUB_API_URL", "REGISTRYD_MANIFEST_GLOB", "REGISTRYD_PUBLIC_URL", "-skip-migrate"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("--help does not document %s", want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"34603008", 34603008, true},
+		{"64MiB", 64 << 20, true},
+		{"512KiB", 512 << 10, true},
+		{"1GiB", 1 << 30, true},
+		{"1023GiB", 1023 << 30, true},
+		{"0", 0, true},
+		{"1024GiB", 0, false},
+		{"1099511627776", 0, false},
+		{"", 0, false},
+		{"MiB", 0, false},
+		{" 64MiB", 0, false},
+		{"64mib", 0, false},
+		{"64 MiB", 0, false},
+		{"-1", 0, false},
+		{"1e6", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseSize(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }

@@ -44,7 +44,8 @@ func startGitHub(ctx context.Context, cfg config, store storage.Store, svc *work
 		log.Info("GitHub webhook disabled: REGISTRYD_GITHUB_WEBHOOK_SECRET is not set")
 		return in, nil
 	}
-	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: cfg.GitHub.WebhookSecrets, Store: store, Logger: log})
+	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: cfg.GitHub.WebhookSecrets, Store: store, Logger: log,
+		BodyBudget: cfg.GitHub.WebhookBodyBudget})
 	if err != nil {
 		return in, err
 	}
