@@ -141,9 +141,10 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) error {
 	// The server's own read timeout is meant for API requests; a
-	// delivery's body has less time. Handlers without a deadline to set
-	// (tests calling ServeHTTP) keep the server's.
-	http.NewResponseController(w).SetReadDeadline(rc.now().Add(rc.bodyTimeout))
+	// delivery's body has less time. A deadline is the wall clock's, not
+	// the injected one. Handlers without a deadline to set (tests calling
+	// ServeHTTP) keep the server's.
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(rc.bodyTimeout))
 	ev, err := webhook.Receive(r, rc.secrets, rc.budget)
 	if err != nil {
 		return err
