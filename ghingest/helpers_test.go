@@ -348,6 +348,22 @@ func sendTo(t testing.TB, base string, d delivery) (int, map[string]any) {
 	return resp.StatusCode, m
 }
 
+// rawDelivery is a POST of body to the webhook at base with GitHub's
+// headers for event, signed over signed: the body itself may be made up as
+// it is sent (too large, chunked, stalled).
+func rawDelivery(t testing.TB, ctx context.Context, base, event string, body io.Reader, signed []byte) *http.Request {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, "POST", base+"/v1/webhooks/github", body)
+	if err != nil {
+		t.Fatalf("request: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(webhook.EventHeader, event)
+	req.Header.Set(webhook.DeliveryHeader, newID())
+	req.Header.Set(webhook.SignatureHeader, webhook.SignatureValue(signed, []byte(secret)))
+	return req
+}
+
 // waitDone waits until delivery id leaves the queued, running and retrying
 // states, and returns it. The bound only keeps a broken test from hanging.
 func waitDone(t testing.TB, st storage.Reader, id string) registry.Delivery {

@@ -196,11 +196,7 @@ func TestReceiveOversized(t *testing.T) {
 			if chunked {
 				r = io.MultiReader(r) // hides the length: sent chunked
 			}
-			req, _ := http.NewRequest("POST", in.srv.URL+"/v1/webhooks/github", r)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(webhook.EventHeader, "push")
-			req.Header.Set(webhook.DeliveryHeader, newID())
-			req.Header.Set(webhook.SignatureHeader, webhook.SignatureValue(big, []byte(secret)))
+			req := rawDelivery(t, context.Background(), in.srv.URL, "push", r, big)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				// The server may close the connection once it has refused.
@@ -427,14 +423,10 @@ func TestReceiveSlowBody(t *testing.T) {
 			body := io.MultiReader(bytes.NewReader(ping[:100]), blockedReader(stall))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, "POST", in.srv.URL+"/v1/webhooks/github", body)
+			req := rawDelivery(t, ctx, in.srv.URL, "ping", body, ping)
 			if !chunked {
 				req.ContentLength = int64(len(ping))
 			}
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(webhook.EventHeader, "ping")
-			req.Header.Set(webhook.DeliveryHeader, newID())
-			req.Header.Set(webhook.SignatureHeader, webhook.SignatureValue(ping, []byte(secret)))
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatalf("no answer to a stalled body: %v", err)

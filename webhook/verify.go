@@ -3,8 +3,9 @@
 // GitHub sends, and reduces a pull_request, push or ping payload to the few
 // fields registryd acts on. It also matches manifest paths against globs.
 //
-// The package does no I/O of its own beyond reading a body it is handed; it
-// is safe for concurrent use.
+// The package does no I/O of its own beyond reading a body it is handed,
+// within a BodyBudget that bounds the memory bodies hold at once. It is safe
+// for concurrent use.
 package webhook
 
 import (
