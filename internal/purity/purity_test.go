@@ -24,8 +24,16 @@ import (
 const module = "github.com/registryd/registryd"
 
 // purePackages are the packages whose output must depend only on their
-// input: the manifest model, the env policy, the audit and the report.
-var purePackages = []string{"./addon/...", "./envpolicy/...", "./assess/...", "./report/..."}
+// input: the manifest model, the env policy, the audit, the report and the
+// rule for text that is safe to show.
+var purePackages = []string{"./addon/...", "./envpolicy/...", "./assess/...", "./report/...", "./safetext/..."}
+
+// leafPackages may depend on nothing outside the standard library but the
+// modules listed with them: every other package builds on them, so they
+// stay small enough to read and to trust.
+var leafPackages = map[string][]string{
+	"./safetext": {"golang.org/x/text/"},
+}
 
 // The rules come in three strengths, because "no os anywhere" cannot hold:
 // fmt itself imports os (for Printf to stdout), and BurntSushi/toml imports
@@ -109,6 +117,45 @@ func TestPurePackagesStayPure(t *testing.T) {
 	got = append(got, sourceViolations(t, deps)...)
 	for _, v := range got {
 		t.Error(v)
+	}
+}
+
+// TestLeafPackagesStayLeaves: a leaf package's whole dependency graph is
+// the standard library plus the modules it is allowed.
+func TestLeafPackagesStayLeaves(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not on PATH; cannot list dependencies")
+	}
+	for leaf, allowed := range leafPackages {
+		deps := listPackages(t, "-deps", leaf)
+		if len(deps) == 0 {
+			t.Fatalf("go list found no packages for %s", leaf)
+		}
+		for _, v := range leafViolations(deps, module+"/"+strings.TrimPrefix(leaf, "./"), allowed) {
+			t.Errorf("%s: %s", leaf, v)
+		}
+	}
+}
+
+// leafViolations returns the packages of deps that are neither standard,
+// the leaf itself, nor under an allowed prefix.
+func leafViolations(deps []pkg, leaf string, allowed []string) []string {
+	var out []string
+	for _, p := range deps {
+		if p.Standard || p.ImportPath == leaf || slices.ContainsFunc(allowed, func(a string) bool { return strings.HasPrefix(p.ImportPath, a) }) {
+			continue
+		}
+		out = append(out, "depends on "+p.ImportPath)
+	}
+	return out
+}
+
+func TestLeafViolationsDetects(t *testing.T) {
+	deps := []pkg{{ImportPath: "strings", Standard: true}, {ImportPath: "golang.org/x/text/unicode/rangetable"},
+		{ImportPath: module + "/registry"}, {ImportPath: "example.com/dep"}, {ImportPath: module + "/safetext"}}
+	want := []string{"depends on " + module + "/registry", "depends on example.com/dep"}
+	if diff := cmp.Diff(want, leafViolations(deps, module+"/safetext", []string{"golang.org/x/text/"})); diff != "" {
+		t.Errorf("leafViolations (-want +got):\n%s", diff)
 	}
 }
 
