@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 // ParseTOML decodes and validates a `lean-ctx-addon.toml` manifest.
@@ -32,7 +32,7 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	b = bytes.TrimPrefix(b, byteOrderMark)
 	src := string(b)
 	pos := scanTOML(src)
-	if fe := rawProblem(b, pos.lines); fe != nil {
+	if fe := rawProblem(src, pos.lines); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
 	if pos.deepLine > 0 {
@@ -62,7 +62,7 @@ func ParseJSON(b []byte) (*Manifest, error) {
 		return nil, tooLarge("manifest", MaxManifestBytes)
 	}
 	b = bytes.TrimPrefix(b, byteOrderMark)
-	if fe := rawProblem(b, nil); fe != nil {
+	if fe := rawProblem(string(b), nil); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
 	v, lines, fe := decodeJSON(b, MaxDepth, MaxArgs)
@@ -86,7 +86,7 @@ func ParseRegistryFile(b []byte) ([]*Manifest, error) {
 		return nil, tooLarge("registry file", MaxRegistryFileBytes)
 	}
 	b = bytes.TrimPrefix(b, byteOrderMark)
-	if fe := rawProblem(b, nil); fe != nil {
+	if fe := rawProblem(string(b), nil); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
 	v, lines, fe := decodeJSON(b, MaxDepth+2, MaxRegistryEntries)
@@ -176,34 +176,18 @@ func tomlError(err error) error {
 }
 
 // rawProblem refuses a document whose bytes are not valid UTF-8 or that
-// carries, anywhere (comments included), a character that textProblem
-// refuses, other than the tab and line breaks that separate lines. lines,
-// when known, names the key on the offending line.
-func rawProblem(b []byte, lines map[string]int) *registry.FieldError {
-	line := 1
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '\n':
-				line++
-			case c == '\t' || c == '\r':
-			case runeProblem(rune(c)) != "":
-				return &registry.FieldError{Path: pathAtLine(lines, line), Line: line, Message: "document " + runeProblem(rune(c))}
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return &registry.FieldError{Path: pathAtLine(lines, line), Line: line, Message: "document is not valid UTF-8"}
-		}
-		if p := runeProblem(r); p != "" {
-			return &registry.FieldError{Path: pathAtLine(lines, line), Line: line, Message: "document " + p}
-		}
-		i += n
+// carries, anywhere (comments included), a character that safetext refuses,
+// other than the tab and line breaks that separate lines. lines, when known,
+// names the key on the offending line.
+func rawProblem(src string, lines map[string]int) *registry.FieldError {
+	err := safetext.Check(src, safetext.Lines|safetext.CR)
+	if err == nil {
+		return nil
 	}
-	return nil
+	var e *safetext.Error
+	errors.As(err, &e)
+	line := 1 + strings.Count(src[:e.Offset], "\n")
+	return &registry.FieldError{Path: pathAtLine(lines, line), Line: line, Message: "document " + e.Error()}
 }
 
 // pathAtLine returns the longest printable path recorded at line, or "".

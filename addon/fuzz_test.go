@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 // FuzzParseManifest feeds arbitrary bytes to ParseTOML or ParseJSON. Neither
@@ -61,10 +62,8 @@ func FuzzParseManifest(f *testing.F) {
 			t.Fatalf("got %T %v, want a *registry.ValidationError with fields", err, err)
 		}
 		for _, fe := range ve.Fields {
-			for _, r := range fe.String() {
-				if runeProblem(r) != "" {
-					t.Fatalf("error field %q carries %U", fe.String(), r)
-				}
+			if err := safetext.Check(fe.String(), 0); err != nil {
+				t.Fatalf("error field %q %v", fe.String(), err)
 			}
 			if printablePath(fe.Path) != fe.Path {
 				t.Fatalf("path %q is not printable", fe.Path)

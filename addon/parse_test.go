@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 // where is the part of a FieldError a test pins: path and line. Messages
@@ -116,8 +117,8 @@ var badCases = []badCase{
 	{name: "caps exec empty entry", in: okHead + "[capabilities]\nexec = [\"\"]\n", want: []where{{"capabilities.exec[0]", 4}}},
 
 	// Characters in values and keys.
-	{name: "nul escaped", in: okHead + "description = \"a\\u0000b\"\n", want: []where{{"addon.description", 3}}, maybe: "NUL"},
-	{name: "nul raw", in: okHead + "description = \"a\x00b\"\n", want: []where{{"addon.description", 3}}, maybe: "NUL"},
+	{name: "nul escaped", in: okHead + "description = \"a\\u0000b\"\n", want: []where{{"addon.description", 3}}, maybe: "U+0000"},
+	{name: "nul raw", in: okHead + "description = \"a\x00b\"\n", want: []where{{"addon.description", 3}}, maybe: "U+0000"},
 	{name: "newline escaped", in: okHead + "[mcp]\ncommand = \"a\\nb\"\n", want: []where{{"mcp.command", 4}}, maybe: "control"},
 	{name: "multi-line string", in: okHead + "description = \"\"\"\none\ntwo\"\"\"\n", want: []where{{"addon.description", 3}}, maybe: "control"},
 	{name: "escape char", in: okHead + "[mcp]\nargs = [\"\\u001b[2J\"]\n", want: []where{{"mcp.args[0]", 4}}},
@@ -127,7 +128,15 @@ var badCases = []badCase{
 	{name: "bidi isolate", in: okHead + "homepage = \"\\u2066x\"\n", want: []where{{"addon.homepage", 3}}},
 	{name: "arabic letter mark", in: okHead + "license = \"\\u061c\"\n", want: []where{{"addon.license", 3}}},
 	{name: "rtl mark", in: okHead + "license = \"\\u200f\"\n", want: []where{{"addon.license", 3}}},
-	{name: "zero-width space", in: okHead + "[mcp]\ncommand = \"np\\u200bx\"\n", want: []where{{"mcp.command", 4}}, maybe: "zero-width"},
+	{name: "zero-width space", in: okHead + "[mcp]\ncommand = \"np\\u200bx\"\n", want: []where{{"mcp.command", 4}}, maybe: "invisible"},
+	{name: "soft hyphen", in: okHead + "display_name = \"ad\\u00ADmin\"\n", want: []where{{"addon.display_name", 3}}, maybe: "U+00AD"},
+	{name: "raw soft hyphen", in: okHead + "author = \"a\u00ADb\"\n", want: []where{{"addon.author", 3}}, maybe: "U+00AD"},
+	{name: "line separator", in: okHead + "description = \"a\\u2028b\"\n", want: []where{{"addon.description", 3}}, maybe: "separator"},
+	{name: "tag character", in: okHead + "author = \"a\\U000E0041\"\n", want: []where{{"addon.author", 3}}, maybe: "invisible"},
+	{name: "private use", in: okHead + "display_name = \"\\uE0B0 x\"\n", want: []where{{"addon.display_name", 3}}, maybe: "private-use"},
+	{name: "noncharacter", in: okHead + "author = \"\\uFDD0\"\n", want: []where{{"addon.author", 3}}, maybe: "noncharacter"},
+	{name: "hangul filler", in: okHead + "author = \"\\u3164\"\n", want: []where{{"addon.author", 3}}, maybe: "invisible"},
+	{name: "stray zero width joiner", in: okHead + "author = \"a\\u200Db\"\n", want: []where{{"addon.author", 3}}},
 	{name: "second bom", in: "\ufeff\ufeff" + okHead, want: []where{{"", 1}}},
 	{name: "json second bom", json: true, in: "\ufeff\ufeff{}", want: []where{{"", 1}}},
 	{name: "bom inside", in: okHead + "keywords = [\"\\ufeff\"]\n", want: []where{{"addon.keywords[0]", 3}}},
@@ -236,10 +245,8 @@ func assertQuiet(t *testing.T, msg string) {
 	if msg == "" {
 		t.Errorf("empty message")
 	}
-	for _, r := range msg {
-		if runeProblem(r) != "" || r == '<' || r == '>' {
-			t.Errorf("message %q carries %U", msg, r)
-		}
+	if err := safetext.Check(msg, 0); err != nil || strings.ContainsAny(msg, "<>") {
+		t.Errorf("message %q is not quiet (%v)", msg, err)
 	}
 }
 
@@ -624,5 +631,15 @@ func TestParseJSONLinesAndPaths(t *testing.T) {
 	wantCaps := &Capabilities{Network: NetworkNone, Filesystem: FilesystemReadOnly, Env: []string{}, Exec: ExecFull}
 	if diff := cmp.Diff(wantCaps, m.Capabilities); diff != "" {
 		t.Errorf("capabilities (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseAcceptsShownText: text that safetext lets through is accepted,
+// emoji sequences joined by U+200D included.
+func TestParseAcceptsShownText(t *testing.T) {
+	for _, s := range []string{"Zürich 東京 café", "family 👨\\u200D👩\\u200D👧", "❤\\uFE0F\\u200D🔥", "a\\u00A0b", "é (e\\u0301)"} {
+		if _, err := ParseTOML([]byte(okHead + "display_name = \"" + s + "\"\n")); err != nil {
+			t.Errorf("display_name %q refused: %v", s, err)
+		}
 	}
 }

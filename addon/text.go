@@ -2,41 +2,20 @@ package addon
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/registryd/registryd/envpolicy"
+	"github.com/registryd/registryd/safetext"
 )
 
 // textProblem reports why s may not appear in a field a person or a program
-// acts on, or "" when it may. The message never quotes s.
-//
-// Refused: invalid UTF-8; every C0 control (tab and newline included: no
-// manifest field is multi-line), DEL and C1 controls; the bidirectional
-// embeddings, overrides, isolates and marks that reorder what a reviewer
-// sees (Trojan Source); and zero-width characters that hide text.
+// acts on, or "" when it may: the first character that safetext refuses on
+// one line (invalid UTF-8, controls including tab and newline, since no
+// manifest field is multi-line, bidi controls, invisible format characters,
+// separators, noncharacters, private-use and unassigned code points). The
+// message names the code point, never quotes s.
 func textProblem(s string) string {
-	if !utf8.ValidString(s) {
-		return "is not valid UTF-8"
-	}
-	for _, r := range s {
-		if p := runeProblem(r); p != "" {
-			return p
-		}
-	}
-	return ""
-}
-
-func runeProblem(r rune) string {
-	switch {
-	case r == 0:
-		return "contains a NUL character"
-	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-		return "contains a control character"
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069,
-		r == 0x200e, r == 0x200f, r == 0x061c:
-		return "contains a bidirectional control character"
-	case r >= 0x200b && r <= 0x200d, r == 0x2060, r == 0xfeff:
-		return "contains an invisible (zero-width) character"
+	if err := safetext.Check(s, 0); err != nil {
+		return err.Error()
 	}
 	return ""
 }
@@ -118,7 +97,7 @@ func quietMessage(s string) string {
 			}
 			b.WriteByte(c)
 			for j := 0; j < len(frag); j++ {
-				if f := frag[j]; f < 0x20 || f > 0x7e || strings.IndexByte("<>&`\\$", f) >= 0 {
+				if f := frag[j]; !safetext.PrintableASCII(rune(f)) || strings.IndexByte("<>&`\\$", f) >= 0 {
 					b.WriteByte('?')
 				} else {
 					b.WriteByte(f)
@@ -128,7 +107,7 @@ func quietMessage(s string) string {
 			i += end + 1
 			continue
 		}
-		if c < 0x20 || c > 0x7e || strings.IndexByte("<>&`\\$", c) >= 0 {
+		if !safetext.PrintableASCII(rune(c)) || strings.IndexByte("<>&`\\$", c) >= 0 {
 			b.WriteByte('?')
 			continue
 		}

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
 )
@@ -28,7 +28,7 @@ func (s *server) listAddons(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	f := storage.AddonFilter{Query: q.Get("q"), Tier: registry.Tier(q.Get("tier")), Verdict: registry.Verdict(q.Get("verdict"))}
-	if len(f.Query) > MaxQueryBytes || !utf8.ValidString(f.Query) || !textSafe(f.Query) || strings.ContainsAny(f.Query, "\n\t") {
+	if len(f.Query) > MaxQueryBytes || !safetext.Valid(f.Query, 0) {
 		return badRequest("q", "must be at most "+strconv.Itoa(MaxQueryBytes)+" bytes of printable text")
 	}
 	if f.Tier != "" && !f.Tier.Valid() {
@@ -302,7 +302,7 @@ func (s *server) createSuppression(w http.ResponseWriter, r *http.Request) error
 	if !validCode(req.Code) {
 		fields = append(fields, registry.FieldError{Path: "code", Message: "must be a rule code: 1 to 64 of [a-z0-9_]"})
 	}
-	if len(req.Path) > 512 || !printableASCII(req.Path) {
+	if len(req.Path) > 512 || !safetext.GraphicASCII(req.Path) {
 		fields = append(fields, registry.FieldError{Path: "path", Message: "must be a field path of at most 512 printable ASCII characters, or empty for every path"})
 	}
 	if !registry.SuppressionReason(req.Reason).Valid() {

@@ -126,6 +126,7 @@ func TestBadInput(t *testing.T) {
 			{"bad badge style", req{method: "GET", path: "/v1/addons/weather/badge.svg?style=3d"}, 400, "bad-request", []api.ProblemField{{Path: "style", Message: "must be flat or flat-square"}}},
 			{"hostile badge label", req{method: "GET", path: "/v1/addons/weather/badge.svg?label=%E2%80%AEx"}, 400, "bad-request", nil},
 			{"malformed badge name", req{method: "GET", path: "/v1/addons/BAD/badge.json"}, 400, "bad-request", nil},
+			{"newline in badge label", req{method: "GET", path: "/v1/addons/weather/badge.svg?label=a%0Ab"}, 400, "bad-request", nil},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/registryd/registryd/assess"
 	"github.com/registryd/registryd/badge"
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 // OpenAPI is the OpenAPI 3.1 document of this API, served as it is at GET
@@ -52,7 +54,7 @@ func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
 func (s *server) readyz(w http.ResponseWriter, r *http.Request) error {
 	if err := s.ready(r.Context()); err != nil {
 		s.log.WarnContext(r.Context(), "not ready", "request_id", requestIDFrom(r.Context()), "error", err)
-		return &apiError{status: http.StatusServiceUnavailable, slug: "unavailable", detail: "the service is not ready"}
+		return &problem.Error{Status: http.StatusServiceUnavailable, Slug: "unavailable", Detail: "the service is not ready"}
 	}
 	return writeJSON(w, r, http.StatusOK, statusJSON{Status: "ready"})
 }
@@ -129,7 +131,7 @@ func (s *server) badgeOf(endpoint bool) handlerFunc {
 			return err
 		}
 		label := r.URL.Query().Get("label")
-		if len(label) > 256 || !textSafe(label) {
+		if len(label) > 256 || !safetext.Valid(label, 0) {
 			return badRequest("label", "must be at most 256 bytes of printable text")
 		}
 		style, err := badge.ParseStyle(r.URL.Query().Get("style"))

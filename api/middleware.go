@@ -15,16 +15,14 @@ import (
 
 	"github.com/go-chi/httprate"
 
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/workflow"
 )
 
 type ctxKey int
 
-const (
-	requestIDKey ctxKey = iota
-	actorKey
-)
+const actorKey ctxKey = iota
 
 // RequestIDHeader carries the request id both ways: a client may send one
 // (1 to 64 characters of [A-Za-z0-9._-]); otherwise, or when it sends
@@ -36,10 +34,7 @@ const RequestIDHeader = "X-Request-Id"
 // outside the API's handler.
 func RequestIDFrom(ctx context.Context) string { return requestIDFrom(ctx) }
 
-func requestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
-}
+func requestIDFrom(ctx context.Context) string { return problem.RequestID(ctx) }
 
 // safeRequestID reports whether a client's request id may be echoed.
 func safeRequestID(s string) bool {
@@ -93,7 +88,7 @@ func (s *server) observe(next http.Handler) http.Handler {
 		if !safeRequestID(id) {
 			id = newRequestID()
 		}
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		r = r.WithContext(problem.WithRequestID(r.Context(), id))
 		h := w.Header()
 		h.Set(RequestIDHeader, id)
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -160,16 +155,16 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		if !ok {
-			s.writeError(w, r, &apiError{status: http.StatusUnauthorized, slug: "unauthenticated",
-				detail: "the Authorization header must be `Bearer <token>`",
-				header: http.Header{"Www-Authenticate": {`Bearer realm="registryd", error="invalid_request"`}}})
+			s.writeError(w, r, &problem.Error{Status: http.StatusUnauthorized, Slug: "unauthenticated",
+				Detail: "the Authorization header must be `Bearer <token>`",
+				Header: http.Header{"Www-Authenticate": {`Bearer realm="registryd", error="invalid_request"`}}})
 			return
 		}
 		a, err := s.wf.Authenticate(r.Context(), tok)
 		if err != nil {
 			if errors.Is(err, registry.ErrUnauthenticated) {
-				err = &apiError{status: http.StatusUnauthorized, slug: "unauthenticated", detail: "the token is unknown or revoked",
-					header: http.Header{"Www-Authenticate": {`Bearer realm="registryd", error="invalid_token"`}}}
+				err = &problem.Error{Status: http.StatusUnauthorized, Slug: "unauthenticated", Detail: "the token is unknown or revoked",
+					Header: http.Header{"Www-Authenticate": {`Bearer realm="registryd", error="invalid_token"`}}}
 			}
 			s.writeError(w, r, err)
 			return
@@ -199,11 +194,11 @@ func RequireRole(min registry.Role) func(http.Handler) http.Handler {
 func checkRole(ctx context.Context, min registry.Role) error {
 	a, ok := ActorFrom(ctx)
 	if !ok {
-		return &apiError{status: http.StatusUnauthorized, slug: "unauthenticated", detail: "this endpoint needs a bearer token",
-			header: http.Header{"Www-Authenticate": {`Bearer realm="registryd"`}}}
+		return &problem.Error{Status: http.StatusUnauthorized, Slug: "unauthenticated", Detail: "this endpoint needs a bearer token",
+			Header: http.Header{"Www-Authenticate": {`Bearer realm="registryd"`}}}
 	}
 	if !a.Role.AtLeast(min) {
-		return &apiError{status: http.StatusForbidden, slug: "forbidden", detail: "this endpoint needs the " + string(min) + " role"}
+		return &problem.Error{Status: http.StatusForbidden, Slug: "forbidden", Detail: "this endpoint needs the " + string(min) + " role"}
 	}
 	return nil
 }
@@ -227,8 +222,8 @@ func newLimiters(perMinute int, s *server) *limiters {
 		return nil
 	}
 	onLimit := httprate.WithLimitHandler(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, &apiError{status: http.StatusTooManyRequests, slug: "rate-limited",
-			detail: "too many requests; retry after the number of seconds in Retry-After"})
+		s.writeError(w, r, &problem.Error{Status: http.StatusTooManyRequests, Slug: "rate-limited",
+			Detail: "too many requests; retry after the number of seconds in Retry-After"})
 	})
 	return &limiters{
 		byAddress: httprate.NewRateLimiter(perMinute, time.Minute, onLimit),
@@ -282,9 +277,9 @@ func (s *server) limitByAddress(next http.Handler) http.Handler {
 func (s *server) limitWebhook(next http.Handler, w http.ResponseWriter, r *http.Request, key string) {
 	l := s.limiters.byAddress
 	if _, rate, err := l.Status(key); err == nil && int(math.Round(rate)) >= s.limiters.perMinute {
-		s.writeError(w, r, &apiError{status: http.StatusTooManyRequests, slug: "rate-limited",
-			detail: "too many failed deliveries from this address; retry after the number of seconds in Retry-After",
-			header: http.Header{"Retry-After": {strconv.Itoa(int(time.Minute.Seconds()))}}})
+		s.writeError(w, r, &problem.Error{Status: http.StatusTooManyRequests, Slug: "rate-limited",
+			Detail: "too many failed deliveries from this address; retry after the number of seconds in Retry-After",
+			Header: http.Header{"Retry-After": {strconv.Itoa(int(time.Minute.Seconds()))}}})
 		return
 	}
 	rec := &statusRecorder{ResponseWriter: w}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
 )
 
@@ -212,7 +213,7 @@ func knownParams(r *http.Request, allowed ...string) error {
 func page(r *http.Request) (storage.Page, error) {
 	q := r.URL.Query()
 	p := storage.Page{Cursor: q.Get("cursor")}
-	if len(p.Cursor) > 512 || !printableASCII(p.Cursor) {
+	if len(p.Cursor) > 512 || !safetext.GraphicASCII(p.Cursor) {
 		return p, badRequest("cursor", "is not a cursor this server returned")
 	}
 	if l := q.Get("limit"); l != "" {
@@ -227,15 +228,6 @@ func page(r *http.Request) (storage.Page, error) {
 	return p, nil
 }
 
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
 // listErr turns a store's refusal of a cursor into a 400 naming it.
 func listErr(err error) error {
 	if errors.Is(err, registry.ErrInvalid) {
@@ -244,46 +236,21 @@ func listErr(err error) error {
 	return err
 }
 
-// freeText checks a reason or note: valid UTF-8, no control or invisible
-// format characters except newlines and tabs, at most max bytes.
+// freeText checks a reason or note: at most max bytes, and only characters
+// safetext lets be shown on several lines (tabs and newlines are the only
+// controls).
 func freeText(path, s string, required bool, max int) *registry.FieldError {
 	switch {
 	case s == "" && required:
 		return &registry.FieldError{Path: path, Message: "must not be empty"}
 	case len(s) > max:
 		return &registry.FieldError{Path: path, Message: "must be at most " + strconv.Itoa(max) + " bytes"}
-	case !utf8.ValidString(s) || !textSafe(s):
+	case !safetext.Valid(s, safetext.Lines):
 		return &registry.FieldError{Path: path, Message: "must not contain control, bidirectional or invisible characters"}
 	case required && strings.TrimSpace(s) == "":
 		return &registry.FieldError{Path: path, Message: "must not be blank"}
 	}
 	return nil
-}
-
-// textSafe reports whether s holds only characters safe to show.
-func textSafe(s string) bool {
-	for _, r := range s {
-		if r == '\n' || r == '\t' {
-			continue
-		}
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || isFormat(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// isFormat reports the invisible and direction-changing characters.
-func isFormat(r rune) bool {
-	switch {
-	case r == 0xad, r == 0x61c, r == 0x180e:
-		return true
-	case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2060 && r <= 0x206f:
-		return true
-	case r == 0xfeff, r >= 0xfff9 && r <= 0xfffb:
-		return true
-	}
-	return false
 }
 
 // timeParam reads an RFC 3339 time from the query.

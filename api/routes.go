@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -22,8 +23,7 @@ func (s *server) routes() http.Handler {
 				allow = append(allow, m)
 			}
 		}
-		return &apiError{status: http.StatusMethodNotAllowed, slug: "method-not-allowed", detail: "the resource does not support this method",
-			header: http.Header{"Allow": {strings.Join(allow, ", ")}}}
+		return problem.MethodNotAllowed(strings.Join(allow, ", "))
 	}))
 
 	submitter := RequireRole(registry.RoleSubmitter)
@@ -77,7 +77,7 @@ func (s *server) notFound(w http.ResponseWriter, r *http.Request) {
 		s.deps.Web.ServeHTTP(w, r)
 		return
 	}
-	s.writeError(w, r, &apiError{status: http.StatusNotFound, slug: "not-found", detail: "no such resource"})
+	s.writeError(w, r, problem.NotFound("no such resource"))
 }
 
 // param returns the path parameter name of r's route.

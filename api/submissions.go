@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
@@ -122,7 +123,7 @@ func (s *server) visibleSubmission(r *http.Request) (registry.Submission, error)
 		return registry.Submission{}, notFoundAs(err, "no such submission")
 	}
 	if a, _ := ActorFrom(r.Context()); !a.Role.AtLeast(registry.RoleMaintainer) && (a.TokenID == "" || sub.SubmitterToken != a.TokenID) {
-		return registry.Submission{}, &apiError{status: http.StatusNotFound, slug: "not-found", detail: "no such submission"}
+		return registry.Submission{}, problem.NotFound("no such submission")
 	}
 	return sub, nil
 }

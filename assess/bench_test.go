@@ -124,7 +124,8 @@ func TestPureImports(t *testing.T) {
 		"encoding/base64": true, "net/netip": true, "net/url": true, "regexp": true, "sort": true,
 		"strconv": true, "strings": true, "unicode/utf16": true,
 		"github.com/registryd/registryd/addon": true, "github.com/registryd/registryd/envpolicy": true,
-		"github.com/registryd/registryd/registry": true, "mvdan.cc/sh/v3/syntax": true,
+		"github.com/registryd/registryd/registry": true, "github.com/registryd/registryd/safetext": true,
+		"mvdan.cc/sh/v3/syntax": true,
 	}
 	for _, imp := range strings.Fields(string(out)) {
 		if !allowed[imp] {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/registryd/registryd/envpolicy"
+	"github.com/registryd/registryd/safetext"
 )
 
 func echoSafeKey(k string) bool  { return envpolicy.EchoSafe(k) }
@@ -20,25 +21,14 @@ func keyLabel(k string) string {
 
 // safeText returns s reduced to characters that cannot attack a terminal or
 // a page: printable ASCII without quotes, angle brackets, ampersand and
-// backslash, at most max bytes (an ellipsis marks a cut). Anything else
-// becomes '?'.
+// backslash, at most max bytes (an ellipsis marks a cut). Any other
+// character becomes '?'.
 func safeText(s string, max int) string {
-	var b strings.Builder
-	for _, r := range s {
-		if b.Len() >= max {
-			b.WriteString("...")
-			break
-		}
-		switch {
-		case r < 0x20 || r > 0x7e:
-			b.WriteByte('?')
-		case strings.ContainsRune("<>&\"'`\\", r):
-			b.WriteByte('?')
-		default:
-			b.WriteRune(r)
-		}
+	out := safetext.ASCII(s, "<>&\"'`\\", '?')
+	if len(out) > max {
+		return out[:max] + "..."
 	}
-	return b.String()
+	return out
 }
 
 // quoted renders a program name for a message.

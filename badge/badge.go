@@ -17,10 +17,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 // Badge is what a badge says. The zero Label renders a badge with the
@@ -234,66 +234,11 @@ func light(h string) bool {
 	return (r*299+g*587+b*114)/1000 > 175
 }
 
-// sanitize makes s safe and bounded for a badge: invalid UTF-8, control
-// characters (C0, C1, DEL), line and paragraph separators, noncharacters and
-// format characters (bidirectional overrides and isolates, zero-width
-// spaces and joiners, soft hyphen, tags) each become U+FFFD, except a
-// zero-width joiner that follows an emoji, which emoji sequences need. Text longer than MaxTextRunes is cut
-// and ends in "…".
+// sanitize makes s safe and bounded for a badge: every character that
+// safetext does not let be shown (controls, bidi and other format
+// characters, separators, noncharacters, private-use and unassigned code
+// points, invalid UTF-8) becomes U+FFFD; a zero width joiner inside an emoji
+// sequence stays. Text longer than MaxTextRunes is cut and ends in "…".
 func sanitize(s string) string {
-	clean := true
-	n := 0
-	var prev rune
-	for _, r := range s {
-		n++
-		if unsafeRune(r) || r == zwj && !joinsEmoji(prev) {
-			clean = false
-		}
-		prev = r
-	}
-	if clean && n <= MaxTextRunes {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	i := 0
-	prev = 0
-	for _, r := range s {
-		if n > MaxTextRunes && i == MaxTextRunes-1 {
-			b.WriteRune('…')
-			break
-		}
-		if unsafeRune(r) || r == zwj && !joinsEmoji(prev) {
-			r = utf8.RuneError
-		}
-		b.WriteRune(r)
-		prev = r
-		i++
-	}
-	return b.String()
-}
-
-// joinsEmoji reports whether a zero-width joiner after r can join an emoji
-// sequence: r is an emoji, a skin tone or the emoji presentation selector.
-// Anywhere else a joiner is an invisible character and is refused.
-func joinsEmoji(r rune) bool {
-	return r == vs16 || emojiPresentation(r) || r >= pictographLow && r <= pictographHigh
-}
-
-// unsafeRune reports whether r must not reach a badge.
-func unsafeRune(r rune) bool {
-	switch {
-	case r >= 0x20 && r < 0x7F:
-		return false // printable ASCII, the common case
-	case r == utf8.RuneError:
-		// Invalid UTF-8 decodes to it; a literal U+FFFD stays as it is.
-		return true
-	case r == zwj:
-		return false
-	case r < 0x20, r >= 0x7F && r < 0xA0:
-		return true
-	case r >= 0xFDD0 && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
-		return true
-	}
-	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Cs)
+	return safetext.TruncateRunes(safetext.Replace(s, 0, utf8.RuneError), MaxTextRunes)
 }

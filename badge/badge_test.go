@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -154,11 +155,8 @@ func checkSafe(t testing.TB, what, s string) {
 		t.Errorf("%s is not valid UTF-8: %q", what, s)
 		return
 	}
-	for i, r := range s {
-		if r != '\n' && r != utf8.RuneError && unsafeRune(r) {
-			t.Errorf("%s holds %U at byte %d: %q", what, r, i, s)
-			return
-		}
+	if err := safetext.Check(s, safetext.LF); err != nil {
+		t.Errorf("%s %v: %q", what, err, s)
 	}
 }
 
@@ -394,6 +392,9 @@ func TestSanitize(t *testing.T) {
 		{"invalid utf8", "a\xffb\xc0", "a\ufffdb\ufffd"},
 		{"nonchars", "\ufffe\uffff\ufdd0\U0010ffff", "\ufffd\ufffd\ufffd\ufffd"},
 		{"tags", "\U000e0067\U000e007f", "\ufffd\ufffd"},
+		{"private use", "\ue0b0 pass", "\ufffd pass"},
+		{"unassigned", "a\u0378", "a\ufffd"},
+		{"zwj joining nothing", "🚀\u200d", "🚀\ufffd"},
 		{"exactly max", long[:MaxTextRunes], long[:MaxTextRunes]},
 		{"over max", long, long[:MaxTextRunes-1] + "…"},
 		{"over max multibyte", strings.Repeat("я", MaxTextRunes+1), strings.Repeat("я", MaxTextRunes-1) + "…"},

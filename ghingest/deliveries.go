@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
 )
 
@@ -89,13 +91,11 @@ func (h *Deliveries) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *Deliveries) serve(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		return &problem{status: http.StatusMethodNotAllowed, slug: "method-not-allowed", title: "Method not allowed",
-			detail: "the resource does not support this method"}
+		return problem.MethodNotAllowed("GET, HEAD")
 	}
 	rest, ok := strings.CutPrefix(r.URL.Path, DeliveriesPath)
 	if !ok {
-		return &problem{status: http.StatusNotFound, slug: "not-found", title: "Not found", detail: "no such resource"}
+		return problem.NotFound("no such resource")
 	}
 	switch {
 	case rest == "" || rest == "/":
@@ -103,7 +103,7 @@ func (h *Deliveries) serve(w http.ResponseWriter, r *http.Request) error {
 	case strings.Count(rest, "/") == 1:
 		return h.one(w, r, rest[1:])
 	}
-	return &problem{status: http.StatusNotFound, slug: "not-found", title: "Not found", detail: "no such resource"}
+	return problem.NotFound("no such resource")
 }
 
 func (h *Deliveries) list(w http.ResponseWriter, r *http.Request) error {
@@ -111,7 +111,7 @@ func (h *Deliveries) list(w http.ResponseWriter, r *http.Request) error {
 	for k, vs := range q {
 		if k != "limit" && k != "cursor" {
 			name := k
-			if len(name) > 64 || safeText(name, 64) != name || strings.ContainsAny(name, "<>\"'&`") {
+			if len(name) > 64 || !safetext.Valid(name, 0) || strings.ContainsAny(name, "<>\"'&`") {
 				name = ""
 			}
 			return badParam(name, "unknown query parameter")
@@ -121,7 +121,7 @@ func (h *Deliveries) list(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	p := storage.Page{Cursor: q.Get("cursor")}
-	if len(p.Cursor) > 512 || safeText(p.Cursor, 512) != p.Cursor || strings.ContainsAny(p.Cursor, " <>\"'&`") {
+	if len(p.Cursor) > 512 || !safetext.Valid(p.Cursor, 0) || strings.ContainsAny(p.Cursor, " <>\"'&`") {
 		return badParam("cursor", "is not a cursor this server returned")
 	}
 	if q.Has("limit") {
@@ -156,6 +156,9 @@ func (h *Deliveries) one(w http.ResponseWriter, r *http.Request, id string) erro
 		return badParam("id", "not a GitHub delivery id")
 	}
 	d, err := h.reader.Delivery(r.Context(), id)
+	if errors.Is(err, registry.ErrNotFound) {
+		return problem.NotFound("no such delivery")
+	}
 	if err != nil {
 		return err
 	}

@@ -20,15 +20,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/riverqueue/river"
 
 	"github.com/registryd/registryd/githubapi"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/webhook"
 	"github.com/registryd/registryd/workflow"
@@ -162,22 +161,11 @@ func validDeliveryID(s string) bool {
 // maxErrorBytes bounds the error text stored with a delivery.
 const maxErrorBytes = 2000
 
-// safeText makes s fit to store and show: invalid UTF-8, control, format
-// (bidi, zero-width) and other invisible characters become U+FFFD, and the
-// text is cut at max bytes.
+// safeText makes s fit to store and show: every character safetext does
+// not let be shown on one line (newlines included) becomes U+FFFD, and the
+// text is cut to at most max bytes.
 func safeText(s string, max int) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
-			r = utf8.RuneError
-		}
-		if b.Len()+utf8.RuneLen(r) > max {
-			b.WriteString("…")
-			break
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return safetext.Truncate(safetext.Replace(s, 0, utf8.RuneError), max)
 }
 
 // errText is the stored form of err.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/webhook"
@@ -202,92 +202,45 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error 
 	return nil
 }
 
-// problem is an error with the status and problem type it answers with.
-type problem struct {
-	status int
-	slug   string
-	title  string
-	detail string
-	fields []registry.FieldError
-}
+// badParam refuses a malformed query parameter or path segment.
+func badParam(path, msg string) error { return problem.BadRequest(path, msg) }
 
-func (p *problem) Error() string { return p.detail }
-
-func badParam(path, msg string) error {
-	return &problem{status: http.StatusBadRequest, slug: "bad-request", title: "Bad request",
-		detail: "the request has a malformed parameter", fields: []registry.FieldError{{Path: path, Message: msg}}}
-}
-
-// problemFor maps err to the answer: the webhook's own refusals first, then
-// the domain sentinels, else a 500 that does not echo err.
-func problemFor(err error) *problem {
-	var p *problem
-	var ve *registry.ValidationError
+// explain gives the webhook's own answers: how a 401 is to authenticate,
+// the 503 of a full body budget (with Retry-After) and the 408 of a body
+// that arrives too slowly, which the domain has no word for; the statuses
+// of everything else come from the problem table, as in the API.
+func explain(err error) error {
 	switch {
-	case errors.As(err, &p):
-		return p
 	case errors.Is(err, registry.ErrUnauthenticated):
-		return &problem{status: http.StatusUnauthorized, slug: "unauthenticated", title: "Authentication required",
-			detail: "the X-Hub-Signature-256 header is missing or does not match a configured secret"}
+		return &problem.Error{Err: err, Detail: "the X-Hub-Signature-256 header is missing or does not match a configured secret",
+			Header: http.Header{"Www-Authenticate": {`HMAC-SHA256 realm="registryd", header="X-Hub-Signature-256"`}}}
 	case errors.Is(err, webhook.ErrBusy):
-		return &problem{status: http.StatusServiceUnavailable, slug: "unavailable", title: "Service unavailable",
-			detail: "too many delivery bodies are being read at once; retry after the number of seconds in Retry-After"}
+		return &problem.Error{Status: http.StatusServiceUnavailable, Slug: "unavailable", Err: err,
+			Detail: "too many delivery bodies are being read at once; retry after the number of seconds in Retry-After",
+			Header: http.Header{"Retry-After": {busyRetryAfter}}}
 	case errors.Is(err, webhook.ErrBodyTimeout):
-		return &problem{status: http.StatusRequestTimeout, slug: "timeout", title: "Request timeout",
-			detail: "the body did not arrive in time"}
-	case errors.Is(err, registry.ErrTooLarge):
-		return &problem{status: http.StatusRequestEntityTooLarge, slug: "too-large", title: "Request too large",
-			detail: "the body is over the limit of " + strconv.Itoa(webhook.MaxBodyBytes) + " bytes"}
-	case errors.As(err, &ve):
-		return &problem{status: http.StatusBadRequest, slug: "validation", title: "Invalid input",
-			detail: "the delivery was refused: see errors", fields: ve.Fields}
-	case errors.Is(err, registry.ErrInvalid):
-		return &problem{status: http.StatusBadRequest, slug: "validation", title: "Invalid input", detail: "the delivery was refused"}
-	case errors.Is(err, registry.ErrNotFound):
-		return &problem{status: http.StatusNotFound, slug: "not-found", title: "Not found", detail: "no such delivery"}
+		return &problem.Error{Status: http.StatusRequestTimeout, Slug: "timeout", Title: "Request timeout", Err: err,
+			Detail: "the body did not arrive in time"}
+	case errors.Is(err, registry.ErrTooLarge) && !errors.As(err, new(*registry.ValidationError)):
+		return &problem.Error{Err: err, Detail: "the body is over the limit of " + strconv.Itoa(webhook.MaxBodyBytes) + " bytes"}
 	}
-	return &problem{status: http.StatusInternalServerError, slug: "internal", title: "Internal error",
-		detail: "the server failed to handle the request; quote the request id when reporting it"}
+	return err
 }
 
-// writeProblem answers r with the RFC 9457 problem for err, in the API's
-// format, logging server-side failures once, here.
+// writeProblem answers r with the problem for err, the status the API gives
+// the same error, logging server-side failures once, here.
 func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
-	p := problemFor(err)
-	out := api.Problem{Type: api.ProblemTypePrefix + p.slug, Title: p.title, Status: p.status,
-		Detail: p.detail, RequestID: api.RequestIDFrom(r.Context())}
-	for _, f := range p.fields {
-		out.Errors = append(out.Errors, api.ProblemField{Path: safeText(f.Path, 200), Line: f.Line, Message: safeText(f.Message, 500)})
-	}
+	p, h, internal := problem.For(explain(err))
 	level := slog.LevelDebug
 	switch {
-	case p.status == http.StatusServiceUnavailable || p.status == http.StatusRequestTimeout:
+	case p.Status == http.StatusServiceUnavailable || p.Status == http.StatusRequestTimeout:
 		// Under a flood of bodies, or from a slow client: worth seeing,
 		// not a failure of the server.
 		level = slog.LevelWarn
-	case p.status >= 500:
+	case internal:
 		level = slog.LevelError
 	}
-	log.LogAttrs(r.Context(), level, "webhook request refused", slog.String("request_id", out.RequestID),
-		slog.Int("status", p.status), slog.String("type", out.Type), slog.String("error", errText(err)))
-	body, mErr := json.Marshal(out)
-	if mErr != nil {
-		body = []byte(`{"type":"` + api.ProblemTypePrefix + `internal","title":"Internal error","status":500}`)
-		p.status = http.StatusInternalServerError
-	}
-	body = append(body, '\n')
-	h := w.Header()
-	switch p.status {
-	case http.StatusUnauthorized:
-		h.Set("Www-Authenticate", `HMAC-SHA256 realm="registryd", header="X-Hub-Signature-256"`)
-	case http.StatusServiceUnavailable:
-		h.Set("Retry-After", busyRetryAfter)
-	}
-	h.Set("Content-Type", "application/problem+json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(p.status)
-	if r.Method != http.MethodHead {
-		w.Write(body)
-	}
+	log.LogAttrs(r.Context(), level, "webhook request refused", slog.String("request_id", problem.RequestID(r.Context())),
+		slog.Int("status", p.Status), slog.String("type", p.Type), slog.String("error", errText(err)))
+	problem.Write(w, r, p, h)
 }

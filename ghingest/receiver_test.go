@@ -100,13 +100,15 @@ func TestReceiveBadInput(t *testing.T) {
 		{"hostile event", delivery{event: "pull_request" + headerEvil, id: newID(), body: body}, 400, webhook.EventHeader},
 		{"xml", delivery{event: "pull_request", id: newID(), body: body, contentType: "application/xml"}, 400, "Content-Type"},
 		{"not json", delivery{event: "pull_request", id: newID(), body: []byte("{" + evil)}, 400, "payload"},
+		// A well-formed payload with refused fields is a validation error,
+		// 422 as from the API.
 		{"head sha hostile", delivery{event: "pull_request", id: newID(), body: edit(t, body, func(m map[string]any) {
 			obj(obj(m, "pull_request"), "head")["sha"] = evil
-		})}, 400, "pull_request.head.sha"},
+		})}, 422, "pull_request.head.sha"},
 		{"repository missing", delivery{event: "pull_request", id: newID(), body: edit(t, body, func(m map[string]any) {
 			delete(m, "repository")
-		})}, 400, "repository"},
-		{"path traversal in push", delivery{event: "push", id: newID(), body: pushOf(t, []string{"../../etc/lean-ctx-addon.toml"}, nil, nil)}, 400, "commits[0].added[0]"},
+		})}, 422, "repository"},
+		{"path traversal in push", delivery{event: "push", id: newID(), body: pushOf(t, []string{"../../etc/lean-ctx-addon.toml"}, nil, nil)}, 422, "commits[0].added[0]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

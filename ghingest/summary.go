@@ -6,6 +6,7 @@ import (
 
 	"github.com/registryd/registryd/githubapi"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 // CommentMarker is the hidden line that identifies registryd's summary
@@ -167,13 +168,5 @@ func mdText(s string) string {
 	if len(s) > 300 {
 		s = s[:300]
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || strings.IndexByte("`|<>\\&", c) >= 0 {
-			c = '?'
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
+	return safetext.ASCII(s, "`|<>\\&", '?')
 }

@@ -19,7 +19,7 @@ func TestMDText(t *testing.T) {
 		{"a|b", "a?b"},
 		{"<img src=x onerror=alert(1)>", "?img src=x onerror=alert(1)?"},
 		{"x\ny", "x?y"},
-		{"evil\u202etxt", "evil???txt"},
+		{"evil\u202etxt", "evil?txt"},
 		{"a\\b&c", "a?b?c"},
 		{strings.Repeat("a", 400), strings.Repeat("a", 300)},
 	}
@@ -40,7 +40,9 @@ func TestSafeText(t *testing.T) {
 		{"bell\x07 and \x1b[31mred", 100, "bell\ufffd and \ufffd[31mred"},
 		{"bidi\u202eflip", 100, "bidi\ufffdflip"},
 		{"bad utf8 \xff", 100, "bad utf8 \ufffd"},
-		{"abcdef", 3, "abc…"},
+		{"abcdef", 6, "abcdef"},
+		{"abcdefg", 6, "abc…"},
+		{"soft\u00adhyphen", 100, "soft\ufffdhyphen"},
 	}
 	for _, tc := range tests {
 		if got := safeText(tc.in, tc.max); got != tc.want {

@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-github/v89/github"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 // DefaultBaseURL is GitHub's public REST API.
@@ -346,23 +347,13 @@ func (c *Client) SetStatus(ctx context.Context, owner, repo, sha string, s Statu
 	return nil
 }
 
-// ShortenDescription returns d with control characters, invalid UTF-8 and
-// the invisible characters that reorder or hide text (bidi controls,
-// zero-width characters, BOM) replaced by spaces, cut to
+// ShortenDescription returns d with every character that safetext does not
+// let be shown on one line (controls, invalid UTF-8, bidi controls,
+// zero-width and other invisible characters) replaced by a space, cut to
 // MaxDescriptionRunes runes, the last one "…" when cut. A file name in a
 // status description cannot then disguise itself.
 func ShortenDescription(d string) string {
-	d = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError || invisible(r) {
-			return ' '
-		}
-		return r
-	}, d)
-	if utf8.RuneCountInString(d) <= MaxDescriptionRunes {
-		return d
-	}
-	rs := []rune(d)
-	return string(rs[:MaxDescriptionRunes-1]) + "…"
+	return safetext.TruncateRunes(safetext.Replace(d, 0, ' '), MaxDescriptionRunes)
 }
 
 // MaxCommentBytes is GitHub's limit on a comment body (65536 characters;
@@ -466,26 +457,12 @@ func validPath(s string) bool {
 		}
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		if safetext.Classify(r) == safetext.Control {
 			return false
 		}
 	}
 	return true
 }
 
-// invisible reports the format characters that change how text around them
-// reads: bidi embeddings, overrides and isolates, zero-width characters,
-// the word joiner family and the byte order mark.
-func invisible(r rune) bool {
-	return (r >= 0x200b && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) ||
-		(r >= 0x2060 && r <= 0x2069) || r == 0xfeff || r == 0x061c || r == 0x00ad
-}
-
-func printable(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || invisible(r) {
-			return false
-		}
-	}
-	return utf8.ValidString(s)
-}
+// printable reports whether s may be shown on one line (safetext's rule).
+func printable(s string) bool { return safetext.Valid(s, 0) }

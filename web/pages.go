@@ -12,6 +12,7 @@ import (
 	"github.com/registryd/registryd/badge"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
+	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
 )
@@ -536,22 +537,10 @@ func (h *Handler) submission(w http.ResponseWriter, r *http.Request, v *view) er
 	return nil
 }
 
-// printable replaces characters that should not reach a page even escaped:
-// controls, bidi overrides and zero-width characters (a stored manifest was
-// refused if it had them, but the page does not rely on that).
-func printable(s string) string {
-	return strings.Map(func(c rune) rune {
-		switch {
-		case c == '\t':
-			return c
-		case c < 0x20, c == 0x7f, c >= 0x80 && c < 0xa0,
-			c >= 0x200b && c <= 0x200f, c >= 0x202a && c <= 0x202e,
-			c >= 0x2066 && c <= 0x2069, c == 0xfeff, c == 0x061c:
-			return '\uFFFD'
-		}
-		return c
-	}, s)
-}
+// printable replaces with U+FFFD the characters that should not reach a
+// page even escaped (safetext's rule; tabs are kept): a stored manifest was
+// refused if it had them, but the page does not rely on that.
+func printable(s string) string { return safetext.Replace(s, safetext.Tab, '\uFFFD') }
 
 func idLike(s string) bool {
 	if s == "" || len(s) > 128 {

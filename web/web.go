@@ -14,15 +14,19 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
@@ -177,7 +181,11 @@ func (h *Handler) page(fn pageFunc) http.Handler {
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 			if err := r.ParseForm(); err != nil {
-				h.renderError(w, r, v, http.StatusBadRequest, "Bad request", "The form could not be read.")
+				var mbe *http.MaxBytesError
+				if !errors.As(err, &mbe) {
+					err = problem.MalformedBody("", "the form could not be read")
+				}
+				h.fail(w, r, v, err)
 				return
 			}
 			if !h.validCSRF(r, v) {
@@ -210,37 +218,53 @@ func (h *Handler) maintainer(fn pageFunc) http.Handler {
 }
 
 var (
-	errNotFoundPage = errors.New("page not found")
-	errSignIn       = errors.New("sign in first")
+	errNotFoundPage = fmt.Errorf("page: %w", registry.ErrNotFound)
+	errSignIn       = fmt.Errorf("sign in first: %w", registry.ErrUnauthenticated)
 )
 
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, v *view, err error) {
-	var ve *registry.ValidationError
-	switch {
-	case errors.Is(err, errNotFoundPage), errors.Is(err, registry.ErrNotFound):
-		h.renderError(w, r, v, http.StatusNotFound, "Not found", "There is nothing here.")
-	case errors.Is(err, errSignIn), errors.Is(err, registry.ErrUnauthenticated):
-		h.renderError(w, r, v, http.StatusUnauthorized, "Sign in", "Sign in as a maintainer first.")
-	case errors.Is(err, registry.ErrForbidden):
-		h.renderError(w, r, v, http.StatusForbidden, "Forbidden", "Your token's role may not do this.")
-	case errors.As(err, &ve):
-		h.renderError(w, r, v, http.StatusUnprocessableEntity, "Not accepted", ve.Error())
-	case errors.Is(err, registry.ErrConflict):
-		h.renderError(w, r, v, http.StatusConflict, "Not possible now", conflictDetail(err))
-	case errors.Is(err, registry.ErrInvalid):
-		h.renderError(w, r, v, http.StatusBadRequest, "Bad request", "The request was not valid.")
-	case errors.Is(err, context.Canceled):
-		// The browser went away; nothing to write.
-	default:
-		h.d.Logger.ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "err", err)
-		h.renderError(w, r, v, http.StatusInternalServerError, "Something went wrong", "The page could not be shown. Try again later.")
-	}
+// pageWords are the pages' own words for a problem type, shown instead of
+// the API's detail: title, then explanation.
+var pageWords = map[string][2]string{
+	"not-found":       {"Not found", "There is nothing here."},
+	"unauthenticated": {"Sign in", "Sign in as a maintainer first."},
+	"forbidden":       {"Forbidden", "Your token's role may not do this."},
+	"bad-request":     {"Bad request", "The request was not valid."},
+	"malformed-body":  {"Bad request", "The form could not be read."},
+	"too-large":       {"Too large", "The form is over its size limit."},
+	"validation":      {"Not accepted", ""},
+	"conflict":        {"Not possible now", ""},
+	"internal":        {"Something went wrong", "The page could not be shown. Try again later."},
+	"unavailable":     {"Something went wrong", "The page could not be shown. Try again later."},
 }
 
-// conflictDetail is the message of a conflict: the workflow's own words,
-// which name no input.
-func conflictDetail(err error) string {
-	return err.Error()
+// fail renders the page for err with the status the API gives the same
+// error (problem.For), in the pages' own words; a refusal's fields and a
+// conflict's explanation come from the problem, already safe to show.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, v *view, err error) {
+	if errors.Is(err, context.Canceled) {
+		return // the browser went away; nothing to write
+	}
+	p, hd, internal := problem.For(err)
+	if internal {
+		h.d.Logger.ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "status", p.Status, "err", err)
+	}
+	title, detail := p.Title, p.Detail
+	if words, ok := pageWords[p.Slug()]; ok {
+		title, detail = words[0], cmp.Or(words[1], detail)
+	}
+	if len(p.Errors) > 0 {
+		lines := make([]string, len(p.Errors))
+		for i, f := range p.Errors {
+			lines[i] = registry.FieldError{Path: f.Path, Line: f.Line, Message: f.Message}.String()
+		}
+		detail = strings.Join(lines, "\n")
+	}
+	for k, vs := range hd {
+		if k != "Www-Authenticate" { // a browser has no bearer token to offer
+			w.Header()[k] = vs
+		}
+	}
+	h.renderError(w, r, v, p.Status, title, detail)
 }
 
 type errorPage struct {

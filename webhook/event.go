@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 // Event is a delivery reduced to what registryd acts on. Name is the
@@ -251,10 +253,14 @@ const (
 // JSON in the single `payload` field. It does not authenticate: call Verify
 // on the same bytes first.
 //
-// Every refusal is a *registry.ValidationError (errors.Is ErrInvalid, and
-// ErrTooLarge for a body over MaxBodyBytes) whose field paths name the
+// Every refusal wraps a *registry.ValidationError (errors.Is ErrInvalid,
+// and ErrTooLarge for a body over MaxBodyBytes) whose field paths name the
 // header or payload field at fault (`Content-Type`, `X-GitHub-Event`,
-// `pull_request.head.sha`). Messages never echo the offending value.
+// `pull_request.head.sha`). A malformed header is also a *problem.Error
+// answering 400 bad-request, and a payload that is not one JSON object one
+// answering 400 malformed-body; a well-formed
+// payload with refused fields is a validation error (422), as everywhere
+// in registryd. Messages never echo the offending value.
 //
 // An event name registryd does not act on still parses: the Event has Name,
 // Action and the repository fields, and no PR, Push or Ping.
@@ -269,7 +275,7 @@ func Parse(contentType string, body []byte, event string) (*Event, error) {
 		if event == "" {
 			msg = "missing"
 		}
-		return nil, invalid(EventHeader, msg)
+		return nil, problem.BadRequest(EventHeader, msg)
 	}
 	raw, err := payloadJSON(contentType, body)
 	if err != nil {
@@ -278,21 +284,21 @@ func Parse(contentType string, body []byte, event string) (*Event, error) {
 	var w wirePayload
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&w); err != nil {
-		return nil, invalid("payload", jsonProblem(err))
+		return nil, problem.MalformedBody("payload", jsonProblem(err))
 	}
 	if dec.More() {
-		return nil, invalid("payload", "trailing data after the JSON object")
+		return nil, problem.MalformedBody("payload", "trailing data after the JSON object")
 	}
 	return build(event, &w)
 }
 
 func payloadJSON(contentType string, body []byte) ([]byte, error) {
 	if contentType == "" {
-		return nil, invalid("Content-Type", "missing")
+		return nil, problem.BadRequest("Content-Type", "missing")
 	}
 	media, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
-		return nil, invalid("Content-Type", "malformed")
+		return nil, problem.BadRequest("Content-Type", "malformed")
 	}
 	switch media {
 	case mediaJSON:
@@ -300,18 +306,18 @@ func payloadJSON(contentType string, body []byte) ([]byte, error) {
 	case mediaForm:
 		form, err := url.ParseQuery(string(body))
 		if err != nil {
-			return nil, invalid("payload", "malformed form encoding")
+			return nil, problem.MalformedBody("payload", "malformed form encoding")
 		}
 		vs := form["payload"]
 		switch {
 		case len(vs) == 0:
-			return nil, invalid("payload", "missing from the form")
+			return nil, problem.MalformedBody("payload", "missing from the form")
 		case len(vs) > 1:
-			return nil, invalid("payload", "given more than once")
+			return nil, problem.MalformedBody("payload", "given more than once")
 		}
 		return []byte(vs[0]), nil
 	}
-	return nil, invalid("Content-Type", "must be application/json or application/x-www-form-urlencoded")
+	return nil, problem.BadRequest("Content-Type", "must be application/json or application/x-www-form-urlencoded")
 }
 
 // jsonProblem describes a decoding error without quoting the input.
@@ -572,7 +578,7 @@ func validPath(s string) bool {
 		}
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || r == 0xfffd {
+		if c := safetext.Classify(r); c == safetext.Control || c == safetext.Invalid || r == 0xfffd {
 			return false
 		}
 	}
@@ -583,11 +589,8 @@ func validPath(s string) bool {
 // characters, else "": such text is decoration, not worth refusing a
 // delivery for.
 func printableOrEmpty(s string) string {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e || c == '<' || c == '>' || c == '"' || c == '\'' || c == '`' {
-			return ""
-		}
+	if safetext.ASCII(s, "<>\"'`", '?') != s {
+		return ""
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -16,7 +17,8 @@ var deliveryRE = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 // delivery, so that its body is never read: an X-Hub-Signature-256 that is
 // missing or not `sha256=` and 64 hex digits (ErrSignatureMissing,
 // ErrSignatureMalformed), a missing or malformed X-GitHub-Event or
-// X-GitHub-Delivery (a *registry.ValidationError naming each), or a
+// X-GitHub-Delivery (a 400 *problem.Error wrapping a
+// *registry.ValidationError that names each), or a
 // contentLength over MaxBodyBytes (ErrBodyTooLarge). contentLength is the
 // request's, -1 when unknown.
 func CheckHeaders(h http.Header, contentLength int64) error {
@@ -31,7 +33,7 @@ func CheckHeaders(h http.Header, contentLength int64) error {
 		fields = append(fields, registry.FieldError{Path: EventHeader, Message: missingOr(ev, "not a GitHub event name")})
 	}
 	if len(fields) > 0 {
-		return &registry.ValidationError{Fields: fields}
+		return problem.BadParameters(fields...)
 	}
 	if contentLength > MaxBodyBytes {
 		return ErrBodyTooLarge
@@ -47,9 +49,10 @@ func CheckHeaders(h http.Header, contentLength int64) error {
 // it (Parse's errors). The Event it returns has DeliveryID set; nothing of
 // the body is held once it returns. It does not close r.Body.
 //
-// Map the errors with errors.Is: registry.ErrUnauthenticated → 401,
-// ErrBodyTimeout → 408, registry.ErrTooLarge → 413, registry.ErrInvalid →
-// 400, ErrBusy → 503.
+// problem.For maps the errors to answers: registry.ErrUnauthenticated →
+// 401, registry.ErrTooLarge → 413, a malformed header or body → 400, a
+// refused payload field → 422; the receiver answers ErrBodyTimeout with 408
+// and ErrBusy with 503.
 func Receive(r *http.Request, secrets [][]byte, budget *BodyBudget) (*Event, error) {
 	if !usableSecret(secrets) {
 		return nil, ErrNoSecret

@@ -66,6 +66,10 @@ func TestText(t *testing.T) {
 		{"zero width space", "a\u200bb", 10, false, []string{"must not contain the character U+200B"}},
 		{"byte order mark", "\ufeffa", 10, false, []string{"must not contain the character U+FEFF"}},
 		{"soft hyphen", "a\u00adb", 10, false, []string{"must not contain the character U+00AD"}},
+		{"line separator", "a\u2028b", 10, false, []string{"must not contain the character U+2028"}},
+		{"tag character", "a\U000E0041", 10, false, []string{"must not contain the character U+E0041"}},
+		{"private use", "a\uE000", 10, false, []string{"must not contain the character U+E000"}},
+		{"emoji sequence", "ok 👨\u200D👩", 20, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

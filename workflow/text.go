@@ -1,10 +1,11 @@
 package workflow
 
 import (
+	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/safetext"
 )
 
 // fields collects the field errors of one input.
@@ -22,42 +23,27 @@ func (fs fields) err() error {
 	return &registry.ValidationError{Fields: fs}
 }
 
-// text checks free text a person wrote: valid UTF-8, at most max bytes,
-// and none of the characters that could drive a terminal or disguise text on
-// a page (controls other than tab and newline, bidi overrides and isolates,
-// zero-width characters). Messages never echo the text.
+// text checks free text a person wrote: at most max bytes, and only
+// characters safetext lets be shown on several lines (tabs and newlines are
+// the only controls; bidi controls, zero-width and other format characters,
+// the soft hyphen among them, are refused). Messages name the code point,
+// never echo the text.
 func (fs *fields) text(path, s string, max int, required bool) {
 	switch {
 	case s == "" && required:
 		fs.add(path, "must not be empty")
 	case len(s) > max:
 		fs.add(path, fmt.Sprintf("must be at most %d bytes", max))
-	case !utf8.ValidString(s):
-		fs.add(path, "must be valid UTF-8")
 	default:
-		for _, r := range s {
-			if unsafeRune(r) {
-				fs.add(path, fmt.Sprintf("must not contain the character U+%04X", r))
-				return
+		var e *safetext.Error
+		if errors.As(safetext.Check(s, safetext.Lines), &e) {
+			if e.Class == safetext.Invalid {
+				fs.add(path, "must be valid UTF-8")
+			} else {
+				fs.add(path, "must not contain the character "+safetext.CodePoint(e.Rune))
 			}
 		}
 	}
-}
-
-// unsafeRune reports whether r is refused in text that people read.
-func unsafeRune(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n':
-		return false
-	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		return true
-	case r >= 0x200b && r <= 0x200f, // zero-width and directional marks
-		r >= 0x202a && r <= 0x202e, // bidi embeddings and overrides
-		r >= 0x2060 && r <= 0x2069, // word joiner, invisible operators, isolates
-		r == 0xfeff, r == 0x061c, r == 0x00ad:
-		return true
-	}
-	return false
 }
 
 // slug checks an identifier made of the bytes allowed by ok, 1 to max long.

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/internal/loadtest"
+	"github.com/registryd/registryd/safetext"
 )
 
 func main() {
@@ -161,7 +162,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (l
 		path = submitPath
 	case path == "" && c.Mode.Valid():
 		errs = append(errs, errors.New("path: "+string(c.Mode)+" needs the path of a report, e.g. /v1/addons/NAME/report"))
-	case path != "" && (!strings.HasPrefix(path, "/") || !printable(path)):
+	case path != "" && (!strings.HasPrefix(path, "/") || !safetext.GraphicASCII(path)):
 		errs = append(errs, errors.New("path: must start with / and be printable ASCII"))
 	}
 	c.URL = strings.TrimRight(base, "/") + path
@@ -172,15 +173,6 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (l
 		return c, &exitError{code: 2, err: errors.Join(errs...)}
 	}
 	return c, nil
-}
-
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // printResult writes res as aligned lines.

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/registryd/registryd/assess"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
+	"github.com/registryd/registryd/safetext"
 )
 
 // auditReadLimit bounds how much of one input the command reads. The manifest
@@ -262,19 +262,11 @@ func printRefusal(w io.Writer, shown string, err error) {
 	}
 }
 
-// printable replaces every character that could drive a terminal or reorder
-// text (C0 and C1 controls, DEL, bidi and other format characters such as
-// zero-width spaces) with '?'. Everything else, including non-ASCII letters,
-// is kept.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == unicode.ReplacementChar || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) ||
-			unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r) {
-			return '?'
-		}
-		return r
-	}, strings.ToValidUTF8(s, "?"))
-}
+// printable replaces with '?' every character that safetext does not let
+// be shown on one line (controls, bidi and other format characters,
+// separators, invalid UTF-8, …). Everything else, including non-ASCII
+// letters, is kept.
+func printable(s string) string { return safetext.Replace(s, 0, '?') }
 
 // displayArg renders one argv element for the text preview: as is when it
 // is plainly printable and needs no quoting, otherwise Go-quoted (which

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/webhook"
 )
@@ -246,7 +247,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 			bad(setting{flag: "github-webhook-secret", env: "REGISTRYD_GITHUB_WEBHOOK_SECRET"}, "at most %d secrets", maxWebhookSecrets)
 		}
 	}
-	if !printableToken(c.GitHub.Token) {
+	if !safetext.GraphicASCII(c.GitHub.Token) {
 		bad(setting{flag: "github-token", env: "REGISTRYD_GITHUB_TOKEN"}, "must be printable ASCII without spaces")
 	}
 	if u, err := url.Parse(apiURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
@@ -315,17 +316,6 @@ func checkAddr(addr string) error {
 		return errors.New("the port must be a number from 0 to 65535")
 	}
 	return nil
-}
-
-// printableToken reports whether s is empty or printable ASCII without
-// spaces, as API tokens are.
-func printableToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // newLogger returns the process's logger writing to w.

@@ -18,6 +18,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/registryd/registryd/safetext"
 )
 
 func main() {
@@ -131,18 +133,7 @@ func printUsage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "Run `registryd <command> --help` for a command's flags.")
 }
 
-// safeArg renders a command-line argument for an error message, replacing
-// anything that is not printable ASCII so that a hostile argument cannot
-// drive the terminal.
-func safeArg(s string) string {
-	b := []rune(s)
-	if len(b) > 64 {
-		b = append(b[:64], '…')
-	}
-	for i, r := range b {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u200b' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
-			b[i] = '?'
-		}
-	}
-	return string(b)
-}
+// safeArg renders a command-line argument for an error message: every
+// character safetext does not let be shown becomes '?', so that a hostile
+// argument cannot drive the terminal, and it is cut to 64 characters.
+func safeArg(s string) string { return safetext.TruncateRunes(safetext.Replace(s, 0, '?'), 64) }

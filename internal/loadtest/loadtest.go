@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/registryd/registryd/safetext"
 )
 
 // Mode is what a run's requests do.
@@ -188,14 +190,9 @@ func loopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func printableToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return len(s) <= 256
-}
+// printableToken reports whether s is at most 256 bytes of visible ASCII,
+// as API tokens and ETags are.
+func printableToken(s string) bool { return len(s) <= 256 && safetext.GraphicASCII(s) }
 
 func lowerAlnum(s string) bool {
 	for i := 0; i < len(s); i++ {
