@@ -127,6 +127,19 @@ func TestBadInput(t *testing.T) {
 			{"hostile badge label", req{method: "GET", path: "/v1/addons/weather/badge.svg?label=%E2%80%AEx"}, 400, "bad-request", nil},
 			{"malformed badge name", req{method: "GET", path: "/v1/addons/BAD/badge.json"}, 400, "bad-request", nil},
 			{"newline in badge label", req{method: "GET", path: "/v1/addons/weather/badge.svg?label=a%0Ab"}, 400, "bad-request", nil},
+
+			// Strict requests: nothing the client sent is dropped or
+			// overwritten without a word.
+			{"semicolon in query", req{method: "GET", path: "/v1/addons?limit=1;tier=verified"}, 400, "bad-request",
+				[]api.ProblemField{{Path: "limit", Message: "contains ';': separate query parameters with '&' and escape a literal ';' as %3B"}}},
+			{"semicolon in a key", req{method: "GET", path: "/v1/addons?tier;x=1"}, 400, "bad-request", nil},
+			{"semicolon on a report", req{method: "GET", path: "/v1/addons/weather/report?x=1;y=2"}, 400, "bad-request", nil},
+			{"semicolon on an unknown route", req{method: "GET", path: "/v1/nope?a;b", undocumented: true}, 400, "bad-request", nil},
+			{"bad percent escape", req{method: "GET", path: "/v1/addons?q=%zz"}, 400, "bad-request", []api.ProblemField{{Path: "q", Message: "is not valid percent-encoding"}}},
+			{"approve duplicate key", req{method: "POST", path: approve, token: e.maintainer, ctype: "application/json", body: []byte(`{"reason":"fine","reason":"` + hostile + `"}`)}, 400, "malformed-body",
+				[]api.ProblemField{{Path: "reason", Message: "the body gives a key more than once"}}},
+			{"verify duplicate key", req{method: "PUT", path: "/v1/addons/weather/verified", token: e.maintainer, ctype: "application/json", body: []byte(`{"verified":false,"reason":"x","verified":true}`)}, 400, "malformed-body", nil},
+			{"approve key in another case", req{method: "POST", path: approve, token: e.maintainer, ctype: "application/json", body: []byte(`{"Reason":"x"}`)}, 422, "validation", []api.ProblemField{{Path: "Reason", Message: "unknown field"}}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

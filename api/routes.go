@@ -14,7 +14,7 @@ import (
 // router library.
 func (s *server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.observe, s.limitByAddress, s.authenticate, s.limitByToken)
+	r.Use(s.observe, s.limitByAddress, s.strictQuery, s.authenticate, s.limitByToken)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, req *http.Request) error {
 		var allow []string

@@ -180,8 +180,8 @@ func (a *auditor) urlWord(w arg) {
 		return
 	}
 	v = v[strings.LastIndexAny(v[:i], " \t+@")+1:] // git+https://, pkg @ https://
-	if u, ok := parseAnyURL(v); ok {
-		a.urlSecrets(u, w.path)
+	if _, ok := parseAnyURL(v); ok {
+		a.urlSecrets(v, w.path)
 	}
 }
 

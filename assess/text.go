@@ -20,11 +20,12 @@ func keyLabel(k string) string {
 }
 
 // safeText returns s reduced to characters that cannot attack a terminal or
-// a page: printable ASCII without quotes, angle brackets, ampersand and
-// backslash, at most max bytes (an ellipsis marks a cut). Any other
-// character becomes '?'.
+// a page and that hide credentials: URLs redacted (RedactURLs), then
+// printable ASCII without quotes, angle brackets, ampersand and backslash,
+// at most max bytes (an ellipsis marks a cut). Any other character becomes
+// '?'.
 func safeText(s string, max int) string {
-	out := safetext.ASCII(s, "<>&\"'`\\", '?')
+	out := safetext.ASCII(RedactURLs(s), "<>&\"'`\\", '?')
 	if len(out) > max {
 		return out[:max] + "..."
 	}

@@ -80,43 +80,130 @@ func (a *auditor) endpoint() {
 		}
 	}
 	if ok {
-		a.urlSecrets(u, path)
+		a.urlSecrets(untemplate(strings.TrimSpace(m.MCP.URL)), path)
 	}
 	a.headers()
 }
 
-// urlSecrets reports credentials written into a URL, without echoing them.
-func (a *auditor) urlSecrets(u *url.URL, path string) {
-	if u.User != nil {
-		p, _ := u.User.Password()
-		if !placeholder(u.User.Username()) || (p != "" && !placeholder(p)) {
+// urlSecrets reports credentials written into raw, a URL, without echoing
+// them: its user information, and the query parameters whose credential
+// (see urlCredentials) is a literal secret.
+func (a *auditor) urlSecrets(raw, path string) {
+	var names []string
+	seen := map[string]bool{}
+	for _, c := range urlCredentials(raw) {
+		switch {
+		case c.param == "":
 			a.add(CodeLiteralSecret, path, "the URL embeds credentials (user information before the host)")
+		case literalSecret(c.value) && !seen[c.param]:
+			seen[c.param] = true
+			names = append(names, c.param)
 		}
-	}
-	q, err := url.ParseQuery(u.RawQuery)
-	if err != nil {
-		return
-	}
-	names := make([]string, 0, len(q))
-	for k := range q {
-		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		if !secretName(k) {
-			continue
+		label := "a query parameter"
+		if tokenSafe(k) {
+			label = "the query parameter " + k
 		}
-		for _, v := range q[k] {
-			if literalSecret(v) {
-				label := "a query parameter"
-				if tokenSafe(k) {
-					label = "the query parameter " + k
-				}
-				a.add(CodeLiteralSecret, path, "the URL carries a literal credential in "+label)
-				break
-			}
+		a.add(CodeLiteralSecret, path, "the URL carries a literal credential in "+label)
+	}
+}
+
+// credential is a credential written into a URL: the user information
+// (param "") or the value of a query parameter, and where it is in the URL.
+type credential struct {
+	param      string // the query parameter's name, decoded; "" for user information
+	value      string // the query value, decoded
+	start, end int    // the bytes of the URL it occupies
+}
+
+// urlCredentials finds the credentials written into raw, an absolute URL:
+// its user information (user:password@, token@) unless it is a
+// placeholder the host fills in, and the value of every query parameter
+// whose name suggests a credential (secretName) unless it is empty or a
+// placeholder. It is the one reading of a URL behind both the literal_secret
+// finding and RedactURLs.
+func urlCredentials(raw string) []credential {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return nil
+	}
+	rest := i + 3
+	end := len(raw)
+	if j := strings.IndexAny(raw[rest:], "/?#"); j >= 0 {
+		end = rest + j
+	}
+	var out []credential
+	if at := strings.LastIndexByte(raw[rest:end], '@'); at >= 0 {
+		user, pass, hasPass := strings.Cut(raw[rest:rest+at], ":")
+		user, pass = urlUnescape(user), urlUnescape(pass)
+		if !placeholder(user) || hasPass && pass != "" && !placeholder(pass) {
+			out = append(out, credential{start: rest, end: rest + at})
 		}
 	}
+	q := strings.IndexByte(raw[end:], '?')
+	if q < 0 {
+		return out
+	}
+	pos := end + q + 1
+	query := raw[pos:]
+	if h := strings.IndexByte(query, '#'); h >= 0 {
+		query = query[:h]
+	}
+	for _, part := range strings.Split(query, "&") {
+		k, v, ok := strings.Cut(part, "=")
+		if name, val := urlUnescape(k), urlUnescape(v); ok && secretName(name) && !placeholder(val) {
+			start := pos + len(k) + 1
+			out = append(out, credential{param: name, value: val, start: start, end: start + len(v)})
+		}
+		pos += len(part) + 1
+	}
+	return out
+}
+
+// urlUnescape decodes a URL component, or returns it as written when it is not
+// valid percent-encoding.
+func urlUnescape(s string) string {
+	if d, err := url.QueryUnescape(s); err == nil {
+		return d
+	}
+	return s
+}
+
+// Redacted stands where RedactURLs removed a credential.
+const Redacted = "REDACTED"
+
+// urlInText finds URLs in text: a scheme, "://", and everything up to a
+// blank, a quote or an angle bracket.
+var urlInText = regexp.MustCompile("[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'`<>]+")
+
+// RedactURLs returns s with the credentials written into every URL in it
+// replaced by Redacted: the user information before the host and the value
+// of every query parameter whose name suggests a credential (token, key,
+// secret, password, …), as the audit's literal_secret finding reads them.
+// A placeholder the host fills in (${TOKEN}) is not a credential and stays.
+// Text with no such URL is returned as it is. It is safe for concurrent
+// use.
+func RedactURLs(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urlInText.ReplaceAllStringFunc(s, func(u string) string {
+		cs := urlCredentials(u)
+		if len(cs) == 0 {
+			return u
+		}
+		var b strings.Builder
+		last := 0
+		for _, c := range cs {
+			b.WriteString(u[last:c.start])
+			b.WriteString(Redacted)
+			last = c.end
+		}
+		b.WriteString(u[last:])
+		return b.String()
+	})
 }
 
 // headers judges [mcp.headers]: disclosure of the names, and literal

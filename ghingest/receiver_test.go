@@ -109,6 +109,8 @@ func TestReceiveBadInput(t *testing.T) {
 			delete(m, "repository")
 		})}, 422, "repository"},
 		{"path traversal in push", delivery{event: "push", id: newID(), body: pushOf(t, []string{"../../etc/lean-ctx-addon.toml"}, nil, nil)}, 422, "commits[0].added[0]"},
+		{"duplicate key", delivery{event: "pull_request", id: newID(),
+			body: []byte(`{"action":"opened","action":"closed","repository":{"full_name":"o/r"}}`)}, 400, "payload"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -119,7 +119,7 @@ func (h *Handler) routes() {
 	if err != nil {
 		panic(err)
 	}
-	h.mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(static))))
+	h.mux.Handle("GET /static/", h.static(static))
 
 	h.mux.Handle("GET /{$}", h.page(h.registry))
 	h.mux.Handle("GET /addons/{name}", h.page(h.addon))
@@ -154,10 +154,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-func cacheStatic(next http.Handler) http.Handler {
+// static serves the files of fsys under /static/, and nothing else: a
+// directory (the prefix itself included) is not found, never a listing.
+func (h *Handler) static(fsys fs.FS) http.Handler {
+	files := http.StripPrefix("/static/", http.FileServerFS(fsys))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/static/")
+		if fi, err := fs.Stat(fsys, name); err != nil || !fi.Mode().IsRegular() {
+			h.fail(w, r, &view{}, errNotFoundPage)
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=3600")
-		next.ServeHTTP(w, r)
+		files.ServeHTTP(w, r)
 	})
 }
 

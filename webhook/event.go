@@ -1,8 +1,6 @@
 package webhook
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -11,6 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
@@ -257,8 +258,8 @@ const (
 // and ErrTooLarge for a body over MaxBodyBytes) whose field paths name the
 // header or payload field at fault (`Content-Type`, `X-GitHub-Event`,
 // `pull_request.head.sha`). A malformed header is also a *problem.Error
-// answering 400 bad-request, and a payload that is not one JSON object one
-// answering 400 malformed-body; a well-formed
+// answering 400 bad-request, and a payload that is not one JSON object
+// without repeated keys one answering 400 malformed-body; a well-formed
 // payload with refused fields is a validation error (422), as everywhere
 // in registryd. Messages never echo the offending value.
 //
@@ -282,12 +283,10 @@ func Parse(contentType string, body []byte, event string) (*Event, error) {
 		return nil, err
 	}
 	var w wirePayload
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&w); err != nil {
+	// encoding/json/v2 semantics: a repeated key is a syntax error, not a
+	// silent last-one-wins, and so is anything after the object.
+	if err := jsonv2.Unmarshal(raw, &w); err != nil {
 		return nil, problem.MalformedBody("payload", jsonProblem(err))
-	}
-	if dec.More() {
-		return nil, problem.MalformedBody("payload", "trailing data after the JSON object")
 	}
 	return build(event, &w)
 }
@@ -322,18 +321,33 @@ func payloadJSON(contentType string, body []byte) ([]byte, error) {
 
 // jsonProblem describes a decoding error without quoting the input.
 func jsonProblem(err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
+	var syn *jsontext.SyntacticError
+	var sem *jsonv2.SemanticError
 	switch {
-	case errors.As(err, &se):
-		return "malformed JSON at byte " + strconv.FormatInt(se.Offset, 10)
-	case errors.As(err, &te):
-		if te.Field == "" {
+	case errors.As(err, &syn) && syn.Err == jsontext.ErrDuplicateName:
+		if in := pointerPath(syn.JSONPointer.Parent()); in != "" {
+			return "a key is given more than once in " + safeField(in)
+		}
+		return "a key is given more than once"
+	case syn != nil:
+		return "malformed JSON at byte " + strconv.FormatInt(syn.ByteOffset, 10)
+	case errors.As(err, &sem):
+		if sem.JSONPointer == "" {
 			return "not a JSON object"
 		}
-		return "field " + safeField(te.Field) + " has the wrong JSON type"
+		return "field " + safeField(pointerPath(sem.JSONPointer)) + " has the wrong JSON type"
 	}
 	return "malformed JSON"
+}
+
+// pointerPath turns a JSON pointer (/pull_request/head/sha) into a dotted
+// path (pull_request.head.sha); the root is "".
+func pointerPath(p jsontext.Pointer) string {
+	var parts []string
+	for tok := range p.Tokens() {
+		parts = append(parts, tok)
+	}
+	return strings.Join(parts, ".")
 }
 
 // safeField returns a decoder field path, which comes from our own struct

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"errors"
+	"net/url"
 	"testing"
 
 	"github.com/registryd/registryd/problem"
@@ -9,8 +10,9 @@ import (
 )
 
 // TestParseAnswers: Parse's refusals get the answer every part of registryd
-// gives the same fault: a malformed header or a payload that is not JSON is
-// 400, a refused field of a well-formed payload 422.
+// gives the same fault: a malformed header or a payload that is not one
+// JSON object without repeated keys is 400, a refused field of a
+// well-formed payload 422.
 func TestParseAnswers(t *testing.T) {
 	okPR := `{"action":"opened","repository":{"full_name":"o/r","default_branch":"main"},"pull_request":{"number":1,"head":{"sha":"` + sha1 + `","ref":"f"},"base":{"ref":"main"}}}`
 	tests := []struct {
@@ -18,6 +20,12 @@ func TestParseAnswers(t *testing.T) {
 		wantStatus                     int
 		wantType, wantPath             string
 	}{
+		{"duplicate top-level key", "application/json", `{"action":"opened","action":"closed"}`, "pull_request", 400, "malformed-body", "payload"},
+		{"duplicate nested key", "application/json",
+			`{"action":"opened","repository":{"full_name":"o/r","full_name":"evil/r"},"pull_request":{"number":1,"head":{"sha":"` + sha1 + `"},"base":{"ref":"main"}}}`,
+			"pull_request", 400, "malformed-body", "payload"},
+		{"duplicate key in the form's payload", "application/x-www-form-urlencoded",
+			url.Values{"payload": {`{"zen":"a","zen":"b","hook_id":1}`}}.Encode(), "ping", 400, "malformed-body", "payload"},
 		{"not json", "application/json", "{", "pull_request", 400, "malformed-body", "payload"},
 		{"no event header", "application/json", okPR, "", 400, "bad-request", EventHeader},
 		{"xml", "application/xml", okPR, "pull_request", 400, "bad-request", "Content-Type"},
@@ -41,6 +49,6 @@ func TestParseAnswers(t *testing.T) {
 		})
 	}
 	if _, err := Parse("application/json", []byte(okPR), "pull_request"); err != nil {
-		t.Fatalf("a well-formed payload is refused: %v", err)
+		t.Fatalf("the same payload without a repeated key is refused: %v", err)
 	}
 }

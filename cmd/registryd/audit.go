@@ -295,16 +295,16 @@ func writeText(w io.Writer, a audited) error {
 		fmt.Fprintf(&b, "  transport     none ([mcp] not declared)\n")
 	case r.Transport == string(addon.TransportHTTP):
 		fmt.Fprintf(&b, "  transport     http\n")
-		fmt.Fprintf(&b, "  url           %s\n", displayArg(m.MCP.URL))
+		fmt.Fprintf(&b, "  url           %s\n", displayArg(assess.RedactURLs(m.MCP.URL)))
 		if len(m.MCP.Headers) > 0 {
 			fmt.Fprintf(&b, "  headers       %s\n", joinKeys(m.MCP.Headers))
 		}
 	default:
 		fmt.Fprintf(&b, "  transport     %s\n", printable(r.Transport))
 		argv := make([]string, 0, 1+len(m.MCP.Args))
-		argv = append(argv, displayArg(m.MCP.Command))
+		argv = append(argv, displayArg(assess.RedactURLs(m.MCP.Command)))
 		for _, a := range m.MCP.Args {
-			argv = append(argv, displayArg(a))
+			argv = append(argv, displayArg(assess.RedactURLs(a)))
 		}
 		fmt.Fprintf(&b, "  command       %s\n", strings.Join(argv, " "))
 		if len(m.MCP.Env) > 0 {

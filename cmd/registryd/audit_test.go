@@ -324,3 +324,35 @@ func TestAuditSARIFIsJSON(t *testing.T) {
 		t.Errorf("version = %v", v["version"])
 	}
 }
+
+// TestAuditNeverPrintsURLCredentials: no output format prints a credential
+// written into a URL, whether the URL is the endpoint or an argument: the
+// text preview redacts them as the report does.
+func TestAuditNeverPrintsURLCredentials(t *testing.T) {
+	const secret, token = "hunter2pass", "sk-live-0123456789abcdef"
+	manifests := map[string]string{
+		"http.toml": "[addon]\nname = \"leaky-http\"\nversion = \"1.0.0\"\n[mcp]\ntransport = \"http\"\n" +
+			"url = \"https://alice:" + secret + "@mcp.example.com/v1?api_key=" + token + "&region=eu\"\n",
+		"stdio.toml": "[addon]\nname = \"leaky-stdio\"\nversion = \"1.0.0\"\n[mcp]\ncommand = \"mcp-proxy\"\n" +
+			"args = [\"--upstream=https://" + token + "@mcp.example.com/sse\", \"https://mcp.example.com/?token=" + secret + "\"]\n",
+	}
+	dir := t.TempDir()
+	for name, doc := range manifests {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name := range manifests {
+		for _, format := range []string{"text", "json", "sarif"} {
+			t.Run(name+"/"+format, func(t *testing.T) {
+				_, stdout, stderr := runCLI(t, "", "audit", "--format", format, filepath.Join(dir, name))
+				if strings.Contains(stdout+stderr, secret) || strings.Contains(stdout+stderr, token) {
+					t.Errorf("output prints a credential:\n%s%s", stdout, stderr)
+				}
+				if format == "text" && !strings.Contains(stdout, "REDACTED@mcp.example.com") {
+					t.Errorf("text output does not show the redacted URL:\n%s", stdout)
+				}
+			})
+		}
+	}
+}
