@@ -10,6 +10,7 @@ import (
 
 	"github.com/registryd/registryd/assess"
 	"github.com/registryd/registryd/badge"
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/safetext"
@@ -33,6 +34,10 @@ type registryPage struct {
 
 func (h *Handler) registry(w http.ResponseWriter, r *http.Request, v *view) error {
 	q := r.URL.Query()
+	if !safetext.Valid(q.Get("q"), 0) {
+		// Refused as the API refuses it, rather than echoed in the search box.
+		return problem.BadRequest("q", "must be printable text")
+	}
 	p := registryPage{Query: clip(q.Get("q"), 100), Tier: q.Get("tier"), Verdict: q.Get("verdict")}
 	f := storage.AddonFilter{Query: p.Query}
 	if t := registry.Tier(p.Tier); t.Valid() {

@@ -52,6 +52,13 @@ func TestPagesRefuseAmbiguousQueries(t *testing.T) {
 			t.Errorf("GET %s: status %d, want 400", path, p.status)
 		}
 	}
+	// A search for text that may not be shown is refused, as the API
+	// refuses it, instead of being echoed in the search box.
+	for _, q := range []string{"a%C2%ADb", "%E2%80%AEx", "%EE%82%B0", "a%1Bb"} {
+		if p := b.get("/?q=" + q); p.status != http.StatusBadRequest || strings.Contains(p.body, "­") || strings.Contains(p.body, "‮") {
+			t.Errorf("GET /?q=%s: status %d, want 400 without an echo", q, p.status)
+		}
+	}
 	if p := b.get("/?q=a%3Bb"); p.status != http.StatusOK {
 		t.Errorf("an escaped ';' is data: status %d, want 200", p.status)
 	}
