@@ -352,8 +352,8 @@ func TestReceiveRefusesBeforeReading(t *testing.T) {
 	}{
 		{"no signature", map[string]string{webhook.SignatureHeader: ""}, 100, 401, "unauthenticated", "Www-Authenticate"},
 		{"signature not sha256= and 64 hex", map[string]string{webhook.SignatureHeader: "sha256=" + strings.Repeat("x", 64)}, 100, 401, "unauthenticated", "Www-Authenticate"},
-		{"no event", map[string]string{webhook.EventHeader: ""}, 100, 400, "validation", ""},
-		{"no delivery id", map[string]string{webhook.DeliveryHeader: ""}, 100, 400, "validation", ""},
+		{"no event", map[string]string{webhook.EventHeader: ""}, 100, 400, "bad-request", ""},
+		{"no delivery id", map[string]string{webhook.DeliveryHeader: ""}, 100, 400, "bad-request", ""},
 		{"declared over the limit", nil, webhook.MaxBodyBytes + 1, 413, "too-large", ""},
 		{"large body beyond the budget", nil, 2 << 20, 503, "unavailable", "Retry-After"},
 	}

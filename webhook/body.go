@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -171,9 +172,9 @@ func (b *BodyBudget) trimSpare() {
 // Errors: ErrBodyTooLarge (registry.ErrTooLarge) for a body, declared or
 // read, over MaxBodyBytes; ErrBusy when the budget cannot hold it (before
 // reading anything when the length is declared); ErrBodyTimeout when r
-// fails with a timeout; a *registry.ValidationError on field "body" when r
-// fails otherwise (a body cut short, a malformed chunked encoding). Nothing
-// is held after an error.
+// fails with a timeout; a 400 malformed-body *problem.Error on field "body"
+// (wrapping a *registry.ValidationError) when r fails otherwise (a body cut
+// short, a malformed chunked encoding). Nothing is held after an error.
 func (b *BodyBudget) Read(r io.Reader, declared int64) (*Body, error) {
 	if declared > MaxBodyBytes {
 		return nil, ErrBodyTooLarge
@@ -254,9 +255,9 @@ func readError(err error) error {
 	case errors.As(err, &te) && te.Timeout():
 		return ErrBodyTimeout
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return invalid("body", "ended before its declared length")
+		return problem.MalformedBody("body", "ended before its declared length")
 	}
-	return invalid("body", "could not be read")
+	return problem.MalformedBody("body", "could not be read")
 }
 
 // Body is a delivery body read within a BodyBudget. Release it once done;

@@ -1,8 +1,6 @@
 package attack
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
@@ -46,27 +44,19 @@ func readProblem(t *testing.T, what string, r Response) strictProblem {
 // slug is the problem type after its prefix.
 func (p strictProblem) slug() string { return strings.TrimPrefix(p.Type, "urn:registryd:problem:") }
 
-const strictWebhookSecret = "strict-suite-webhook-secret"
-
 // startWithWebhook starts a server that takes GitHub deliveries signed with
-// strictWebhookSecret. Its GitHub API is unreachable: the deliveries these
-// tests send are refused before any job would call it.
-func startWithWebhook(t *testing.T, st Store) *Server {
-	return Start(t, st, Settings{
-		"REGISTRYD_GITHUB_WEBHOOK_SECRET": strictWebhookSecret,
-		"REGISTRYD_GITHUB_API_URL":        "http://127.0.0.1:1/",
-	})
-}
+// hookSecret. Its GitHub API is unreachable: the deliveries these tests
+// send are refused before any job would call it.
+func startWithWebhook(t *testing.T, st Store) *Server { return Start(t, st, withWebhook(nil)) }
 
-// delivery is a GitHub delivery of body as event, signed with secret.
-func delivery(event, id string, body []byte, secret string) Request {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write(body)
+// signedRequest is a GitHub delivery of body as event, signed with
+// hookSecret.
+func signedRequest(event, id string, body []byte) Request {
 	return Request{Method: "POST", Path: "/v1/webhooks/github", ContentType: "application/json", Body: strings.NewReader(string(body)),
 		Header: http.Header{
 			"X-Github-Event":      {event},
 			"X-Github-Delivery":   {id},
-			"X-Hub-Signature-256": {"sha256=" + hex.EncodeToString(mac.Sum(nil))},
+			"X-Hub-Signature-256": {signature(body, hookSecret)},
 		}}
 }
 
@@ -165,7 +155,7 @@ func TestDuplicateJSONKeysRefused(t *testing.T) {
 		}
 
 		ping := []byte(`{"zen":"Keep it logically awesome.","hook_id":1,"zen":"x","repository":{"full_name":"o/r"}}`)
-		d := s.Do(delivery("ping", "9a8b7c6d-0000-4000-8000-000000000001", ping, strictWebhookSecret))
+		d := s.Do(signedRequest("ping", "9a8b7c6d-0000-4000-8000-000000000001", ping))
 		if d.Status != http.StatusBadRequest {
 			t.Fatalf("signed delivery with a duplicate key: status %d, want 400: %s", d.Status, d.Body)
 		}
@@ -273,16 +263,16 @@ func TestSameErrorSameStatus(t *testing.T) {
 		}{
 			{"a refused field",
 				Request{Method: "POST", Path: "/v1/submissions/" + id + "/reject", Token: mia, ContentType: "application/json", Body: strings.NewReader(`{"reason":""}`)},
-				delivery("pull_request", "9a8b7c6d-0000-4000-8000-000000000002", badSHA, strictWebhookSecret),
+				signedRequest("pull_request", "9a8b7c6d-0000-4000-8000-000000000002", badSHA),
 				http.StatusUnprocessableEntity, "validation"},
 			{"a body that is not JSON",
 				Request{Method: "POST", Path: "/v1/submissions/" + id + "/approve", Token: mia, ContentType: "application/json", Body: strings.NewReader(`{"reason":`)},
-				delivery("pull_request", "9a8b7c6d-0000-4000-8000-000000000003", []byte(`{"action":`), strictWebhookSecret),
+				signedRequest("pull_request", "9a8b7c6d-0000-4000-8000-000000000003", []byte(`{"action":`)),
 				http.StatusBadRequest, "malformed-body"},
 			{"a query string with ';'",
 				Request{Path: "/v1/addons?a;b"},
 				func() Request {
-					d := delivery("ping", "9a8b7c6d-0000-4000-8000-000000000004", []byte(`{"zen":"z","hook_id":1}`), strictWebhookSecret)
+					d := signedRequest("ping", "9a8b7c6d-0000-4000-8000-000000000004", []byte(`{"zen":"z","hook_id":1}`))
 					d.Path += "?a;b"
 					return d
 				}(),
