@@ -14,8 +14,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -39,13 +41,8 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
-	flagShort := false
-	for _, a := range os.Args[1:] {
-		if a == "-test.short" || a == "-test.short=true" {
-			flagShort = true
-		}
-	}
-	if !flagShort {
+	flag.Parse()
+	if !testing.Short() {
 		dir, err := os.MkdirTemp("", "registryd-attack")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "attack:", err)
@@ -60,6 +57,45 @@ func runMain(m *testing.M) int {
 		}
 	}
 	return m.Run()
+}
+
+// consulted makes sure consultSources runs once, inside the tests: go test
+// records the files a test opens only once m.Run has begun.
+var consulted = sync.OnceValue(consultSources)
+
+// consultSources opens every file of the module that goes into the binary.
+// The suite builds the binary with `go build` instead of linking the
+// server's packages, so without this `go test` would not know that a change
+// to the server changes this package's result, and would replay a cached
+// pass: go test's cache key includes the files a test opens.
+func consultSources() error {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return fmt.Errorf("module root not found from the test's directory: %w", err)
+	}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "testdata", "node_modules", "data":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	})
 }
 
 // Store is one of registryd's databases, as the binary selects it through
@@ -118,6 +154,9 @@ func Start(t *testing.T, st Store, settings Settings) *Server {
 	t.Helper()
 	if binary == "" {
 		t.Skip("the security suite builds and runs the registryd binary; skipped with -short")
+	}
+	if err := consulted(); err != nil {
+		t.Fatalf("read the module's sources: %v", err)
 	}
 	env := st.Env(t)
 	env["REGISTRYD_RATE_LIMIT"] = "0"
