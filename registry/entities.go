@@ -31,12 +31,28 @@ func (r Role) rank() int {
 	return 0
 }
 
+// Principal is a person (or a robot) who holds API tokens. Several tokens
+// of one principal are one maintainer for the two-maintainer rule and one
+// submitter for four eyes. Key is the principal's name after Unicode case
+// folding and NFKC normalisation, unique among principals, so that names
+// differing only in case or compatibility form ("Alice", "alice",
+// "Ａｌｉｃｅ") are one principal; Name is the name as first given.
+type Principal struct {
+	ID        string
+	Name      string
+	Key       string
+	CreatedAt time.Time
+}
+
 // Token is an API token's record. Only the SHA-256 of the secret is kept.
+// Name labels the token; Principal is who holds it (stores fill its ID and
+// Name when they read a token).
 type Token struct {
 	ID        string
 	Name      string
 	Role      Role
 	Hash      []byte // sha256 of the secret
+	Principal Principal
 	CreatedAt time.Time
 	RevokedAt *time.Time
 }
@@ -80,7 +96,7 @@ type Submission struct {
 	ManifestSHA256 string // hex
 	Format         string // "toml" or "json"
 	Source         Source
-	Submitter      string // token name, or GitHub login
+	Submitter      string // the token's principal name, or GitHub login
 	SubmitterToken string // token ID for REST submissions, else ""
 	GitHub         *GitHubOrigin
 	Status         SubmissionStatus
@@ -95,6 +111,10 @@ type Submission struct {
 	DecisionReason string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+
+	// SubmitterPrincipal is the principal ID of the token of a REST
+	// submission, else "".
+	SubmitterPrincipal string
 }
 
 // Report is a stored report: its canonical bytes exactly as served, their
@@ -169,13 +189,16 @@ type Version struct {
 
 // VerifyApproval is a first maintainer's pending grant of `verified`,
 // awaiting a second, different maintainer. WiringSHA256 is the wiring it
-// approves: the latest version's when it was made.
+// approves: the latest version's when it was made. Principal is the first
+// maintainer's principal ID ("" for an approval recorded before principals
+// existed, or by an actor without one).
 type VerifyApproval struct {
 	Addon        string
 	Maintainer   string
 	Reason       string
 	At           time.Time
 	WiringSHA256 string
+	Principal    string
 }
 
 // Suppression silences one finding (code at path) of an addon's reports.

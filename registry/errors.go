@@ -78,3 +78,44 @@ func (e *ValidationError) Error() string {
 func (e *ValidationError) Is(target error) bool {
 	return target == ErrInvalid || (e.TooLarge && target == ErrTooLarge)
 }
+
+// maxBlockedListed bounds the findings a BlockedError's message names.
+const maxBlockedListed = 10
+
+// BlockedError refuses to publish a submission whose verdict is fail.
+// Findings are its blocking findings that no suppression covers, in report
+// order. A maintainer may publish it anyway only by approving it with an
+// override and a reason, which the audit log keeps. It matches ErrConflict
+// under errors.Is.
+type BlockedError struct {
+	Findings []StoredFinding
+}
+
+// Error names the blocking findings by code and path.
+func (e *BlockedError) Error() string {
+	var b strings.Builder
+	b.WriteString("the verdict is fail, which blocks publication")
+	for i, f := range e.Findings {
+		if i == maxBlockedListed {
+			b.WriteString(", and " + strconv.Itoa(len(e.Findings)-i) + " more")
+			break
+		}
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.Code)
+		b.WriteString(" at ")
+		if f.Path == "" {
+			b.WriteString("(manifest)")
+		} else {
+			b.WriteString(f.Path)
+		}
+	}
+	b.WriteString("; approve it with an override and a reason to publish it anyway")
+	return b.String()
+}
+
+// Is makes a *BlockedError match ErrConflict.
+func (e *BlockedError) Is(target error) bool { return target == ErrConflict }

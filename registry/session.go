@@ -8,7 +8,8 @@ import "time"
 type Session struct {
 	Hash      []byte // sha256 of the cookie secret
 	TokenID   string
-	Name      string // the token's name
+	Name      string // the token's principal's name
+	Principal string // the token's principal ID, filled when read
 	Role      Role
 	CreatedAt time.Time
 	ExpiresAt time.Time

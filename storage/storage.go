@@ -80,6 +80,7 @@ type Reader interface {
 	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
 
 	AuditLog(ctx context.Context, p Page) ([]registry.AuditEntry, string, error)
+	// TokenByHash and Tokens fill each token's Principal (ID and Name).
 	TokenByHash(ctx context.Context, hash []byte) (registry.Token, error)
 	Tokens(ctx context.Context) ([]registry.Token, error)
 	Delivery(ctx context.Context, id string) (registry.Delivery, error)
@@ -95,6 +96,9 @@ type Tx interface {
 	// SubmissionsOfAddon returns every submission of an addon, oldest first.
 	SubmissionsOfAddon(ctx context.Context, addon string) ([]registry.Submission, error)
 	Addon(ctx context.Context, name string) (registry.Addon, error)
+	// Version returns the published version of addon that is the same
+	// version as version: equal registry.VersionKey, so 1.0.0+b finds a
+	// published 1.0.0+a.
 	Version(ctx context.Context, addon, version string) (registry.Version, error)
 	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
 	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
@@ -111,7 +115,8 @@ type Tx interface {
 	PutReport(ctx context.Context, r registry.Report, findings []registry.StoredFinding) error
 	// PutAddon inserts or updates a.
 	PutAddon(ctx context.Context, a registry.Addon) error
-	// CreateVersion publishes v; ErrConflict when addon@version exists.
+	// CreateVersion publishes v; ErrConflict when the addon has a version
+	// with the same registry.VersionKey.
 	CreateVersion(ctx context.Context, v registry.Version) error
 	PutVerifyApproval(ctx context.Context, a registry.VerifyApproval) error
 	DeleteVerifyApproval(ctx context.Context, addon string) error
@@ -122,6 +127,12 @@ type Tx interface {
 	DeleteSuppression(ctx context.Context, addon, id string) (registry.Suppression, error)
 	AppendAudit(ctx context.Context, e registry.AuditEntry) error
 
+	// EnsurePrincipal returns the principal whose Key is p.Key, inserting p
+	// when there is none; concurrent calls for one key agree on one
+	// principal.
+	EnsurePrincipal(ctx context.Context, p registry.Principal) (registry.Principal, error)
+	// CreateToken inserts t, which belongs to the principal t.Principal.ID;
+	// ErrNotFound when that principal does not exist.
 	CreateToken(ctx context.Context, t registry.Token) error
 	// RevokeToken marks a token revoked at at; ErrNotFound if absent.
 	RevokeToken(ctx context.Context, id string, at time.Time) error

@@ -79,7 +79,7 @@ func (a *args) add(v any) string {
 
 const submissionCols = `id, addon, version, manifest, manifest_sha256, format, source, submitter,
 	submitter_token, github_repo, github_pr, github_commit, github_path, github_author, status,
-	verdict, risk, decided_by, decided_at, decision_reason, created_at, updated_at, wiring_sha256`
+	verdict, risk, decided_by, decided_at, decision_reason, created_at, updated_at, wiring_sha256, submitter_principal`
 
 func scanSubmission(row pgx.Row) (registry.Submission, error) {
 	var (
@@ -91,7 +91,7 @@ func scanSubmission(row pgx.Row) (registry.Submission, error) {
 	)
 	err := row.Scan(&s.ID, &s.Addon, &s.Version, &s.Manifest, &s.ManifestSHA256, &s.Format, &source,
 		&s.Submitter, &s.SubmitterToken, &repo, &pr, &commit, &path, &author, &status, &verdict, &risk,
-		&s.DecidedBy, &s.DecidedAt, &s.DecisionReason, &s.CreatedAt, &s.UpdatedAt, &s.WiringSHA256)
+		&s.DecidedBy, &s.DecidedAt, &s.DecisionReason, &s.CreatedAt, &s.UpdatedAt, &s.WiringSHA256, &s.SubmitterPrincipal)
 	if err != nil {
 		return s, err
 	}
@@ -380,11 +380,12 @@ func (r reader) Versions(ctx context.Context, addon string, p storage.Page) ([]r
 	return out, next, nil
 }
 
-// Version returns the published addon@version, or an error wrapping
-// registry.ErrNotFound.
+// Version returns the published version of addon that is the same version
+// as version (registry.VersionKey: equal but for build metadata), or an
+// error wrapping registry.ErrNotFound.
 func (r reader) Version(ctx context.Context, addon, version string) (registry.Version, error) {
 	v, err := scanVersion(r.db.QueryRow(ctx, `SELECT `+versionCols+versionsFrom+
-		` WHERE v.addon = $1 AND v.version = $2`, addon, version))
+		` WHERE v.addon = $1 AND v.version_key = $2`, addon, registry.VersionKey(version)))
 	if err != nil {
 		return v, dbErr(fmt.Sprintf("version %s@%s", addon, version), err)
 	}
@@ -472,8 +473,8 @@ func (r reader) Suppressions(ctx context.Context, addon string) ([]registry.Supp
 // wrapping registry.ErrNotFound.
 func (r reader) VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error) {
 	var v registry.VerifyApproval
-	err := r.db.QueryRow(ctx, `SELECT addon, maintainer, reason, at, wiring_sha256 FROM verify_approvals WHERE addon = $1`+r.forUpdate(), addon).
-		Scan(&v.Addon, &v.Maintainer, &v.Reason, &v.At, &v.WiringSHA256)
+	err := r.db.QueryRow(ctx, `SELECT addon, maintainer, reason, at, wiring_sha256, principal FROM verify_approvals WHERE addon = $1`+r.forUpdate(), addon).
+		Scan(&v.Addon, &v.Maintainer, &v.Reason, &v.At, &v.WiringSHA256, &v.Principal)
 	if err != nil {
 		return v, dbErr(fmt.Sprintf("verify approval of %q", addon), err)
 	}
@@ -533,12 +534,14 @@ func (r reader) AuditLog(ctx context.Context, p storage.Page) ([]registry.AuditE
 	return out, next, nil
 }
 
-const tokenCols = `id, name, role, hash, created_at, revoked_at`
+// tokenSelect reads tokens with their principal's ID and name.
+const tokenSelect = `SELECT t.id, t.name, t.role, t.hash, t.created_at, t.revoked_at, t.principal_id, p.name
+	FROM api_tokens t JOIN principals p ON p.id = t.principal_id`
 
 func scanToken(row pgx.Row) (registry.Token, error) {
 	var t registry.Token
 	var role string
-	err := row.Scan(&t.ID, &t.Name, &role, &t.Hash, &t.CreatedAt, &t.RevokedAt)
+	err := row.Scan(&t.ID, &t.Name, &role, &t.Hash, &t.CreatedAt, &t.RevokedAt, &t.Principal.ID, &t.Principal.Name)
 	t.Role = registry.Role(role)
 	t.CreatedAt = t.CreatedAt.UTC()
 	t.RevokedAt = utcPtr(t.RevokedAt)
@@ -548,7 +551,7 @@ func scanToken(row pgx.Row) (registry.Token, error) {
 // TokenByHash returns the token whose secret hashes to hash, revoked or not,
 // or an error wrapping registry.ErrNotFound.
 func (r reader) TokenByHash(ctx context.Context, hash []byte) (registry.Token, error) {
-	t, err := scanToken(r.db.QueryRow(ctx, `SELECT `+tokenCols+` FROM api_tokens WHERE hash = $1`, nonNilBytes(hash)))
+	t, err := scanToken(r.db.QueryRow(ctx, tokenSelect+` WHERE t.hash = $1`, nonNilBytes(hash)))
 	if err != nil {
 		return t, dbErr("token by hash", err)
 	}
@@ -557,7 +560,7 @@ func (r reader) TokenByHash(ctx context.Context, hash []byte) (registry.Token, e
 
 // Tokens returns every token, oldest first.
 func (r reader) Tokens(ctx context.Context) ([]registry.Token, error) {
-	rows, err := r.db.Query(ctx, `SELECT `+tokenCols+` FROM api_tokens ORDER BY created_at, id`)
+	rows, err := r.db.Query(ctx, tokenSelect+` ORDER BY t.created_at, t.id`)
 	if err != nil {
 		return nil, dbErr("list tokens", err)
 	}

@@ -25,16 +25,16 @@ func (s *Store) CreateSession(ctx context.Context, se registry.Session) error {
 }
 
 // Session returns the live session with hash at now: not expired, and
-// opened with a token that is not revoked. Otherwise the error wraps
-// registry.ErrNotFound.
+// opened with a token that is not revoked, with the token's principal.
+// Otherwise the error wraps registry.ErrNotFound.
 func (s *Store) Session(ctx context.Context, hash []byte, now time.Time) (registry.Session, error) {
 	var se registry.Session
 	var role string
 	err := s.pool.QueryRow(ctx, `
-		SELECT s.hash, s.token_id, s.name, s.role, s.created_at, s.expires_at
-		FROM sessions s JOIN api_tokens t ON t.id = s.token_id
+		SELECT s.hash, s.token_id, p.name, p.id, s.role, s.created_at, s.expires_at
+		FROM sessions s JOIN api_tokens t ON t.id = s.token_id JOIN principals p ON p.id = t.principal_id
 		WHERE s.hash = $1 AND s.expires_at > $2 AND t.revoked_at IS NULL`,
-		hash, now.UTC()).Scan(&se.Hash, &se.TokenID, &se.Name, &role, &se.CreatedAt, &se.ExpiresAt)
+		hash, now.UTC()).Scan(&se.Hash, &se.TokenID, &se.Name, &se.Principal, &role, &se.CreatedAt, &se.ExpiresAt)
 	if err != nil {
 		return registry.Session{}, dbErr("session", err)
 	}

@@ -95,7 +95,7 @@ func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 
 const submissionCols = `id, addon, version, manifest, manifest_sha256, format, source, submitter,
 	submitter_token, github_repo, github_pr, github_commit, github_path, github_author, status,
-	verdict, risk, decided_by, decided_at, decision_reason, created_at, updated_at, wiring_sha256`
+	verdict, risk, decided_by, decided_at, decision_reason, created_at, updated_at, wiring_sha256, submitter_principal`
 
 func scanSubmission(row scanner) (registry.Submission, error) {
 	var (
@@ -109,7 +109,7 @@ func scanSubmission(row scanner) (registry.Submission, error) {
 	)
 	err := row.Scan(&s.ID, &s.Addon, &s.Version, &s.Manifest, &s.ManifestSHA256, &s.Format, &source,
 		&s.Submitter, &s.SubmitterToken, &repo, &pr, &commit, &path, &author, &status, &verdict, &risk,
-		&s.DecidedBy, &decidedAt, &s.DecisionReason, &created, &updated, &s.WiringSHA256)
+		&s.DecidedBy, &decidedAt, &s.DecisionReason, &created, &updated, &s.WiringSHA256, &s.SubmitterPrincipal)
 	if err != nil {
 		return s, err
 	}
@@ -376,11 +376,12 @@ func (r reader) Versions(ctx context.Context, addon string, p storage.Page) ([]r
 	return out, next, nil
 }
 
-// Version returns the published addon@version, or an error wrapping
-// registry.ErrNotFound.
+// Version returns the published version of addon that is the same version
+// as version (registry.VersionKey: equal but for build metadata), or an
+// error wrapping registry.ErrNotFound.
 func (r reader) Version(ctx context.Context, addon, version string) (registry.Version, error) {
 	v, err := scanVersion(r.db.QueryRowContext(ctx, `SELECT `+versionCols+versionsFrom+
-		` WHERE v.addon = ?1 AND v.version = ?2`, addon, version))
+		` WHERE v.addon = ?1 AND v.version_key = ?2`, addon, registry.VersionKey(version)))
 	if err != nil {
 		return v, dbErr(fmt.Sprintf("version %s@%s", addon, version), err)
 	}
@@ -409,7 +410,7 @@ const (
 	qReport                = `SELECT submission_id, bytes, sha256, ruleset FROM reports WHERE submission_id = ?1`
 	qAddon                 = `SELECT ` + addonCols + ` FROM addons WHERE name = ?1`
 	qSubmission            = `SELECT ` + submissionCols + ` FROM submissions WHERE id = ?1`
-	qTokenByHash           = `SELECT ` + tokenCols + ` FROM api_tokens WHERE hash = ?1`
+	qTokenByHash           = tokenSelect + ` WHERE t.hash = ?1`
 )
 
 // hotQueries are prepared on the read pool when the store opens: install
@@ -487,8 +488,8 @@ func (r reader) Suppressions(ctx context.Context, addon string) ([]registry.Supp
 func (r reader) VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error) {
 	var v registry.VerifyApproval
 	var at int64
-	err := r.db.QueryRowContext(ctx, `SELECT addon, maintainer, reason, at, wiring_sha256 FROM verify_approvals WHERE addon = ?1`, addon).
-		Scan(&v.Addon, &v.Maintainer, &v.Reason, &at, &v.WiringSHA256)
+	err := r.db.QueryRowContext(ctx, `SELECT addon, maintainer, reason, at, wiring_sha256, principal FROM verify_approvals WHERE addon = ?1`, addon).
+		Scan(&v.Addon, &v.Maintainer, &v.Reason, &at, &v.WiringSHA256, &v.Principal)
 	if err != nil {
 		return v, dbErr(fmt.Sprintf("verify approval of %q", addon), err)
 	}
@@ -549,14 +550,16 @@ func (r reader) AuditLog(ctx context.Context, p storage.Page) ([]registry.AuditE
 	return out, next, nil
 }
 
-const tokenCols = `id, name, role, hash, created_at, revoked_at`
+// tokenSelect reads tokens with their principal's ID and name.
+const tokenSelect = `SELECT t.id, t.name, t.role, t.hash, t.created_at, t.revoked_at, t.principal_id, COALESCE(p.name, '')
+	FROM api_tokens t LEFT JOIN principals p ON p.id = t.principal_id`
 
 func scanToken(row scanner) (registry.Token, error) {
 	var t registry.Token
 	var role string
 	var created int64
 	var revoked sql.NullInt64
-	err := row.Scan(&t.ID, &t.Name, &role, &t.Hash, &created, &revoked)
+	err := row.Scan(&t.ID, &t.Name, &role, &t.Hash, &created, &revoked, &t.Principal.ID, &t.Principal.Name)
 	t.Role = registry.Role(role)
 	t.CreatedAt = fromMicros(created)
 	t.RevokedAt = fromNullMicros(revoked)
@@ -575,7 +578,7 @@ func (r reader) TokenByHash(ctx context.Context, hash []byte) (registry.Token, e
 
 // Tokens returns every token, oldest first.
 func (r reader) Tokens(ctx context.Context) ([]registry.Token, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT `+tokenCols+` FROM api_tokens ORDER BY created_at, id`)
+	rows, err := r.db.QueryContext(ctx, tokenSelect+` ORDER BY t.created_at, t.id`)
 	if err != nil {
 		return nil, dbErr("list tokens", err)
 	}

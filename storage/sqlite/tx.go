@@ -50,11 +50,11 @@ func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error 
 		repo = &g.Repo
 	}
 	_, err := t.q.ExecContext(ctx, `INSERT INTO submissions (`+submissionCols+`)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)`,
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)`,
 		s.ID, s.Addon, s.Version, nonNilBytes(s.Manifest), s.ManifestSHA256, s.Format, string(s.Source), s.Submitter,
 		s.SubmitterToken, repo, g.PR, g.CommitID, g.Path, g.Author, string(s.Status),
 		string(s.Verdict), s.Risk.String(), s.DecidedBy, microsPtr(s.DecidedAt), s.DecisionReason, micros(s.CreatedAt), micros(s.UpdatedAt),
-		s.WiringSHA256)
+		s.WiringSHA256, s.SubmitterPrincipal)
 	if err != nil {
 		return dbErr(fmt.Sprintf("create submission %q", s.ID), err)
 	}
@@ -148,11 +148,12 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 	return nil
 }
 
-// CreateVersion publishes v; registry.ErrConflict when addon@version exists,
-// registry.ErrNotFound when its submission does not.
+// CreateVersion publishes v; registry.ErrConflict when the addon has a
+// version with the same registry.VersionKey, registry.ErrNotFound when its
+// submission does not exist.
 func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
-	_, err := t.q.ExecContext(ctx, `INSERT INTO versions (addon, version, submission_id, published_at, published_by)
-		VALUES (?1, ?2, ?3, ?4, ?5)`, v.Addon, v.Version, v.SubmissionID, micros(v.PublishedAt), v.PublishedBy)
+	_, err := t.q.ExecContext(ctx, `INSERT INTO versions (addon, version, version_key, submission_id, published_at, published_by)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6)`, v.Addon, v.Version, registry.VersionKey(v.Version), v.SubmissionID, micros(v.PublishedAt), v.PublishedBy)
 	if err != nil {
 		return dbErr(fmt.Sprintf("create version %s@%s", v.Addon, v.Version), err)
 	}
@@ -161,10 +162,10 @@ func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 
 // PutVerifyApproval records or replaces the pending approval of a.Addon.
 func (t *tx) PutVerifyApproval(ctx context.Context, a registry.VerifyApproval) error {
-	_, err := t.q.ExecContext(ctx, `INSERT INTO verify_approvals (addon, maintainer, reason, at, wiring_sha256) VALUES (?1, ?2, ?3, ?4, ?5)
+	_, err := t.q.ExecContext(ctx, `INSERT INTO verify_approvals (addon, maintainer, reason, at, wiring_sha256, principal) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
 		ON CONFLICT (addon) DO UPDATE SET maintainer = excluded.maintainer, reason = excluded.reason, at = excluded.at,
-			wiring_sha256 = excluded.wiring_sha256`,
-		a.Addon, a.Maintainer, a.Reason, micros(a.At), a.WiringSHA256)
+			wiring_sha256 = excluded.wiring_sha256, principal = excluded.principal`,
+		a.Addon, a.Maintainer, a.Reason, micros(a.At), a.WiringSHA256, a.Principal)
 	if err != nil {
 		return dbErr(fmt.Sprintf("put verify approval of %q", a.Addon), err)
 	}
@@ -216,13 +217,24 @@ func (t *tx) AppendAudit(ctx context.Context, e registry.AuditEntry) error {
 	return nil
 }
 
-// CreateToken inserts k; registry.ErrConflict when its ID or hash exists.
+// CreateToken inserts k; registry.ErrConflict when its ID or hash exists,
+// registry.ErrNotFound when its principal does not, registry.ErrInvalid
+// when it has no ID or no principal.
 func (t *tx) CreateToken(ctx context.Context, k registry.Token) error {
 	if k.ID == "" {
 		return fmt.Errorf("create token: %w", invalid("id", "is empty"))
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO api_tokens (`+tokenCols+`) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
-		k.ID, k.Name, string(k.Role), nonNilBytes(k.Hash), micros(k.CreatedAt), microsPtr(k.RevokedAt))
+	if k.Principal.ID == "" {
+		return fmt.Errorf("create token: %w", invalid("principal", "is empty"))
+	}
+	// SQLite cannot hold the principal as a foreign key on this table (see
+	// migration 00005), so the insert checks it.
+	res, err := t.q.ExecContext(ctx, `INSERT INTO api_tokens (id, name, role, hash, created_at, revoked_at, principal_id)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, id FROM principals WHERE id = ?7`,
+		k.ID, k.Name, string(k.Role), nonNilBytes(k.Hash), micros(k.CreatedAt), microsPtr(k.RevokedAt), k.Principal.ID)
+	if err == nil && affected(res) == 0 {
+		return fmt.Errorf("create token %q: principal %q: %w", k.ID, k.Principal.ID, registry.ErrNotFound)
+	}
 	if err != nil {
 		return dbErr(fmt.Sprintf("create token %q", k.ID), err)
 	}

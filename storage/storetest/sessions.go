@@ -27,8 +27,14 @@ func RunSessions(t *testing.T, newStore func(t *testing.T) SessionStore) {
 	hash := func(s string) []byte { h := sha256.Sum256([]byte(s)); return h[:] }
 	setup := func(t *testing.T) (SessionStore, registry.Token) {
 		s := newStore(t)
-		tok := registry.Token{ID: "tok_1", Name: "alice", Role: registry.RoleMaintainer, Hash: hash("secret"), CreatedAt: t0}
-		if err := s.InTx(ctx, func(tx storage.Tx) error { return tx.CreateToken(ctx, tok) }); err != nil {
+		p := registry.Principal{ID: "prn_alice", Name: "alice", Key: "alice", CreatedAt: t0}
+		tok := registry.Token{ID: "tok_1", Name: "alice-laptop", Role: registry.RoleMaintainer, Hash: hash("secret"), Principal: p, CreatedAt: t0}
+		if err := s.InTx(ctx, func(tx storage.Tx) error {
+			if _, err := tx.EnsurePrincipal(ctx, p); err != nil {
+				return err
+			}
+			return tx.CreateToken(ctx, tok)
+		}); err != nil {
 			t.Fatalf("CreateToken: %v", err)
 		}
 		return s, tok
@@ -40,6 +46,8 @@ func RunSessions(t *testing.T, newStore func(t *testing.T) SessionStore) {
 		if err := s.CreateSession(ctx, want); err != nil {
 			t.Fatalf("CreateSession: %v", err)
 		}
+		// A session reads as its token's principal.
+		want.Name, want.Principal = tok.Principal.Name, tok.Principal.ID
 		got, err := s.Session(ctx, hash("a"), t0.Add(time.Minute))
 		if err != nil {
 			t.Fatalf("Session: %v", err)

@@ -52,6 +52,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"VerifyApproval", testVerifyApproval},
 		{"AuditLog", testAuditLog},
 		{"Tokens", testTokens},
+		{"Principals", testPrincipals},
+		{"VersionKeys", testVersionKeys},
 		{"Deliveries", testDeliveries},
 		{"MalformedCursor", testMalformedCursor},
 		{"InTxRollback", testInTxRollback},
@@ -109,7 +111,7 @@ func submission(id, addon, version string, i int) registry.Submission {
 	return registry.Submission{
 		ID: id, Addon: addon, Version: version, Manifest: manifest,
 		ManifestSHA256: hex.EncodeToString(sum[:]), Format: "toml",
-		Source: registry.SourceREST, Submitter: "alice", SubmitterToken: "tok_alice",
+		Source: registry.SourceREST, Submitter: "alice", SubmitterToken: "tok_alice", SubmitterPrincipal: "prn_alice",
 		Status: registry.StatusPending, Verdict: registry.VerdictReview, Risk: registry.LevelWarn,
 		WiringSHA256: wiring(addon + "@" + version),
 		CreatedAt:    at(i), UpdatedAt: at(i),
@@ -1027,7 +1029,7 @@ func testVerifyApproval(t *testing.T, s storage.Store) {
 	_, err := s.VerifyApproval(ctx, "alpha")
 	wantErr(t, "VerifyApproval(none)", err, registry.ErrNotFound)
 
-	a := registry.VerifyApproval{Addon: "alpha", Maintainer: "carol", Reason: "read the source", At: at(0), WiringSHA256: wiring("1.0.0")}
+	a := registry.VerifyApproval{Addon: "alpha", Maintainer: "carol", Reason: "read the source", At: at(0), WiringSHA256: wiring("1.0.0"), Principal: "prn_carol"}
 	inTx(t, s, func(tx storage.Tx) error { return tx.PutVerifyApproval(ctx, a) })
 	want := a
 	want.At = stored(a.At)
@@ -1106,16 +1108,22 @@ func testAuditLog(t *testing.T, s storage.Store) {
 func testTokens(t *testing.T, s storage.Store) {
 	ctx := context.Background()
 	h := func(s string) []byte { b := sha256.Sum256([]byte(s)); return b[:] }
-	t1 := registry.Token{ID: "tok_1", Name: "ci", Role: registry.RoleSubmitter, Hash: h("one"), CreatedAt: at(0)}
-	t2 := registry.Token{ID: "tok_2", Name: "carol", Role: registry.RoleMaintainer, Hash: h("two"), CreatedAt: at(1)}
+	carol := registry.Principal{ID: "prn_carol", Name: "Carol", Key: "carol", CreatedAt: at(0)}
+	t1 := registry.Token{ID: "tok_1", Name: "ci", Role: registry.RoleSubmitter, Hash: h("one"), Principal: carol, CreatedAt: at(0)}
+	t2 := registry.Token{ID: "tok_2", Name: "carol", Role: registry.RoleMaintainer, Hash: h("two"), Principal: carol, CreatedAt: at(1)}
 	inTx(t, s, func(tx storage.Tx) error {
+		if _, err := tx.EnsurePrincipal(ctx, carol); err != nil {
+			return err
+		}
 		if err := tx.CreateToken(ctx, t2); err != nil {
 			return err
 		}
 		return tx.CreateToken(ctx, t1)
 	})
+	// A token read back carries its principal's ID and name.
 	norm := func(k registry.Token) registry.Token {
 		k.CreatedAt, k.RevokedAt = stored(k.CreatedAt), storedPtr(k.RevokedAt)
+		k.Principal = registry.Principal{ID: k.Principal.ID, Name: k.Principal.Name}
 		return k
 	}
 	got, err := s.TokenByHash(ctx, h("two"))
@@ -1151,9 +1159,115 @@ func testTokens(t *testing.T, s storage.Store) {
 	err = s.InTx(ctx, func(tx storage.Tx) error { return tx.RevokeToken(ctx, "tok_missing", at(0)) })
 	wantErr(t, "RevokeToken(missing)", err, registry.ErrNotFound)
 
-	dupHash := registry.Token{ID: "tok_3", Name: "x", Role: registry.RoleAdmin, Hash: h("one"), CreatedAt: at(2)}
+	dupHash := registry.Token{ID: "tok_3", Name: "x", Role: registry.RoleAdmin, Hash: h("one"), Principal: carol, CreatedAt: at(2)}
 	err = s.InTx(ctx, func(tx storage.Tx) error { return tx.CreateToken(ctx, dupHash) })
 	wantErr(t, "CreateToken(duplicate hash)", err, registry.ErrConflict)
+	orphan := registry.Token{ID: "tok_4", Name: "x", Role: registry.RoleAdmin, Hash: h("four"), CreatedAt: at(2)}
+	err = s.InTx(ctx, func(tx storage.Tx) error { return tx.CreateToken(ctx, orphan) })
+	wantErr(t, "CreateToken(no principal)", err, registry.ErrInvalid)
+	orphan.Principal.ID = "prn_missing"
+	err = s.InTx(ctx, func(tx storage.Tx) error { return tx.CreateToken(ctx, orphan) })
+	wantErr(t, "CreateToken(unknown principal)", err, registry.ErrNotFound)
+}
+
+// testPrincipals: EnsurePrincipal creates a principal once per key and
+// hands the first one back after that, also to transactions racing for
+// the same key.
+func testPrincipals(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	first := registry.Principal{ID: "prn_1", Name: "Alice", Key: "alice", CreatedAt: at(0)}
+	var got registry.Principal
+	inTx(t, s, func(tx storage.Tx) error {
+		var err error
+		got, err = tx.EnsurePrincipal(ctx, first)
+		return err
+	})
+	want := first
+	want.CreatedAt = stored(first.CreatedAt)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("EnsurePrincipal(new) (-want +got):\n%s", diff)
+	}
+	inTx(t, s, func(tx storage.Tx) error {
+		var err error
+		got, err = tx.EnsurePrincipal(ctx, registry.Principal{ID: "prn_2", Name: "alice", Key: "alice", CreatedAt: at(5)})
+		return err
+	})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("EnsurePrincipal(same key) (-want +got):\n%s", diff)
+	}
+	err := s.InTx(ctx, func(tx storage.Tx) error {
+		_, err := tx.EnsurePrincipal(ctx, registry.Principal{ID: "prn_3", Name: "x"})
+		return err
+	})
+	wantErr(t, "EnsurePrincipal(no key)", err, registry.ErrInvalid)
+
+	const racers = 8
+	ids := make([]string, racers)
+	errs := make([]error, racers)
+	var wg sync.WaitGroup
+	for i := range racers {
+		wg.Go(func() {
+			errs[i] = s.InTx(ctx, func(tx storage.Tx) error {
+				p, err := tx.EnsurePrincipal(ctx, registry.Principal{ID: fmt.Sprintf("prn_race_%d", i), Name: "bob", Key: "bob", CreatedAt: at(i)})
+				ids[i] = p.ID
+				return err
+			})
+		})
+	}
+	wg.Wait()
+	for i := range racers {
+		if errs[i] != nil {
+			t.Fatalf("racer %d: %v", i, errs[i])
+		}
+		if ids[i] != ids[0] {
+			t.Errorf("racers got principals %v, want one", ids)
+			break
+		}
+	}
+}
+
+// testVersionKeys: versions equal but for build metadata are one version:
+// the second conflicts, and Tx.Version finds the first by either.
+func testVersionKeys(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	inTx(t, s, func(tx storage.Tx) error {
+		for i, v := range []string{"1.0.0+a", "1.0.0+b", "1.0.0", "1.0.0-rc.1+a"} {
+			if err := tx.CreateSubmission(ctx, submission(fmt.Sprintf("sub_%d", i), "alpha", v, i)); err != nil {
+				return err
+			}
+		}
+		return tx.CreateVersion(ctx, registry.Version{Addon: "alpha", Version: "1.0.0+a", SubmissionID: "sub_0", PublishedAt: at(0)})
+	})
+	for i, v := range []string{"1.0.0+b", "1.0.0"} {
+		err := s.InTx(ctx, func(tx storage.Tx) error {
+			return tx.CreateVersion(ctx, registry.Version{Addon: "alpha", Version: v, SubmissionID: fmt.Sprintf("sub_%d", i+1), PublishedAt: at(1)})
+		})
+		wantErr(t, "CreateVersion("+v+" after 1.0.0+a)", err, registry.ErrConflict)
+	}
+	// A pre-release is another version.
+	inTx(t, s, func(tx storage.Tx) error {
+		return tx.CreateVersion(ctx, registry.Version{Addon: "alpha", Version: "1.0.0-rc.1+a", SubmissionID: "sub_3", PublishedAt: at(2)})
+	})
+	for _, v := range []string{"1.0.0+a", "1.0.0+zzz", "1.0.0"} {
+		inTx(t, s, func(tx storage.Tx) error {
+			got, err := tx.Version(ctx, "alpha", v)
+			if err != nil {
+				return err
+			}
+			if got.Version != "1.0.0+a" || got.SubmissionID != "sub_0" {
+				t.Errorf("Tx.Version(%q) = %+v, want 1.0.0+a", v, got)
+			}
+			return nil
+		})
+	}
+	// Reads by clients name the version exactly.
+	if _, err := s.PublishedReport(ctx, "alpha", "1.0.0+b"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("PublishedReport(1.0.0+b) = %v, want not found", err)
+	}
+	vs, _, err := s.Versions(ctx, "alpha", storage.Page{})
+	if err != nil || len(vs) != 2 {
+		t.Errorf("Versions = %v, %v; want 2", vs, err)
+	}
 }
 
 func testDeliveries(t *testing.T, s storage.Store) {
