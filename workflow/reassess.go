@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/registryd/registryd/addon"
 	"github.com/registryd/registryd/assess"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -107,9 +108,9 @@ func (s *Service) Reassess(ctx context.Context, batch int) (int, error) {
 // laterRuleset reports whether ruleset a is a later version than b. Ruleset
 // versions are dotted numbers (2026.11.0); one that is not is never later.
 func laterRuleset(a, b string) bool {
-	va, okA := parseSemver(a)
-	vb, okB := parseSemver(b)
-	return okA && okB && compareSemver(va, vb) > 0
+	va, errA := addon.ParseSemVer(a)
+	vb, errB := addon.ParseSemVer(b)
+	return errA == nil && errB == nil && va.Compare(vb) > 0
 }
 
 func (s *Service) isUnrenderable(id string) bool {

@@ -17,27 +17,47 @@ import (
 // from then on. It needs the maintainer role; the reason is optional and
 // goes to the audit log.
 //
+// Four eyes: the maintainer's principal must not be the submitter's (the
+// principal of a REST submission's token; for a pull request, the
+// principal whose name folds to the author's login). A submission whose
+// verdict is fail is not published: ApproveOverride does that, with a
+// reason.
+//
 // Errors: registry.ErrNotFound for an unknown submission;
-// registry.ErrConflict when the submission is not pending (of two concurrent
-// deciders exactly one wins), when its name@version is already published or
-// when the addon was removed; registry.ErrForbidden below maintainer; a
-// *registry.ValidationError for an unprintable or oversized reason.
+// registry.ErrForbidden below maintainer and for a maintainer approving
+// their own submission; a *registry.BlockedError (registry.ErrConflict)
+// naming the blocking findings when the verdict is fail;
+// registry.ErrConflict when the submission is not pending (of two
+// concurrent deciders exactly one wins), when its name@version is already
+// published or when the addon was removed; a *registry.ValidationError for
+// an unprintable or oversized reason.
 func (s *Service) Approve(ctx context.Context, a Actor, submissionID, reason string) (registry.Submission, error) {
-	return s.decide(ctx, a, submissionID, reason, registry.StatusApproved)
+	return s.decide(ctx, a, submissionID, reason, registry.StatusApproved, false)
+}
+
+// ApproveOverride is Approve for a submission whose verdict is fail: the
+// maintainer publishes it despite its blocking findings. The reason is
+// required; the audit log records the override and the findings it
+// overrode. On a submission that does not fail it is Approve. Errors are
+// Approve's, without the *registry.BlockedError.
+func (s *Service) ApproveOverride(ctx context.Context, a Actor, submissionID, reason string) (registry.Submission, error) {
+	return s.decide(ctx, a, submissionID, reason, registry.StatusApproved, true)
 }
 
 // Reject rejects a pending submission for good. It needs the maintainer role
-// and a reason, which the audit log keeps. Errors are Approve's.
+// and a reason, which the audit log keeps. Errors are Approve's, except
+// that a maintainer may reject (withdraw) their own submission and a
+// failing verdict does not stand in the way.
 func (s *Service) Reject(ctx context.Context, a Actor, submissionID, reason string) (registry.Submission, error) {
-	return s.decide(ctx, a, submissionID, reason, registry.StatusRejected)
+	return s.decide(ctx, a, submissionID, reason, registry.StatusRejected, false)
 }
 
-func (s *Service) decide(ctx context.Context, a Actor, id, reason string, to registry.SubmissionStatus) (registry.Submission, error) {
+func (s *Service) decide(ctx context.Context, a Actor, id, reason string, to registry.SubmissionStatus, override bool) (registry.Submission, error) {
 	if err := requireRole(a, registry.RoleMaintainer); err != nil {
 		return registry.Submission{}, err
 	}
 	var fs fields
-	fs.text("reason", reason, MaxReasonBytes, to == registry.StatusRejected)
+	fs.text("reason", reason, MaxReasonBytes, to == registry.StatusRejected || override)
 	if err := fs.err(); err != nil {
 		return registry.Submission{}, err
 	}
@@ -59,6 +79,10 @@ func (s *Service) decide(ctx context.Context, a Actor, id, reason string, to reg
 			}
 			return s.audit(ctx, tx, now, a.Name, "submission.reject", "submission/"+sub.ID, reason, versionDetail(sub))
 		}
+		if submittedBy(sub, a) {
+			return fmt.Errorf("%w: %s submitted this submission, and a maintainer cannot approve their own; another maintainer must approve it",
+				registry.ErrForbidden, a.Name)
+		}
 		st, err := loadState(ctx, tx, sub.Addon)
 		if err != nil {
 			return err
@@ -73,18 +97,61 @@ func (s *Service) decide(ctx context.Context, a Actor, id, reason string, to reg
 			return err
 		}
 		sub = rerendered
+		blocked := r.blocking()
+		if blocked != nil && !override {
+			return blocked
+		}
 		if err := tx.UpdateSubmission(ctx, sub); err != nil {
 			return fmt.Errorf("store decision: %w", err)
 		}
 		if _, err := publish(ctx, tx, sub, st, r.parsed, a.Name, now); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, now, a.Name, "submission.approve", "submission/"+sub.ID, reason, versionDetail(sub))
+		return s.audit(ctx, tx, now, a.Name, "submission.approve", "submission/"+sub.ID, reason, approveDetail(sub, blocked))
 	})
 	if err != nil {
 		return registry.Submission{}, fmt.Errorf("decide submission %q: %w", id, err)
 	}
 	return sub, nil
+}
+
+// submittedBy reports whether a's principal submitted sub: the principal of
+// a REST submission's token, or for a submission from GitHub the principal
+// named like the pull request's author (GitHub logins are case-insensitive,
+// as principal names are).
+func submittedBy(sub registry.Submission, a Actor) bool {
+	if sub.Source == registry.SourceGitHub {
+		login := sub.Submitter
+		if sub.GitHub != nil && sub.GitHub.Author != "" {
+			login = sub.GitHub.Author
+		}
+		return samePrincipal("", login, "", a.Name)
+	}
+	return samePrincipal(sub.SubmitterPrincipal, sub.Submitter, a.Principal, a.Name)
+}
+
+// approveDetail is the audit detail of an approval: the version, and for an
+// override the blocking findings it overrode.
+func approveDetail(sub registry.Submission, overridden *registry.BlockedError) string {
+	if overridden == nil {
+		return versionDetail(sub)
+	}
+	type finding struct {
+		Code string `json:"code"`
+		Path string `json:"path"`
+	}
+	d := struct {
+		Addon          string    `json:"addon"`
+		Version        string    `json:"version"`
+		ManifestSHA256 string    `json:"manifest_sha256"`
+		Override       bool      `json:"override"`
+		Overridden     []finding `json:"overridden"`
+	}{Addon: sub.Addon, Version: sub.Version, ManifestSHA256: sub.ManifestSHA256, Override: true, Overridden: []finding{}}
+	for _, f := range overridden.Findings {
+		d.Overridden = append(d.Overridden, finding{Code: f.Code, Path: f.Path})
+	}
+	b, _ := json.Marshal(d)
+	return string(b)
 }
 
 // VerifyOutcome is the result of SetVerified. Pending is true when a first
@@ -101,9 +168,11 @@ type VerifyOutcome struct {
 //
 // A grant is made to the wiring of the latest published version (its
 // addon.Wiring digest) and confers the verified tier on every version with
-// that wiring, and on no other. Granting takes two different maintainers:
-// the first call records a VerifyApproval of the latest wiring and returns
-// Pending; the second call, by another maintainer, confirms it. When the
+// that wiring, and on no other. Granting takes two different maintainers
+// (principals: two tokens of one principal, or names that fold alike, are
+// one maintainer): the first call records a VerifyApproval of the latest
+// wiring and returns Pending; the second call, by another maintainer,
+// confirms it. When the
 // latest wiring changed between the two (a new version was published), the
 // first approval no longer applies: the second call records its own as the
 // first approval of the new wiring and returns Pending. Both calls require
@@ -162,7 +231,7 @@ func (s *Service) SetVerified(ctx context.Context, a Actor, name string, verifie
 		if !hasApproval || approval.WiringSHA256 != wiring {
 			// A first approval, or one of a wiring that is no longer the
 			// latest: this maintainer's approval is the first of this one.
-			ap := registry.VerifyApproval{Addon: name, Maintainer: a.Name, Reason: reason, At: now, WiringSHA256: wiring}
+			ap := registry.VerifyApproval{Addon: name, Maintainer: a.Name, Principal: a.Principal, Reason: reason, At: now, WiringSHA256: wiring}
 			if err := tx.PutVerifyApproval(ctx, ap); err != nil {
 				return fmt.Errorf("store verify approval: %w", err)
 			}
@@ -174,7 +243,7 @@ func (s *Service) SetVerified(ctx context.Context, a Actor, name string, verifie
 			detail, _ := json.Marshal(d)
 			return s.audit(ctx, tx, now, a.Name, "addon.verify.approve", "addon/"+name, reason, string(detail))
 		}
-		if approval.Maintainer == a.Name {
+		if samePrincipal(approval.Principal, approval.Maintainer, a.Principal, a.Name) {
 			return conflict("%s already approved verifying %q; a second, different maintainer must confirm it", a.Name, name)
 		}
 		st.addon.Verified = true

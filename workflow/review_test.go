@@ -479,7 +479,7 @@ func TestTokens(t *testing.T) {
 			t.Errorf("secret %q / hash %x: want a prefixed secret and its 32-byte hash", secret[:6], tok.Hash)
 		}
 		a, err := h.svc.Authenticate(ctx, secret)
-		if diff := cmp.Diff(workflow.Actor{Name: "carol@example", TokenID: tok.ID, Role: registry.RoleMaintainer}, a); err != nil || diff != "" {
+		if diff := cmp.Diff(workflow.Actor{Name: "carol@example", TokenID: tok.ID, Role: registry.RoleMaintainer, Principal: tok.Principal.ID}, a); err != nil || diff != "" || tok.Principal.ID == "" {
 			t.Errorf("Authenticate = %v (-want +got):\n%s", err, diff)
 		}
 		for _, bad := range []string{"", "rgd_", secret + "x", strings.ToUpper(secret), "Bearer " + secret, workflow.TokenPrefix + strings.Repeat("A", 43)} {

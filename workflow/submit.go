@@ -23,6 +23,10 @@ import (
 // has verified the webhook's signature and a.Name is the GitHub login, so no
 // role is required.
 //
+// The manifest must name its version, a SemVer 2.0.0 version
+// (addon.CheckVersion). A version equal to a published one but for build
+// metadata (1.0.0+b after 1.0.0+a) is that version.
+//
 // Errors: a *registry.ValidationError (errors.Is registry.ErrInvalid, and
 // registry.ErrTooLarge for an oversized manifest) for a refused manifest, and
 // then nothing is stored; registry.ErrConflict when name@version is already
@@ -108,6 +112,12 @@ func (s *Service) Submit(ctx context.Context, a Actor, manifest []byte, f Format
 // approves that one instead of storing a new one, so that it leaves the
 // review queue; the submission keeps its submitter and origin.
 //
+// A manifest whose verdict is fail is not published: Publish returns a
+// *registry.BlockedError naming its blocking findings and stores nothing
+// (the pull request's pending submission stays in the review queue, where a
+// maintainer may approve it with an override and a reason). A push carries
+// no such reason.
+//
 // Errors are Submit's, plus registry.ErrConflict when the addon was removed.
 // Publishing bytes identical to the published version's is not an error: it
 // returns that version's submission and report and stores nothing.
@@ -152,11 +162,15 @@ func (s *Service) Publish(ctx context.Context, a Actor, manifest []byte, f Forma
 		if err != nil {
 			return err
 		}
+		if blocked := r.blocking(); blocked != nil {
+			return blocked
+		}
 		sub = s.newSubmission(a, manifest, sha, f, origin, m, r, now)
 		adopted := false
 		for _, id := range waiting {
 			if p, err := tx.Submission(ctx, id); err == nil && p.Status == registry.StatusPending {
 				sub.ID, sub.Source, sub.Submitter, sub.SubmitterToken, sub.GitHub = p.ID, p.Source, p.Submitter, p.SubmitterToken, p.GitHub
+				sub.SubmitterPrincipal = p.SubmitterPrincipal
 				sub.Format, sub.CreatedAt, adopted = p.Format, p.CreatedAt, true
 				break
 			}
@@ -224,6 +238,9 @@ func parseSubmission(manifest []byte, f Format, origin *registry.GitHubOrigin) (
 	if err != nil {
 		return nil, err
 	}
+	if err := addon.CheckVersion(m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -243,6 +260,10 @@ func sameBytes(ctx context.Context, tx storage.Tx, name, version, sha string) (r
 		return registry.Submission{}, false, fmt.Errorf("load published submission: %w", err)
 	}
 	if pub.ManifestSHA256 != sha {
+		if pub.Version != version {
+			return registry.Submission{}, false, conflict("%q is already published as %q, the same version (build metadata does not make a new version); publish a new version",
+				name+"@"+version, pub.Version)
+		}
 		return registry.Submission{}, false, conflict("%q is already published with different bytes; publish a new version", name+"@"+version)
 	}
 	return pub, true, nil
@@ -313,9 +334,11 @@ func (s *Service) newSubmission(a Actor, manifest []byte, sha string, f Format, 
 		CreatedAt:      now,
 		UpdatedAt:      now,
 	}
+	// The principal of a REST submission's token, for four eyes.
+	sub.SubmitterPrincipal = a.Principal
 	if origin != nil {
 		o := *origin
-		sub.Source, sub.GitHub, sub.SubmitterToken = registry.SourceGitHub, &o, ""
+		sub.Source, sub.GitHub, sub.SubmitterToken, sub.SubmitterPrincipal = registry.SourceGitHub, &o, "", ""
 	}
 	return sub
 }

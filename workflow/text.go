@@ -3,6 +3,7 @@ package workflow
 import (
 	"errors"
 	"fmt"
+	"unicode"
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/safetext"
@@ -77,7 +78,30 @@ func pathByte(c byte) bool {
 	return isAlnum(c) || c == '_' || c == '-' || c == '.' || c == '[' || c == ']'
 }
 
-// nameByte: token names and addon slugs as they appear in a URL.
-func tokenNameByte(c byte) bool {
-	return isAlnum(c) || c == '_' || c == '-' || c == '.' || c == '@'
+// principalName checks the name of a principal or a token: 1 to
+// MaxTokenNameBytes bytes of letters, marks and digits and _ - . @ that
+// safetext lets be shown, not starting with a mark.
+func (fs *fields) principalName(path, s string) {
+	var e *safetext.Error
+	switch {
+	case s == "":
+		fs.add(path, "must not be empty")
+		return
+	case len(s) > MaxTokenNameBytes:
+		fs.add(path, fmt.Sprintf("must be at most %d bytes", MaxTokenNameBytes))
+		return
+	case errors.As(safetext.Check(s, 0), &e):
+		if e.Class == safetext.Invalid {
+			fs.add(path, "must be valid UTF-8")
+		} else {
+			fs.add(path, "must not contain the character "+safetext.CodePoint(e.Rune))
+		}
+		return
+	}
+	for i, r := range s {
+		if !principalNameOK(r) || i == 0 && unicode.In(r, unicode.Mn, unicode.Mc) {
+			fs.add(path, "may contain only letters, digits and _ - . @")
+			return
+		}
+	}
 }

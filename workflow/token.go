@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 )
@@ -22,16 +24,30 @@ const TokenPrefix = "rgd_"
 // characters of 256 random bits.
 const tokenSecretLen = len(TokenPrefix) + 43
 
-// CreateToken makes a new API token for name with role and returns its
-// secret, which exists only in this return value: the store keeps its
-// SHA-256. name is 1 to MaxTokenNameBytes of letters, digits and _ - . @;
-// it names the person, who may hold several tokens under the same name.
-// The creation is audit-logged under SystemActor (tokens are made by the
+// CreateToken makes a new API token named name with role for the principal
+// of the same name (CreateTokenFor with principal = name). Errors are
+// CreateTokenFor's.
+func (s *Service) CreateToken(ctx context.Context, name string, role registry.Role) (string, registry.Token, error) {
+	return s.CreateTokenFor(ctx, name, name, role)
+}
+
+// CreateTokenFor makes a new API token named name with role, held by the
+// principal named principal, and returns its secret, which exists only in
+// this return value: the store keeps its SHA-256. The principal is the one
+// whose name has the same PrincipalKey, created on first use: "Alice" and
+// "alice" are one principal, whatever the token is called, and a principal
+// may hold several tokens. Names are 1 to MaxTokenNameBytes bytes of
+// letters, marks and digits of any script and _ - . @, stored in NFKC. The
+// creation is audit-logged under SystemActor (tokens are made by the
 // operator on the command line). Errors: a *registry.ValidationError naming
 // the field.
-func (s *Service) CreateToken(ctx context.Context, name string, role registry.Role) (string, registry.Token, error) {
+func (s *Service) CreateTokenFor(ctx context.Context, principal, name string, role registry.Role) (string, registry.Token, error) {
 	var fs fields
-	fs.ident("name", name, MaxTokenNameBytes, tokenNameByte, "letters, digits and _ - . @")
+	principal, name = norm.NFKC.String(principal), norm.NFKC.String(name)
+	if principal != name {
+		fs.principalName("principal", principal)
+	}
+	fs.principalName("name", name)
 	if !role.Valid() {
 		fs.add("role", "must be submitter, maintainer or admin")
 	}
@@ -45,11 +61,15 @@ func (s *Service) CreateToken(ctx context.Context, name string, role registry.Ro
 	now := s.clock()
 	var tok registry.Token
 	err := s.store.InTx(ctx, func(tx storage.Tx) error {
-		tok = registry.Token{ID: s.newID("tok"), Name: name, Role: role, Hash: sum[:], CreatedAt: now}
+		p, err := tx.EnsurePrincipal(ctx, registry.Principal{ID: s.newID("prn"), Name: principal, Key: PrincipalKey(principal), CreatedAt: now})
+		if err != nil {
+			return fmt.Errorf("store principal: %w", err)
+		}
+		tok = registry.Token{ID: s.newID("tok"), Name: name, Role: role, Hash: sum[:], Principal: registry.Principal{ID: p.ID, Name: p.Name}, CreatedAt: now}
 		if err := tx.CreateToken(ctx, tok); err != nil {
 			return fmt.Errorf("store token: %w", err)
 		}
-		detail, _ := json.Marshal(map[string]string{"name": name, "role": string(role)})
+		detail, _ := json.Marshal(map[string]string{"name": name, "role": string(role), "principal": p.ID, "principal_name": p.Name})
 		return s.audit(ctx, tx, now, SystemActor, "token.create", "token/"+tok.ID, "", string(detail))
 	})
 	if err != nil {
@@ -77,7 +97,8 @@ func (s *Service) RevokeToken(ctx context.Context, id string) error {
 }
 
 // Authenticate returns the actor a token secret (the value after "Bearer ")
-// stands for. It returns an error matching registry.ErrUnauthenticated for
+// stands for: the token's principal (its name and ID), the token's ID and
+// its role. It returns an error matching registry.ErrUnauthenticated for
 // an empty, malformed, unknown or revoked secret, and never says which.
 func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error) {
 	if len(secret) != tokenSecretLen || !strings.HasPrefix(secret, TokenPrefix) {
@@ -94,5 +115,9 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error
 	if tok.RevokedAt != nil {
 		return Actor{}, fmt.Errorf("%w: invalid token", registry.ErrUnauthenticated)
 	}
-	return Actor{Name: tok.Name, TokenID: tok.ID, Role: tok.Role}, nil
+	name := tok.Principal.Name
+	if name == "" {
+		name = tok.Name
+	}
+	return Actor{Name: name, TokenID: tok.ID, Role: tok.Role, Principal: tok.Principal.ID}, nil
 }

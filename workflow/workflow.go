@@ -38,13 +38,18 @@ import (
 	"github.com/registryd/registryd/storage"
 )
 
-// Actor is who acts: an API token's name, ID and role, or a GitHub login for
-// webhook-driven work. Name identifies the person: two tokens with the same
-// name are the same maintainer for the two-maintainer rule of SetVerified.
+// Actor is who acts: the principal holding an API token (its name and ID),
+// the token's ID and its role; or a GitHub login, with no principal ID, for
+// webhook-driven work. The principal identifies the person: tokens of one
+// principal are one maintainer for the two-maintainer rule of SetVerified
+// and one submitter for the four eyes of Approve. Where an actor or a
+// record has no principal ID, its name stands for the principal of the same
+// PrincipalKey (so a GitHub login "Alice" is the principal alice).
 type Actor struct {
-	Name    string
-	TokenID string
-	Role    registry.Role
+	Name      string
+	TokenID   string
+	Role      registry.Role
+	Principal string // principal ID; "" for a GitHub login or the service
 }
 
 // Format is the syntax of a submitted manifest.
@@ -210,6 +215,24 @@ func (r rendered) unsuppressed() (report.Finding, bool) {
 		}
 	}
 	return report.Finding{}, false
+}
+
+// blocking returns, when r's verdict is fail, a *registry.BlockedError
+// naming r's blocking findings that no suppression covers; else nil.
+func (r rendered) blocking() *registry.BlockedError {
+	if r.report.Verdict != registry.VerdictFail {
+		return nil
+	}
+	e := &registry.BlockedError{}
+	for _, f := range r.report.Findings {
+		if f.Blocking && f.Suppressed == nil {
+			e.Findings = append(e.Findings, registry.StoredFinding{
+				Finding: registry.Finding{Level: f.Level, Code: f.Code, Message: f.Message, Path: f.Path},
+				Line:    f.Line,
+			})
+		}
+	}
+	return e
 }
 
 // renderParsed renders the report of an already decoded manifest, with
