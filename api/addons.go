@@ -126,7 +126,7 @@ func (s *server) listVersions(w http.ResponseWriter, r *http.Request) error {
 	for i, v := range vs {
 		items[i] = versionJSON{Version: v.Version, PublishedAt: v.PublishedAt.UTC(), PublishedBy: v.PublishedBy,
 			WiringSHA256: v.WiringSHA256, Tier: string(a.TierFor(v.WiringSHA256)),
-			ReportURL: s.public + "/v1/addons/" + name + "/versions/" + v.Version + "/report"}
+			ReportURL: s.public + registry.VersionReportPath(name, v.Version)}
 	}
 	return writeJSON(w, r, http.StatusOK, newList(items, next))
 }
@@ -331,7 +331,7 @@ func (s *server) createSuppression(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return notFoundAs(err, "no such addon")
 	}
-	w.Header().Set("Location", s.public+"/v1/addons/"+name+"/suppressions/"+sp.ID)
+	w.Header().Set("Location", s.public+registry.SuppressionPath(name, sp.ID))
 	return writeJSON(w, r, http.StatusCreated, suppressionEnvelope{Suppression: suppression(sp)})
 }
 

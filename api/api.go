@@ -25,6 +25,7 @@ import (
 type Workflow interface {
 	Submit(ctx context.Context, a workflow.Actor, manifest []byte, f workflow.Format, origin *registry.GitHubOrigin) (registry.Submission, registry.Report, bool, error)
 	Approve(ctx context.Context, a workflow.Actor, submissionID, reason string) (registry.Submission, error)
+	ApproveOverride(ctx context.Context, a workflow.Actor, submissionID, reason string) (registry.Submission, error)
 	Reject(ctx context.Context, a workflow.Actor, submissionID, reason string) (registry.Submission, error)
 	SetVerified(ctx context.Context, a workflow.Actor, addon string, verified bool, reason string) (workflow.VerifyOutcome, error)
 	Suppress(ctx context.Context, a workflow.Actor, addon string, sp registry.Suppression) (registry.Suppression, error)

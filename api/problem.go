@@ -23,6 +23,10 @@ type Problem = problem.Problem
 // ProblemField is one refused field of a Problem; see problem.Field.
 type ProblemField = problem.Field
 
+// ProblemFinding is one finding that blocks publication, in a Problem;
+// see problem.Finding.
+type ProblemFinding = problem.Finding
+
 // The API's own refusals, by the names its handlers use.
 var (
 	badRequest           = problem.BadRequest

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -80,8 +81,21 @@ func (s *server) notFound(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, problem.NotFound("no such resource"))
 }
 
-// param returns the path parameter name of r's route.
-func param(r *http.Request, name string) string { return chi.URLParam(r, name) }
+// param returns the path parameter name of r's route, unescaped. The
+// router matches the escaped path when the request has one (a segment with
+// %2F stays one segment), and then hands back parameters still escaped; a
+// parameter that does not unescape is returned as it is, and the handler's
+// own check refuses it.
+func param(r *http.Request, name string) string {
+	v := chi.URLParam(r, name)
+	if r.URL.RawPath == "" {
+		return v
+	}
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
+}
 
 // routePattern returns the route template r matched ("/v1/addons/{name}"),
 // or "" before routing or when none matched.

@@ -57,7 +57,7 @@ func (s *server) createSubmission(w http.ResponseWriter, r *http.Request) error 
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
-		w.Header().Set("Location", s.public+"/v1/submissions/"+sub.ID)
+		w.Header().Set("Location", s.public+registry.SubmissionPath(sub.ID))
 	}
 	return writeJSON(w, r, status, submissionCreated{Submission: s.submission(sub), Report: rep.Bytes})
 }
@@ -186,7 +186,15 @@ func (s *server) submissionReport(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-type decisionRequest struct {
+// approvalRequest is the body of an approval. Override publishes a
+// submission whose verdict is fail, and then Reason is required.
+type approvalRequest struct {
+	Reason   string `json:"reason"`
+	Override bool   `json:"override"`
+}
+
+// rejectionRequest is the body of a rejection.
+type rejectionRequest struct {
 	Reason string `json:"reason"`
 }
 
@@ -204,19 +212,29 @@ func (s *server) decide(approve bool) handlerFunc {
 		if err := validID("id", id); err != nil {
 			return err
 		}
-		var req decisionRequest
-		if err := s.decodeJSON(w, r, &req); err != nil {
+		var req approvalRequest
+		var err error
+		if approve {
+			err = s.decodeJSON(w, r, &req)
+		} else {
+			var rej rejectionRequest
+			err = s.decodeJSON(w, r, &rej)
+			req.Reason = rej.Reason
+		}
+		if err != nil {
 			return err
 		}
-		if fe := freeText("reason", req.Reason, !approve, workflow.MaxReasonBytes); fe != nil {
+		if fe := freeText("reason", req.Reason, !approve || req.Override, workflow.MaxReasonBytes); fe != nil {
 			return invalid(*fe)
 		}
 		a, _ := ActorFrom(r.Context())
 		var sub registry.Submission
-		var err error
-		if approve {
+		switch {
+		case approve && req.Override:
+			sub, err = s.wf.ApproveOverride(r.Context(), a, id, req.Reason)
+		case approve:
 			sub, err = s.wf.Approve(r.Context(), a, id, req.Reason)
-		} else {
+		default:
 			sub, err = s.wf.Reject(r.Context(), a, id, req.Reason)
 		}
 		if err != nil {

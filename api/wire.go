@@ -46,7 +46,7 @@ func (s *server) submission(sub registry.Submission) submissionJSON {
 		Source: string(sub.Source), Submitter: sub.Submitter, Status: string(sub.Status), Verdict: string(sub.Verdict),
 		Risk: sub.Risk.String(), WiringSHA256: sub.WiringSHA256, DecidedBy: sub.DecidedBy, DecidedAt: utcPtr(sub.DecidedAt), DecisionReason: sub.DecisionReason,
 		CreatedAt: sub.CreatedAt.UTC(), UpdatedAt: sub.UpdatedAt.UTC(),
-		ReportURL: s.public + "/v1/submissions/" + sub.ID + "/report",
+		ReportURL: s.public + registry.SubmissionReportPath(sub.ID),
 	}
 	if g := sub.GitHub; g != nil {
 		out.GitHub = &githubJSON{Repo: g.Repo, PR: g.PR, CommitID: g.CommitID, Path: g.Path, Author: g.Author}
@@ -95,8 +95,8 @@ func (s *server) addon(a registry.Addon) addonJSON {
 		Tier: string(a.Tier()), VerifiedWiring: verifiedWiring(a),
 		VerifiedBy: by, VerifiedAt: utcPtr(a.VerifiedAt), VerifiedReason: a.VerifiedReason,
 		Removed: a.Removed, RemovedAt: utcPtr(a.RemovedAt), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
-		ReportURL: s.public + "/v1/addons/" + a.Name + "/report",
-		BadgeURL:  s.public + "/v1/addons/" + a.Name + "/badge.svg",
+		ReportURL: s.public + registry.AddonReportPath(a.Name),
+		BadgeURL:  s.public + registry.AddonBadgePath(a.Name),
 	}
 }
 

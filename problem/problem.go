@@ -35,13 +35,27 @@ const TypePrefix = "urn:registryd:problem:"
 // Problem is the body of every error response (RFC 9457,
 // application/problem+json). Errors lists the refused fields of a
 // validation error or a malformed request; it is omitted otherwise.
+// Blocking lists the findings that block the publication of a submission
+// whose verdict is fail (a *registry.BlockedError, 409); it is omitted
+// otherwise.
 type Problem struct {
-	Type      string  `json:"type"`
-	Title     string  `json:"title"`
-	Status    int     `json:"status"`
-	Detail    string  `json:"detail"`
-	RequestID string  `json:"request_id"`
-	Errors    []Field `json:"errors,omitempty"`
+	Type      string    `json:"type"`
+	Title     string    `json:"title"`
+	Status    int       `json:"status"`
+	Detail    string    `json:"detail"`
+	RequestID string    `json:"request_id"`
+	Errors    []Field   `json:"errors,omitempty"`
+	Blocking  []Finding `json:"blocking,omitempty"`
+}
+
+// Finding is one blocking finding of a Problem: its code, level, field
+// path, line and message, as in the report.
+type Finding struct {
+	Code    string `json:"code"`
+	Level   string `json:"level"`
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
 }
 
 // Field is one refused field: its path (`mcp.args[2]`, `reason`, `cursor`,
@@ -238,6 +252,13 @@ func For(err error) (Problem, http.Header, bool) {
 			// The store's wording names the backend; a handler says what
 			// is missing with NotFound.
 			p.Detail = "the resource does not exist"
+		}
+		var be *registry.BlockedError
+		if errors.As(err, &be) {
+			p.Blocking = make([]Finding, len(be.Findings))
+			for i, f := range be.Findings {
+				p.Blocking[i] = Finding{Code: f.Code, Level: f.Level.String(), Path: clean(f.Path), Line: f.Line, Message: clean(f.Message)}
+			}
 		}
 		var ve *registry.ValidationError
 		if errors.As(err, &ve) {
