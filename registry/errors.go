@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -24,6 +25,9 @@ var (
 	ErrUnauthenticated = errors.New("unauthenticated")
 	// ErrForbidden: the caller is known but lacks the role.
 	ErrForbidden = errors.New("forbidden")
+	// ErrOwnSubmission: four eyes; a maintainer may not approve a
+	// submission their own principal submitted. It matches ErrForbidden.
+	ErrOwnSubmission = fmt.Errorf("%w: a maintainer cannot approve their own submission", ErrForbidden)
 )
 
 // FieldError is one refused field of an input. Path is the dotted field path

@@ -66,11 +66,12 @@ func (e *env) submit(manifest string) registry.Submission {
 	return sub
 }
 
-// publish submits and approves a manifest.
+// publish submits and approves a manifest, overriding a failing verdict
+// (the hostile manifests of the tests fail, and the pages must show them).
 func (e *env) publish(manifest string) registry.Submission {
 	e.t.Helper()
 	sub := e.submit(manifest)
-	if _, err := e.svc.Approve(context.Background(), workflow.Actor{Name: "alice", Role: registry.RoleMaintainer}, sub.ID, "looks fine"); err != nil {
+	if _, err := e.svc.ApproveOverride(context.Background(), workflow.Actor{Name: "alice", Role: registry.RoleMaintainer}, sub.ID, "looks fine"); err != nil {
 		e.t.Fatalf("approve: %v", err)
 	}
 	return sub

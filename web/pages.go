@@ -90,7 +90,7 @@ func title(a registry.Addon) string {
 	return a.Name
 }
 
-func badgePath(name string) string { return "/v1/addons/" + url.PathEscape(name) + "/badge.svg" }
+func badgePath(name string) string { return registry.AddonBadgePath(name) }
 
 func badgeText(a registry.Addon) string {
 	return badge.ForAddon(a.Tier(), a.LatestVerdict, true, "").Message
@@ -199,7 +199,7 @@ func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
 		p.Versions = append(p.Versions, versionItem{
 			Version:     ver.Version,
 			PublishedAt: ver.PublishedAt.UTC().Format("2006-01-02 15:04 UTC"),
-			ReportURL:   "/v1/addons/" + url.PathEscape(a.Name) + "/versions/" + url.PathEscape(ver.Version) + "/report",
+			ReportURL:   registry.VersionReportPath(a.Name, ver.Version),
 			Wiring:      shortWiring(ver.WiringSHA256),
 			Tier:        tier,
 		})
@@ -469,6 +469,10 @@ type submissionPage struct {
 	ApproveAction string
 	RejectAction  string
 	Wiring        *wiringDiffView // nil when the wiring cannot be compared
+	// Blocking counts the findings that block publication when the
+	// verdict is fail: approving then takes an override and a reason,
+	// and rejecting is the page's first action.
+	Blocking int
 }
 
 // wiringDiffView is what a submission changes in the wiring, beside the
@@ -527,6 +531,15 @@ func (h *Handler) submission(w http.ResponseWriter, r *http.Request, v *view) er
 		}
 		p.Wiring = wv
 	}
+	if rv.Verdict == string(registry.VerdictFail) {
+		for _, g := range rv.Groups {
+			for _, f := range g.Findings {
+				if f.Blocking && f.Suppressed == "" {
+					p.Blocking++
+				}
+			}
+		}
+	}
 	for i, line := range strings.Split(strings.TrimRight(string(sub.Manifest), "\n"), "\n") {
 		sl := sourceLine{Text: printable(line)}
 		switch rv.findingsByLine[i+1] {
@@ -578,7 +591,7 @@ func formReason(r *http.Request) (string, error) {
 }
 
 func actorOf(v *view) workflow.Actor {
-	return workflow.Actor{Name: v.Session.Name, TokenID: v.Session.TokenID, Role: v.Session.Role}
+	return workflow.Actor{Name: v.Session.Name, TokenID: v.Session.TokenID, Role: v.Session.Role, Principal: v.Session.Principal}
 }
 
 func (h *Handler) decide(approve bool) pageFunc {
@@ -592,9 +605,12 @@ func (h *Handler) decide(approve bool) pageFunc {
 			return err
 		}
 		a := actorOf(v)
-		if approve {
+		switch {
+		case approve && r.PostFormValue("override") == "true":
+			_, err = h.d.Workflow.ApproveOverride(r.Context(), a, id, reason)
+		case approve:
 			_, err = h.d.Workflow.Approve(r.Context(), a, id, reason)
-		} else {
+		default:
 			_, err = h.d.Workflow.Reject(r.Context(), a, id, reason)
 		}
 		if err != nil {

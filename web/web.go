@@ -57,6 +57,7 @@ type Reader interface {
 type Workflow interface {
 	Authenticate(ctx context.Context, secret string) (workflow.Actor, error)
 	Approve(ctx context.Context, a workflow.Actor, submissionID, reason string) (registry.Submission, error)
+	ApproveOverride(ctx context.Context, a workflow.Actor, submissionID, reason string) (registry.Submission, error)
 	Reject(ctx context.Context, a workflow.Actor, submissionID, reason string) (registry.Submission, error)
 	SetVerified(ctx context.Context, a workflow.Actor, addon string, verified bool, reason string) (workflow.VerifyOutcome, error)
 	Suppress(ctx context.Context, a workflow.Actor, addon string, sp registry.Suppression) (registry.Suppression, error)
@@ -259,6 +260,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, v *view, err erro
 	title, detail := p.Title, p.Detail
 	if words, ok := pageWords[p.Slug()]; ok {
 		title, detail = words[0], cmp.Or(words[1], detail)
+	}
+	if errors.Is(err, registry.ErrOwnSubmission) {
+		title, detail = "Four eyes", "You submitted this, with this token or another of yours; another maintainer must approve it."
 	}
 	if len(p.Errors) > 0 {
 		lines := make([]string, len(p.Errors))

@@ -24,8 +24,8 @@ import (
 // reason.
 //
 // Errors: registry.ErrNotFound for an unknown submission;
-// registry.ErrForbidden below maintainer and for a maintainer approving
-// their own submission; a *registry.BlockedError (registry.ErrConflict)
+// registry.ErrForbidden below maintainer, and registry.ErrOwnSubmission
+// (which matches it) for a maintainer approving their own submission; a *registry.BlockedError (registry.ErrConflict)
 // naming the blocking findings when the verdict is fail;
 // registry.ErrConflict when the submission is not pending (of two
 // concurrent deciders exactly one wins), when its name@version is already
@@ -80,8 +80,7 @@ func (s *Service) decide(ctx context.Context, a Actor, id, reason string, to reg
 			return s.audit(ctx, tx, now, a.Name, "submission.reject", "submission/"+sub.ID, reason, versionDetail(sub))
 		}
 		if submittedBy(sub, a) {
-			return fmt.Errorf("%w: %s submitted this submission, and a maintainer cannot approve their own; another maintainer must approve it",
-				registry.ErrForbidden, a.Name)
+			return fmt.Errorf("%w (%s submitted it); another maintainer must approve it", registry.ErrOwnSubmission, a.Name)
 		}
 		st, err := loadState(ctx, tx, sub.Addon)
 		if err != nil {
