@@ -77,7 +77,7 @@ func (h *Deliveries) wire(d registry.Delivery) DeliveryJSON {
 		ReceivedAt: d.ReceivedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
 	}
 	for _, id := range d.Submissions {
-		out.Submissions = append(out.Submissions, SubmissionLink{ID: id, ReportURL: h.public + "/v1/submissions/" + id + "/report"})
+		out.Submissions = append(out.Submissions, SubmissionLink{ID: id, ReportURL: h.public + registry.SubmissionReportPath(id)})
 	}
 	return out
 }

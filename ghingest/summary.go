@@ -36,7 +36,7 @@ func (w *Worker) reportURL(id string) string {
 	if w.public == "" || id == "" {
 		return ""
 	}
-	return w.public + "/v1/submissions/" + id + "/report"
+	return w.public + registry.SubmissionReportPath(id)
 }
 
 // status is the commit status for a pull request's manifests: failure

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -351,6 +352,7 @@ func (r refusal) String() string {
 // refusal of the manifest (and so is the job's failure).
 func refused(err error) *refusal {
 	var ve *registry.ValidationError
+	var blocked *registry.BlockedError
 	switch {
 	case errors.As(err, &ve):
 		if len(ve.Fields) == 0 {
@@ -365,6 +367,13 @@ func refused(err error) *refusal {
 			msg += fmt.Sprintf(" (and %d more)", len(ve.Fields)-1)
 		}
 		return &refusal{field: f.Path, message: msg}
+	case errors.As(err, &blocked):
+		codes := make([]string, 0, len(blocked.Findings))
+		for _, f := range blocked.Findings {
+			codes = append(codes, f.Code)
+		}
+		return &refusal{message: "not published: the verdict is fail (" + strings.Join(slices.Compact(codes), ", ") +
+			"); a maintainer may still publish it with an override and a reason"}
 	case errors.Is(err, registry.ErrConflict):
 		return &refusal{field: "addon.version", message: "this version is already published with different bytes, or the addon was removed; publish a new version"}
 	case errors.Is(err, githubapi.ErrFileTooLarge):
