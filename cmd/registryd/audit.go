@@ -51,9 +51,9 @@ Exit status:
   0  every manifest was audited and none failed (pass or review)
   1  at least one manifest failed the audit
   2  a usage error, or a manifest was refused (unreadable, malformed, unknown
-     field, unsafe characters, too large); the refusal is printed on standard
-     error with the file, line and field, and the other files are still
-     audited
+     field, unsafe characters, too large, addon.version missing or not a
+     SemVer 2.0.0 version); the refusal is printed on standard error with the
+     file, line and field, and the other files are still audited
 
 Flags:
 `
@@ -177,6 +177,11 @@ func auditFile(name string, e env) (audited, bool) {
 		m, err = addon.ParseJSON(data)
 	} else {
 		m, err = addon.ParseTOML(data)
+	}
+	if err == nil {
+		// The registry refuses a manifest without a SemVer version, so
+		// the offline audit does too.
+		err = addon.CheckVersion(m)
 	}
 	if err != nil {
 		printRefusal(e.stderr, shown, err)

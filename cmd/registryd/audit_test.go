@@ -102,6 +102,12 @@ func TestAuditExitStatus(t *testing.T) {
 		{name: "flag after the files", args: []string{td("clean.toml"), "--format", "json"}, wantCode: 0, wantStdout: []string{`{"addon":{"name":"clean-stdio"`}},
 		{name: "after -- everything is a file", args: []string{"--", "--format"}, wantCode: 2, wantStderr: []string{"--format: no such file"}},
 		{name: "empty stdin refused", args: []string{"-"}, stdin: "", wantCode: 2, wantStderr: []string{"-: refused: addon"}},
+		{name: "no version refused", args: []string{"-"}, stdin: "# a comment\n[addon]\nname = \"nover\"\n\n[mcp]\ncommand = \"/usr/bin/true\"\n",
+			wantCode: 2, wantStderr: []string{"-:2: refused: addon.version: is required"}},
+		{name: "version not SemVer refused", args: []string{"-"}, stdin: "[addon]\nname = \"trav\"\nversion = \"../../../v1/audit-log?x=\"\n",
+			wantCode: 2, wantStderr: []string{"-:3: refused: addon.version: is not a SemVer 2.0.0 version"}},
+		{name: "leading v refused", args: []string{"-"}, stdin: "[addon]\nname = \"lead\"\nversion = \"v1.0.0\"\n",
+			wantCode: 2, wantStderr: []string{"-:3: refused: addon.version: is not a SemVer 2.0.0 version: must not start with \"v\""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

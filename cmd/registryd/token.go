@@ -26,13 +26,14 @@ func runToken(ctx context.Context, args []string, e env) error {
 		return nil
 	}
 	var sc storage.Config
-	var name, role string
+	var name, role, principal string
 	fs := flag.NewFlagSet("registryd token "+args[0], flag.ContinueOnError)
 	fs.Usage = func() { tokenUsage(fs.Output()); fmt.Fprintln(fs.Output(), "\nFlags:"); fs.PrintDefaults() }
 	storeSettings(fs, e.getenv, &sc)
 	switch args[0] {
 	case "create":
-		fs.StringVar(&name, "name", "", "who the token is for (letters, digits and _ - . @); a person may hold several")
+		fs.StringVar(&name, "name", "", "the token's name (letters, digits and _ - . @); without --principal, also who holds it")
+		fs.StringVar(&principal, "principal", "", "who holds the token, when not --name: one person, however many tokens, and names that differ only in case are one")
 		fs.StringVar(&role, "role", "", "submitter, maintainer or admin")
 	case "list", "revoke":
 	default:
@@ -71,12 +72,16 @@ func runToken(ctx context.Context, args []string, e env) error {
 
 	switch args[0] {
 	case "create":
-		secret, tok, err := svc.CreateToken(ctx, name, registry.Role(role))
+		if principal == "" {
+			principal = name
+		}
+		secret, tok, err := svc.CreateTokenFor(ctx, principal, name, registry.Role(role))
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(e.stdout, secret)
-		fmt.Fprintf(e.stderr, "created token %s for %s (%s); the secret above is shown only once\n", tok.ID, tok.Name, tok.Role)
+		fmt.Fprintf(e.stderr, "created token %s named %s for principal %s (%s); the secret above is shown only once\n",
+			tok.ID, safeArg(tok.Name), safeArg(tok.Principal.Name), tok.Role)
 		return nil
 	case "list":
 		toks, err := store.Tokens(ctx)
@@ -98,28 +103,34 @@ func runToken(ctx context.Context, args []string, e env) error {
 
 func tokenUsage(w io.Writer) {
 	fmt.Fprintln(w, "Usage:")
-	fmt.Fprintln(w, "  registryd token create --name NAME --role submitter|maintainer|admin")
+	fmt.Fprintln(w, "  registryd token create --name NAME [--principal WHO] --role submitter|maintainer|admin")
 	fmt.Fprintln(w, "  registryd token list")
 	fmt.Fprintln(w, "  registryd token revoke TOKEN_ID")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "create prints the new token's secret once on standard output; only its")
 	fmt.Fprintln(w, "SHA-256 is stored. Clients send it as `Authorization: Bearer SECRET`.")
+	fmt.Fprintln(w, "Every token belongs to a principal, the person who holds it: --principal,")
+	fmt.Fprintln(w, "or --name when it is absent. A principal is created on first use and reused")
+	fmt.Fprintln(w, "for any name that matches it after Unicode case folding (Alice = alice); all")
+	fmt.Fprintln(w, "its tokens are one maintainer for the two-maintainer rule of verified, and")
+	fmt.Fprintln(w, "no token of it may approve what another token of it submitted.")
 	fmt.Fprintln(w, "Every subcommand takes --database-url and --data-dir (env REGISTRYD_DATABASE_URL,")
 	fmt.Fprintln(w, "REGISTRYD_DATA_DIR) like `registryd serve`.")
 }
 
-// printTokens writes one line per token: ID, name, role, creation and
-// revocation times (UTC). Names were validated on creation; safeArg keeps a
+// printTokens writes one line per token: ID, name, principal, role,
+// creation and revocation times (UTC). Names were validated on creation; safeArg keeps a
 // row printable whatever the database holds.
 func printTokens(w io.Writer, toks []registry.Token) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tROLE\tCREATED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tNAME\tPRINCIPAL\tROLE\tCREATED\tREVOKED")
 	for _, t := range toks {
 		revoked := "-"
 		if t.RevokedAt != nil {
 			revoked = t.RevokedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeArg(t.ID), safeArg(t.Name), safeArg(string(t.Role)), t.CreatedAt.UTC().Format(time.RFC3339), revoked)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safeArg(t.ID), safeArg(t.Name), safeArg(t.Principal.Name), safeArg(string(t.Role)),
+			t.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
 	return tw.Flush()
 }

@@ -52,6 +52,55 @@ func TestTokenCommands(t *testing.T) {
 	}
 }
 
+// TestTokenPrincipals: --name reuses the principal of a name that folds
+// alike, --principal names the holder, and the listing shows it.
+func TestTokenPrincipals(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	getenv := envOf(map[string]string{"REGISTRYD_DATA_DIR": dir})
+	lower, _ := createToken(t, getenv, "alice", "maintainer")
+	upper, _ := createToken(t, getenv, "Alice", "maintainer")
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"token", "create", "--name", "ci-runner", "--principal", "ALICE", "--role", "submitter"}, getenv, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("token create --principal: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "named ci-runner for principal alice (submitter)") {
+		t.Errorf("token create said %q", stderr.String())
+	}
+	ci := strings.TrimSpace(stdout.String())
+
+	st, err := backend.Open(ctx, storage.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc := workflow.New(st, workflow.Options{})
+	var principals []string
+	for _, secret := range []string{lower, upper, ci} {
+		a, err := svc.Authenticate(ctx, secret)
+		if err != nil || a.Name != "alice" {
+			t.Fatalf("Authenticate = %+v, %v; want principal alice", a, err)
+		}
+		principals = append(principals, a.Principal)
+	}
+	if principals[0] != principals[1] || principals[1] != principals[2] {
+		t.Errorf("principals %v, want one", principals)
+	}
+	var out bytes.Buffer
+	if err := run(ctx, []string{"token", "list"}, getenv, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "PRINCIPAL") {
+		t.Fatalf("token list = %q", out.String())
+	}
+	for i, name := range []string{"alice", "Alice", "ci-runner"} {
+		if f := strings.Fields(lines[i+1]); len(f) < 3 || f[1] != name || f[2] != "alice" {
+			t.Errorf("token list line %q: want name %s, principal alice", lines[i+1], name)
+		}
+	}
+}
+
 func TestTokenRefusals(t *testing.T) {
 	getenv := envOf(map[string]string{"REGISTRYD_DATA_DIR": t.TempDir()})
 	tests := []struct {
@@ -66,6 +115,7 @@ func TestTokenRefusals(t *testing.T) {
 		{"create without name", []string{"create", "--role", "admin"}, 2, "--name"},
 		{"unknown role", []string{"create", "--name", "x", "--role", "root"}, 1, "role"},
 		{"name with escape", []string{"create", "--name", "x\x1b[2J", "--role", "admin"}, 1, "name"},
+		{"principal with escape", []string{"create", "--name", "x", "--principal", "p\x1b[2J", "--role", "admin"}, 1, "principal"},
 		{"revoke without id", []string{"revoke"}, 2, "token ID"},
 		{"revoke unknown", []string{"revoke", "tok_nope"}, 1, "no token"},
 		{"revoke hostile id", []string{"revoke", "tok_\x1b]0;pwned\x07"}, 1, "no token"},
