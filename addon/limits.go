@@ -34,6 +34,12 @@ const (
 	// MaxNameBytes bounds addon.name and each dependency name.
 	MaxNameBytes = 64
 
+	// MaxVersionBytes bounds addon.version where the registry requires it
+	// (CheckVersion): a version is a path segment of the registry's URLs
+	// (`/v1/addons/NAME/versions/VERSION/report`), which take at most this
+	// many bytes.
+	MaxVersionBytes = 64
+
 	// MaxKeyBytes bounds every key: table keys, env and header names,
 	// artifact target triples.
 	MaxKeyBytes = 128

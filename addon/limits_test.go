@@ -19,7 +19,7 @@ func TestLimitsDocumented(t *testing.T) {
 		"MaxManifestBytes": MaxManifestBytes, "MaxRegistryFileBytes": MaxRegistryFileBytes,
 		"MaxRegistryEntries": MaxRegistryEntries, "MaxDepth": MaxDepth,
 		"MaxStringBytes": MaxStringBytes, "MaxArgBytes": MaxArgBytes,
-		"MaxDescriptionBytes": MaxDescriptionBytes, "MaxNameBytes": MaxNameBytes,
+		"MaxDescriptionBytes": MaxDescriptionBytes, "MaxNameBytes": MaxNameBytes, "MaxVersionBytes": MaxVersionBytes,
 		"MaxKeyBytes": MaxKeyBytes, "MaxArgs": MaxArgs, "MaxListLen": MaxListLen,
 		"MaxMapEntries": MaxMapEntries, "MaxArtifacts": MaxArtifacts,
 		"MaxDependencies": MaxDependencies, "MaxErrors": MaxErrors,

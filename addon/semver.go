@@ -8,11 +8,6 @@ import (
 	"github.com/registryd/registryd/registry"
 )
 
-// MaxVersionBytes bounds addon.version. A version is a path segment of the
-// registry's URLs (`/v1/addons/NAME/versions/VERSION/report`), which take at
-// most this many bytes.
-const MaxVersionBytes = 64
-
 // SemVer is a version in the grammar of Semantic Versioning 2.0.0
 // (https://semver.org): MAJOR.MINOR.PATCH, an optional pre-release after
 // "-" and optional build metadata after "+". Numbers have no leading zeros
