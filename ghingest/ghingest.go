@@ -3,7 +3,7 @@
 // Receiver is the POST /v1/webhooks/github handler: it verifies the
 // delivery's signature before anything else, records the delivery and, for
 // an event registryd acts on, enqueues one durable job in the same
-// transaction, then answers. Worker is the River worker that runs the job:
+// transaction, then answers. Worker runs the job (package jobs):
 // for a pull request it ingests the changed manifests as pending
 // submissions, posts a commit status and keeps one summary comment up to
 // date; for a push to the default branch it publishes the changed manifests
@@ -23,9 +23,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/riverqueue/river"
-
 	"github.com/registryd/registryd/githubapi"
+	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
@@ -33,7 +32,7 @@ import (
 	"github.com/registryd/registryd/workflow"
 )
 
-// JobKind is the River kind of a delivery job.
+// JobKind is the kind of a delivery job.
 const JobKind = "github_delivery"
 
 // JobArgs are a delivery job's arguments: only the delivery's ID. The
@@ -42,20 +41,17 @@ type JobArgs struct {
 	DeliveryID string `json:"delivery_id"`
 }
 
-// Kind returns JobKind.
-func (JobArgs) Kind() string { return JobKind }
-
-// DefaultMaxAttempts is how many times River runs a delivery job that keeps
+// DefaultMaxAttempts is how many times the queue runs a delivery job that keeps
 // failing with a retryable error before giving up. Delays GitHub asks for
 // (rate limits) do not count: they snooze the job instead.
 const DefaultMaxAttempts = 12
 
-// jobOpts are the insert options of every delivery job.
-func jobOpts(maxAttempts int) *river.InsertOpts {
+// deliveryJob is the job of delivery id.
+func deliveryJob(id string, maxAttempts int) jobs.Job {
 	if maxAttempts <= 0 {
 		maxAttempts = DefaultMaxAttempts
 	}
-	return &river.InsertOpts{MaxAttempts: maxAttempts}
+	return jobs.Job{Kind: JobKind, Args: JobArgs{DeliveryID: id}, MaxAttempts: maxAttempts}
 }
 
 // Ingester is the part of the review workflow the worker calls. The
@@ -127,7 +123,7 @@ func Retry(ctx context.Context, store DeliveryStore, id string, force bool, now 
 		if err := tx.UpdateDelivery(ctx, d); err != nil {
 			return err
 		}
-		return tx.InsertJob(ctx, JobArgs{DeliveryID: id}, jobOpts(0))
+		return tx.Enqueue(ctx, deliveryJob(id, 0))
 	})
 	if err != nil {
 		return registry.Delivery{}, fmt.Errorf("queue delivery %s: %w", id, err)

@@ -19,8 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/registryd/registryd/api"
 	"github.com/registryd/registryd/ghingest"
 	"github.com/registryd/registryd/githubapi"
@@ -258,12 +256,8 @@ func startInstance(t testing.TB, st storage.Store, o instanceOpts) *instance {
 
 func (in *instance) startJobs(t testing.TB) {
 	t.Helper()
-	workers := river.NewWorkers()
-	if err := in.worker.Register(workers); err != nil {
-		t.Fatalf("register worker: %v", err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stop, err := in.store.StartJobs(ctx, workers)
+	stop, err := in.store.StartJobs(ctx, in.worker.Handler())
 	if err != nil {
 		cancel()
 		t.Fatalf("StartJobs: %v", err)

@@ -24,7 +24,7 @@ type ReceiverConfig struct {
 	Secrets [][]byte
 	// Store records deliveries and enqueues their jobs (a storage.Store).
 	Store TxRunner
-	// MaxAttempts bounds River's retries of a job; 0 means
+	// MaxAttempts bounds the runs of a failing job; 0 means
 	// DefaultMaxAttempts.
 	MaxAttempts int
 	// Now is the clock; nil means time.Now.
@@ -169,7 +169,7 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) error {
 		if err != nil || !created || !act {
 			return err
 		}
-		return tx.InsertJob(r.Context(), JobArgs{DeliveryID: d.ID}, jobOpts(rc.maxAttempts))
+		return tx.Enqueue(r.Context(), deliveryJob(d.ID, rc.maxAttempts))
 	})
 	if err != nil {
 		return fmt.Errorf("record delivery %s: %w", d.ID, err)

@@ -4,13 +4,13 @@ import (
 	"testing"
 
 	"github.com/registryd/registryd/ghingest"
-	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/jobs"
 )
 
-// A job still running past storage.StuckJobAfter is run again by another
+// A job still running past jobs.StuckAfter is run again by another
 // worker, so a delivery job must always end well before that.
 func TestJobTimeoutBelowStuckJobRescue(t *testing.T) {
-	if ghingest.DefaultJobTimeout >= storage.StuckJobAfter {
-		t.Fatalf("DefaultJobTimeout %v must stay below storage.StuckJobAfter %v", ghingest.DefaultJobTimeout, storage.StuckJobAfter)
+	if ghingest.DefaultJobTimeout >= jobs.StuckAfter {
+		t.Fatalf("DefaultJobTimeout %v must stay below jobs.StuckAfter %v", ghingest.DefaultJobTimeout, jobs.StuckAfter)
 	}
 }

@@ -12,10 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/registryd/registryd/addon"
 	"github.com/registryd/registryd/githubapi"
+	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/storage"
@@ -53,7 +52,7 @@ type WorkerConfig struct {
 	// above its MaxDelay ends the attempt and reschedules the job for when
 	// GitHub asked.
 	Retrier githubapi.Retrier
-	// BaseBackoff and MaxBackoff shape River's retry schedule for failures
+	// BaseBackoff and MaxBackoff shape the retry schedule for failures
 	// that name no delay: BaseBackoff doubled per attempt, capped at
 	// MaxBackoff, with ±10% jitter.
 	BaseBackoff, MaxBackoff time.Duration
@@ -68,7 +67,7 @@ type WorkerConfig struct {
 	Logger *slog.Logger
 }
 
-// Worker is the River worker of delivery jobs. It is safe for concurrent
+// Worker runs delivery jobs (its Handler). It is safe for concurrent
 // use; jobs of the same pull request run one at a time in one process.
 //
 // Running a job twice (after a crash, or through Retry) is harmless:
@@ -77,8 +76,6 @@ type WorkerConfig struct {
 // the published one), the summary comment is edited rather than added, and
 // a commit status with the same context replaces the previous one.
 type Worker struct {
-	river.WorkerDefaults[JobArgs]
-
 	store      DeliveryStore
 	wf         Ingester
 	gh         GitHub
@@ -142,20 +139,18 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	return w, nil
 }
 
-// Register adds w to workers. It fails if a worker of JobKind is already
-// registered.
-func (w *Worker) Register(workers *river.Workers) error {
-	return river.AddWorkerSafely(workers, w)
-}
-
-// Timeout bounds one run of a job.
-func (w *Worker) Timeout(*river.Job[JobArgs]) time.Duration { return w.timeout }
-
-// NextRetry schedules the next attempt after a failure that named no delay:
-// BaseBackoff doubled for each attempt made, capped at MaxBackoff, with
-// ±10% jitter so that replicas do not retry in step.
-func (w *Worker) NextRetry(job *river.Job[JobArgs]) time.Time {
-	return w.now().Add(w.backoff(job.Attempt))
+// Handler returns the job handler of delivery jobs (JobKind), for
+// storage.Store.StartJobs. A run is bounded by JobTimeout; after a failure
+// that named no delay the next attempt comes BaseBackoff doubled for each
+// attempt made, capped at MaxBackoff, with ±10% jitter so that replicas do
+// not retry in step.
+func (w *Worker) Handler() jobs.Handler {
+	return jobs.Handler{
+		Kind:      JobKind,
+		Work:      w.Work,
+		Timeout:   w.timeout,
+		NextRetry: func(r jobs.Run) time.Time { return w.now().Add(w.backoff(r.Attempt)) },
+	}
 }
 
 func (w *Worker) backoff(attempt int) time.Duration {
@@ -174,30 +169,34 @@ func (w *Worker) backoff(attempt int) time.Duration {
 //     any refused manifest named in its error;
 //   - a GitHub failure worth retrying (5xx, timeout, rate limit): the
 //     delivery is "retrying" with the error, and the job waits the delay
-//     GitHub asked for (a River snooze) or backs off (NextRetry); after the
+//     GitHub asked for (jobs.Snooze) or backs off (see Handler); after the
 //     last attempt the delivery is "failed";
 //   - a permanent failure (a 4xx other than a rate limit): the delivery is
 //     "failed" with the error and the job is cancelled;
 //   - the job's context cancelled (the server stopping): the job is put
 //     back to run at once on the next start, and the delivery is "queued".
-func (w *Worker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
-	id := job.Args.DeliveryID
+func (w *Worker) Work(ctx context.Context, job jobs.Run) error {
+	var args JobArgs
+	if err := json.Unmarshal(job.Args, &args); err != nil {
+		return jobs.Cancel(fmt.Errorf("job %d: malformed arguments: %w", job.ID, err))
+	}
+	id := args.DeliveryID
 	d, err := w.store.Delivery(ctx, id)
 	if errors.Is(err, registry.ErrNotFound) {
-		return river.JobCancel(fmt.Errorf("delivery %s: %w", id, err))
+		return jobs.Cancel(fmt.Errorf("delivery %s: %w", id, err))
 	}
 	if err != nil {
-		return w.failed(ctx, job, nil, err)
+		return w.failed(ctx, job, id, nil, err)
 	}
 	ev, err := decodeEvent(d.Payload)
 	if err != nil {
-		return w.failed(ctx, job, &d, permanent(err))
+		return w.failed(ctx, job, id, &d, permanent(err))
 	}
 	if !ev.Actionable() {
 		return w.setState(ctx, &d, registry.DeliveryIgnored, "", nil)
 	}
 	if err := w.setState(ctx, &d, registry.DeliveryRunning, d.Error, nil); err != nil {
-		return w.failed(ctx, job, nil, err)
+		return w.failed(ctx, job, id, nil, err)
 	}
 	var out outcome
 	switch {
@@ -211,10 +210,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 		unlock()
 	}
 	if err != nil {
-		return w.failed(ctx, job, &d, err)
+		return w.failed(ctx, job, id, &d, err)
 	}
 	if err := w.setState(ctx, &d, registry.DeliveryDone, strings.Join(out.problems, "\n"), out.submissions); err != nil {
-		return w.failed(ctx, job, nil, err)
+		return w.failed(ctx, job, id, nil, err)
 	}
 	w.log.LogAttrs(ctx, slog.LevelInfo, "delivery processed", slog.String("delivery", id),
 		slog.String("event", ev.Name), slog.String("repo", ev.Repo), slog.Int("submissions", len(out.submissions)))
@@ -264,8 +263,8 @@ func (e *permanentError) Unwrap() error { return e.err }
 func permanent(err error) error { return &permanentError{err} }
 
 // failed decides what becomes of a job that ended with err, records it on
-// the delivery d (when known) and returns what River should do.
-func (w *Worker) failed(ctx context.Context, job *river.Job[JobArgs], d *registry.Delivery, err error) error {
+// the delivery d (when known) and returns what the queue should do.
+func (w *Worker) failed(ctx context.Context, job jobs.Run, id string, d *registry.Delivery, err error) error {
 	record := func(st registry.DeliveryStatus, msg string) {
 		if d == nil {
 			return
@@ -277,13 +276,12 @@ func (w *Worker) failed(ctx context.Context, job *river.Job[JobArgs], d *registr
 			w.log.LogAttrs(ctx, slog.LevelError, "record delivery state", slog.String("delivery", d.ID), slog.String("error", errText(serr)))
 		}
 	}
-	id := job.Args.DeliveryID
-	snoozes := snoozeCount(job.Metadata)
+	snoozes := job.Snoozes
 	if errors.Is(ctx.Err(), context.Canceled) && snoozes < w.maxSnoozes {
 		// The server is stopping: run again as soon as a worker starts,
 		// without spending an attempt.
 		record(registry.DeliveryQueued, "interrupted by a shutdown; runs again on the next start")
-		return river.JobSnooze(0)
+		return jobs.Snooze(0)
 	}
 	var pe *permanentError
 	var ge *githubapi.Error
@@ -292,10 +290,10 @@ func (w *Worker) failed(ctx context.Context, job *river.Job[JobArgs], d *registr
 	case errors.As(err, &pe) || (errors.As(err, &ge) && !retry):
 		w.log.LogAttrs(ctx, slog.LevelWarn, "delivery failed", slog.String("delivery", id), slog.String("error", errText(err)))
 		record(registry.DeliveryFailed, errText(err))
-		return river.JobCancel(err)
+		return jobs.Cancel(err)
 	case retry && after > 0 && snoozes < w.maxSnoozes:
 		record(registry.DeliveryRetrying, errText(err))
-		return river.JobSnooze(after)
+		return jobs.Snooze(after)
 	case job.Attempt >= job.MaxAttempts:
 		w.log.LogAttrs(ctx, slog.LevelWarn, "delivery failed after its last attempt", slog.String("delivery", id), slog.String("error", errText(err)))
 		record(registry.DeliveryFailed, errText(err))
@@ -303,17 +301,6 @@ func (w *Worker) failed(ctx context.Context, job *river.Job[JobArgs], d *registr
 	}
 	record(registry.DeliveryRetrying, errText(err))
 	return err
-}
-
-// snoozeCount reads how many times River snoozed a job from its metadata.
-func snoozeCount(meta []byte) int {
-	var m struct {
-		Snoozes int `json:"snoozes"`
-	}
-	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
-		return 0
-	}
-	return m.Snoozes
 }
 
 // call runs one GitHub call with the in-process retrier.

@@ -12,8 +12,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/riverqueue/river"
-
+	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -142,9 +141,9 @@ type Tx interface {
 	CreateDelivery(ctx context.Context, d registry.Delivery) (bool, error)
 	UpdateDelivery(ctx context.Context, d registry.Delivery) error
 
-	// InsertJob enqueues a River job in this transaction: it exists if and
-	// only if the transaction commits.
-	InsertJob(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error
+	// Enqueue adds a job in this transaction: it exists if and only if the
+	// transaction commits.
+	jobs.Enqueuer
 }
 
 // Store is a registryd database.
@@ -159,10 +158,11 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Migrated reports whether every embedded migration has been applied.
 	Migrated(ctx context.Context) (bool, error)
-	// StartJobs starts the River workers on this database and returns a
-	// function that stops them, waiting for running jobs up to ctx's
-	// deadline.
-	StartJobs(ctx context.Context, workers *river.Workers) (stop func(context.Context) error, err error)
+	// StartJobs starts workers on this database that run the jobs of
+	// handlers (see package jobs), and returns a function that stops them,
+	// letting running jobs finish until its ctx is done and cancelling them
+	// after.
+	StartJobs(ctx context.Context, handlers ...jobs.Handler) (stop func(context.Context) error, err error)
 	Close() error
 }
 
@@ -176,10 +176,3 @@ type Sessions interface {
 	Session(ctx context.Context, hash []byte, now time.Time) (registry.Session, error)
 	DeleteSession(ctx context.Context, hash []byte) error
 }
-
-// StuckJobAfter is how long a job may stay running before the job runner
-// takes it for abandoned (its process died: a crash, a kill -9) and runs it
-// again. Every job must finish well within it; River's own default is an
-// hour, which would leave an acknowledged delivery unprocessed that long
-// after a crash.
-const StuckJobAfter = 6 * time.Minute

@@ -233,7 +233,7 @@ func TestKillNineLosesNoDelivery(t *testing.T) {
 	defer func() { cmd2.Process.Kill(); cmd2.Wait() }()
 	c := &client{t: t, base: url2}
 	// A job that was running when the process died stays so until the job
-	// runner takes it for abandoned (storage.StuckJobAfter) and runs it
+	// runner takes it for abandoned (jobs.StuckAfter) and runs it
 	// again; every other acknowledged delivery runs at once. Wait until the
 	// count of done deliveries stops growing.
 	deadline := time.Now().Add(60 * time.Second)

@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/registryd/registryd/ghingest"
 	"github.com/registryd/registryd/githubapi"
 	"github.com/registryd/registryd/registry"
@@ -29,7 +27,7 @@ type githubIntake struct {
 }
 
 // startGitHub builds the webhook receiver, the deliveries listing and the
-// delivery worker from the configuration, and starts the River workers on
+// delivery worker from the configuration, and starts the job workers on
 // store. Without a webhook secret the endpoint is not mounted and no worker
 // runs; the listing is served either way. The workers run on a context of
 // their own: stop them (with the shutdown deadline) after the HTTP server,
@@ -60,11 +58,7 @@ func startGitHub(ctx context.Context, cfg config, store storage.Store, svc *work
 	if err != nil {
 		return in, err
 	}
-	workers := river.NewWorkers()
-	if err := wk.Register(workers); err != nil {
-		return in, err
-	}
-	stop, err := store.StartJobs(context.WithoutCancel(ctx), workers)
+	stop, err := store.StartJobs(context.WithoutCancel(ctx), wk.Handler())
 	if err != nil {
 		return in, fmt.Errorf("start the delivery workers: %w", err)
 	}

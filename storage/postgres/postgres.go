@@ -21,10 +21,10 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/registryd/registryd/jobs"
+	"github.com/registryd/registryd/jobs/riverjobs"
 	"github.com/registryd/registryd/migrations"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -45,7 +45,7 @@ const riverLockKey int64 = 0x7265676973747279 // "registry"
 type Store struct {
 	reader
 	pool   *pgxpool.Pool
-	river  *river.Client[pgx.Tx] // insert-only client for Tx.InsertJob
+	jobs   *riverjobs.Queue[pgx.Tx]
 	logger *slog.Logger
 
 	cache      *reportCache
@@ -73,12 +73,12 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 			return nil, err
 		}
 	}
-	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: logger})
+	q, err := riverjobs.New(riverpgxv5.New(pool), riverjobs.Config{Logger: logger, MaxWorkers: 10})
 	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: river insert client: %w", err)
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	st := &Store{reader: reader{db: pool}, pool: pool, river: rc, logger: logger, cache: newReportCache(), listenDone: make(chan struct{})}
+	st := &Store{reader: reader{db: pool}, pool: pool, jobs: q, logger: logger, cache: newReportCache(), listenDone: make(chan struct{})}
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	st.stopListen = stop
 	go func() {
@@ -152,10 +152,6 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 		return fmt.Errorf("postgres: apply migrations: %w", err)
 	}
 
-	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: logger})
-	if err != nil {
-		return fmt.Errorf("postgres: river migrations: %w", err)
-	}
 	// River's migrations each need their own transaction (one adds an enum
 	// value that a later statement uses), so they are serialized by a
 	// session advisory lock held on a connection of its own.
@@ -167,14 +163,14 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", riverLockKey); err != nil {
 		return fmt.Errorf("postgres: river migration lock: %w", err)
 	}
-	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	err = riverjobs.Migrate(ctx, riverpgxv5.New(pool), logger)
 	if _, uerr := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", riverLockKey); uerr != nil {
 		// A connection whose unlock failed must not return to the pool
 		// still holding the lock.
 		_ = conn.Conn().Close(context.WithoutCancel(ctx))
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: apply river migrations: %w", err)
+		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
 }
@@ -195,25 +191,15 @@ func (s *Store) Migrated(ctx context.Context) (bool, error) {
 	if pending {
 		return false, nil
 	}
-	m, err := rivermigrate.New(riverpgxv5.New(s.pool), &rivermigrate.Config{Logger: s.logger})
-	if err != nil {
-		return false, fmt.Errorf("postgres: river migrations: %w", err)
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('river_migration') IS NOT NULL`).Scan(&exists); err != nil {
+		return false, fmt.Errorf("postgres: job queue migration status: %w", err)
 	}
-	return riverCurrent(ctx, m)
-}
-
-func riverCurrent[T any](ctx context.Context, m *rivermigrate.Migrator[T]) (bool, error) {
-	have, err := m.ExistingVersions(ctx)
+	ok, err := riverjobs.Migrated(ctx, riverpgxv5.New(s.pool), exists, s.logger)
 	if err != nil {
-		// No river_migration table yet: nothing applied.
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "42P01" {
-			return false, nil
-		}
-		return false, fmt.Errorf("postgres: river migration status: %w", err)
+		return false, fmt.Errorf("postgres: %w", err)
 	}
-	all := m.AllVersions()
-	return len(all) > 0 && len(have) > 0 && have[len(have)-1].Version >= all[len(all)-1].Version, nil
+	return ok, nil
 }
 
 // Ping checks that PostgreSQL answers.
@@ -267,7 +253,7 @@ func (s *Store) inTx(ctx context.Context, fn func(storage.Tx) error) (err error)
 			_ = ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := fn(&tx{reader: reader{db: ptx, lock: true}, tx: ptx, river: s.river}); err != nil {
+	if err := fn(&tx{reader: reader{db: ptx, lock: true}, tx: ptx, jobs: s.jobs}); err != nil {
 		return err
 	}
 	if err := ptx.Commit(ctx); err != nil {
@@ -281,34 +267,10 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
-// StartJobs starts a River client on the queue "default" with workers and
-// returns a function that stops it, letting running jobs finish until its
-// ctx is done and cancelling them after.
-func (s *Store) StartJobs(ctx context.Context, workers *river.Workers) (func(context.Context) error, error) {
-	c, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
-		RescueStuckJobsAfter: storage.StuckJobAfter,
-		Logger:               s.logger,
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
-		Workers:              workers,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("postgres: job client: %w", err)
-	}
-	if err := c.Start(ctx); err != nil {
-		return nil, fmt.Errorf("postgres: start jobs: %w", err)
-	}
-	return func(ctx context.Context) error { return stopRiver(ctx, c) }, nil
-}
-
-func stopRiver[T any](ctx context.Context, c *river.Client[T]) error {
-	if err := c.Stop(ctx); err != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if cerr := c.StopAndCancel(cctx); cerr != nil {
-			return fmt.Errorf("stop jobs: %w", errors.Join(err, cerr))
-		}
-	}
-	return nil
+// StartJobs starts the workers of handlers on this database; see
+// storage.Store.
+func (s *Store) StartJobs(ctx context.Context, handlers ...jobs.Handler) (func(context.Context) error, error) {
+	return s.jobs.Start(ctx, handlers...)
 }
 
 // dbErr wraps a database error for op, translating by SQLSTATE: a unique

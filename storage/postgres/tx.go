@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
+	"github.com/registryd/registryd/jobs"
+	"github.com/registryd/registryd/jobs/riverjobs"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 )
@@ -17,8 +18,8 @@ import (
 // tx is a storage.Tx on one pgx transaction.
 type tx struct {
 	reader
-	tx    pgx.Tx
-	river *river.Client[pgx.Tx]
+	tx   pgx.Tx
+	jobs *riverjobs.Queue[pgx.Tx]
 }
 
 var _ storage.Tx = (*tx)(nil)
@@ -268,11 +269,11 @@ func (t *tx) UpdateDelivery(ctx context.Context, d registry.Delivery) error {
 	return nil
 }
 
-// InsertJob enqueues a River job in this transaction: it exists if and only
-// if the transaction commits.
-func (t *tx) InsertJob(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
-	if _, err := t.river.InsertTx(ctx, t.tx, args, opts); err != nil {
-		return fmt.Errorf("postgres: insert job %q: %w", args.Kind(), err)
+// Enqueue adds a job in this transaction: it exists if and only if the
+// transaction commits.
+func (t *tx) Enqueue(ctx context.Context, j jobs.Job) error {
+	if err := t.jobs.Enqueue(ctx, t.tx, j); err != nil {
+		return fmt.Errorf("postgres: enqueue job %q: %w", j.Kind, err)
 	}
 	return nil
 }

@@ -24,12 +24,12 @@ import (
 	"time"
 
 	"github.com/pressly/goose/v3"
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivermigrate"
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/registryd/registryd/jobs"
+	"github.com/registryd/registryd/jobs/riverjobs"
 	"github.com/registryd/registryd/migrations"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -50,7 +50,7 @@ type Store struct {
 	read   *sql.DB    // read-only pool for Reader methods
 	stmts  *stmtCache // read's prepared statements, which Reader methods use
 	wstmts *stmtCache // write's prepared statements, which transactions use
-	river  *river.Client[*sql.Tx]
+	jobs   *riverjobs.Queue[*sql.Tx]
 	logger *slog.Logger
 }
 
@@ -147,15 +147,16 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("sqlite: optimize: %w", err)
 	}
-	rc, err := river.NewClient(riversqlite.New(write), &river.Config{Logger: logger})
+	// River's workers poll: SQLite cannot notify them.
+	q, err := riverjobs.New(riversqlite.New(write), riverjobs.Config{Logger: logger, MaxWorkers: 4, FetchPollInterval: 200 * time.Millisecond})
 	if err != nil {
 		write.Close()
 		read.Close()
-		return nil, fmt.Errorf("sqlite: river insert client: %w", err)
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	stmts := newStmtCache(ctx, read, hotQueries)
 	return &Store{reader: reader{db: stmts}, write: write, read: read, stmts: stmts,
-		wstmts: newStmtCache(ctx, write, nil), river: rc, logger: logger}, nil
+		wstmts: newStmtCache(ctx, write, nil), jobs: q, logger: logger}, nil
 }
 
 // Migrate applies every pending migration, ours and River's, to the
@@ -183,12 +184,8 @@ func migrate(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("sqlite: apply migrations: %w", err)
 	}
-	m, err := rivermigrate.New(riversqlite.New(db), &rivermigrate.Config{Logger: logger})
-	if err != nil {
-		return fmt.Errorf("sqlite: river migrations: %w", err)
-	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("sqlite: apply river migrations: %w", err)
+	if err := riverjobs.Migrate(ctx, riversqlite.New(db), logger); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
 	}
 	return nil
 }
@@ -212,19 +209,11 @@ func (s *Store) Migrated(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("sqlite: river migration status: %w", err)
 	}
-	if n == 0 {
-		return false, nil
-	}
-	m, err := rivermigrate.New(riversqlite.New(s.write), &rivermigrate.Config{Logger: s.logger})
+	ok, err := riverjobs.Migrated(ctx, riversqlite.New(s.write), n > 0, s.logger)
 	if err != nil {
-		return false, fmt.Errorf("sqlite: river migrations: %w", err)
+		return false, fmt.Errorf("sqlite: %w", err)
 	}
-	have, err := m.ExistingVersions(ctx)
-	if err != nil {
-		return false, fmt.Errorf("sqlite: river migration status: %w", err)
-	}
-	all := m.AllVersions()
-	return len(all) > 0 && len(have) > 0 && have[len(have)-1].Version >= all[len(all)-1].Version, nil
+	return ok, nil
 }
 
 // Ping checks that the database file answers.
@@ -287,7 +276,7 @@ func (s *Store) inTx(ctx context.Context, fn func(storage.Tx) error) (err error)
 		}
 	}()
 	q := txQuerier{tx: stx, cache: s.wstmts, missed: &missed}
-	if err := fn(&tx{reader: reader{db: q}, tx: stx, q: q, river: s.river}); err != nil {
+	if err := fn(&tx{reader: reader{db: q}, tx: stx, q: q, jobs: s.jobs}); err != nil {
 		return err
 	}
 	if err := stx.Commit(); err != nil {
@@ -305,33 +294,10 @@ func busy(err error) bool {
 	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 }
 
-// StartJobs starts a River client on the queue "default" with workers and
-// returns a function that stops it, letting running jobs finish until its
-// ctx is done and cancelling them after.
-func (s *Store) StartJobs(ctx context.Context, workers *river.Workers) (func(context.Context) error, error) {
-	c, err := river.NewClient(riversqlite.New(s.write), &river.Config{
-		Logger:               s.logger,
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
-		Workers:              workers,
-		FetchPollInterval:    200 * time.Millisecond,
-		RescueStuckJobsAfter: storage.StuckJobAfter,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: job client: %w", err)
-	}
-	if err := c.Start(ctx); err != nil {
-		return nil, fmt.Errorf("sqlite: start jobs: %w", err)
-	}
-	return func(ctx context.Context) error {
-		if err := c.Stop(ctx); err != nil {
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if cerr := c.StopAndCancel(cctx); cerr != nil {
-				return fmt.Errorf("sqlite: stop jobs: %w", errors.Join(err, cerr))
-			}
-		}
-		return nil
-	}, nil
+// StartJobs starts the workers of handlers on this database; see
+// storage.Store.
+func (s *Store) StartJobs(ctx context.Context, handlers ...jobs.Handler) (func(context.Context) error, error) {
+	return s.jobs.Start(ctx, handlers...)
 }
 
 // dbErr wraps a database error for op, translating by result code: a

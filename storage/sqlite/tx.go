@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/riverqueue/river"
-
+	"github.com/registryd/registryd/jobs"
+	"github.com/registryd/registryd/jobs/riverjobs"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 )
@@ -18,9 +18,9 @@ import (
 // so its reads need no row locks.
 type tx struct {
 	reader
-	tx    *sql.Tx
-	q     txQuerier // runs tx's statements, prepared where the writer has them
-	river *river.Client[*sql.Tx]
+	tx   *sql.Tx
+	q    txQuerier // runs tx's statements, prepared where the writer has them
+	jobs *riverjobs.Queue[*sql.Tx]
 }
 
 var _ storage.Tx = (*tx)(nil)
@@ -284,11 +284,11 @@ func (t *tx) UpdateDelivery(ctx context.Context, d registry.Delivery) error {
 	return nil
 }
 
-// InsertJob enqueues a River job in this transaction: it exists if and only
-// if the transaction commits.
-func (t *tx) InsertJob(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
-	if _, err := t.river.InsertTx(ctx, t.tx, args, opts); err != nil {
-		return fmt.Errorf("sqlite: insert job %q: %w", args.Kind(), err)
+// Enqueue adds a job in this transaction: it exists if and only if the
+// transaction commits.
+func (t *tx) Enqueue(ctx context.Context, j jobs.Job) error {
+	if err := t.jobs.Enqueue(ctx, t.tx, j); err != nil {
+		return fmt.Errorf("sqlite: enqueue job %q: %w", j.Kind, err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -16,8 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/riverqueue/river"
 
+	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 )
@@ -1533,26 +1534,21 @@ type pingArgs struct {
 	Marker string `json:"marker"`
 }
 
-// Kind names the job for River.
-func (pingArgs) Kind() string { return "storetest_ping" }
-
-type pingWorker struct {
-	river.WorkerDefaults[pingArgs]
-	ran chan string
-}
-
-// Work reports the job's marker on w.ran.
-func (w *pingWorker) Work(ctx context.Context, job *river.Job[pingArgs]) error {
-	w.ran <- job.Args.Marker
-	return nil
-}
+// pingKind names the job the conformance suite enqueues.
+const pingKind = "storetest_ping"
 
 func testJobs(t *testing.T, s storage.Store) {
 	ctx := context.Background()
 	ran := make(chan string, 16)
-	workers := river.NewWorkers()
-	river.AddWorker(workers, &pingWorker{ran: ran})
-	stop, err := s.StartJobs(ctx, workers)
+	ping := jobs.Handler{Kind: pingKind, Work: func(ctx context.Context, r jobs.Run) error {
+		var a pingArgs
+		if err := json.Unmarshal(r.Args, &a); err != nil {
+			return jobs.Cancel(err)
+		}
+		ran <- a.Marker
+		return nil
+	}}
+	stop, err := s.StartJobs(ctx, ping)
 	if err != nil {
 		t.Fatalf("StartJobs: %v", err)
 	}
@@ -1566,7 +1562,7 @@ func testJobs(t *testing.T, s storage.Store) {
 
 	errRollback := errors.New("roll back")
 	err = s.InTx(ctx, func(tx storage.Tx) error {
-		if err := tx.InsertJob(ctx, pingArgs{Marker: "rolled-back"}, nil); err != nil {
+		if err := tx.Enqueue(ctx, jobs.Job{Kind: pingKind, Args: pingArgs{Marker: "rolled-back"}}); err != nil {
 			return err
 		}
 		return errRollback
@@ -1576,10 +1572,10 @@ func testJobs(t *testing.T, s storage.Store) {
 	}
 
 	inTx(t, s, func(tx storage.Tx) error {
-		if err := tx.InsertJob(ctx, pingArgs{Marker: "committed"}, nil); err != nil {
+		if err := tx.Enqueue(ctx, jobs.Job{Kind: pingKind, Args: pingArgs{Marker: "committed"}}); err != nil {
 			return err
 		}
-		// Longer than River's fetch interval: a job visible before
+		// Longer than the queue's fetch interval: a job visible before
 		// commit would be picked up now.
 		select {
 		case m := <-ran:

@@ -1,0 +1,177 @@
+package riverjobs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/registryd/registryd/jobs"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/sqlite"
+)
+
+func openStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), storage.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func start(t *testing.T, s storage.Store, hs ...jobs.Handler) {
+	t.Helper()
+	stop, err := s.StartJobs(context.Background(), hs...)
+	if err != nil {
+		t.Fatalf("StartJobs: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+}
+
+func enqueue(t *testing.T, s storage.Store, j jobs.Job) {
+	t.Helper()
+	if err := s.InTx(context.Background(), func(tx storage.Tx) error { return tx.Enqueue(context.Background(), j) }); err != nil {
+		t.Fatalf("Enqueue: %v", err)
+	}
+}
+
+// waitState waits until the one job of kind is in state, failing after 30s.
+func waitState(t *testing.T, s *sqlite.Store, kind, state string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var got string
+		err := s.DB().QueryRow(`SELECT state FROM river_job WHERE kind = ?`, kind).Scan(&got)
+		if err == nil && got == state {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: state %q (%v) after 30s, want %q", kind, got, err, state)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type args struct {
+	N int `json:"n"`
+}
+
+// TestRunSeesTheJob checks what a handler is given: its arguments as
+// JSON, the attempt, the bound on attempts, and a deadline of Timeout.
+func TestRunSeesTheJob(t *testing.T) {
+	s := openStore(t)
+	type seen struct {
+		run      jobs.Run
+		deadline time.Duration
+	}
+	got := make(chan seen, 1)
+	start(t, s, jobs.Handler{Kind: "see", Timeout: time.Hour, Work: func(ctx context.Context, r jobs.Run) error {
+		d, _ := ctx.Deadline()
+		got <- seen{r, time.Until(d)}
+		return nil
+	}})
+	enqueue(t, s, jobs.Job{Kind: "see", Args: args{N: 7}, MaxAttempts: 3})
+	g := <-got
+	var a args
+	if err := json.Unmarshal(g.run.Args, &a); err != nil || a.N != 7 {
+		t.Errorf("Args = %s (%v), want {\"n\":7}", g.run.Args, err)
+	}
+	if g.run.Kind != "see" || g.run.Attempt != 1 || g.run.MaxAttempts != 3 || g.run.Snoozes != 0 || g.run.ID == 0 {
+		t.Errorf("Run = %+v, want kind see, attempt 1 of 3, no snoozes, an ID", g.run)
+	}
+	if g.deadline <= 50*time.Minute || g.deadline > time.Hour {
+		t.Errorf("the run's deadline is %v away, want the handler's Timeout of 1h", g.deadline)
+	}
+	waitState(t, s, "see", "completed")
+}
+
+// TestOutcomes checks that Cancel, Snooze and a plain error mean what
+// package jobs says.
+func TestOutcomes(t *testing.T) {
+	s := openStore(t)
+	runs := make(chan jobs.Run, 16)
+	retryNow := func(jobs.Run) time.Time { return time.Now() }
+	start(t, s,
+		// Cancel on the first attempt of two: it must not run again.
+		jobs.Handler{Kind: "cancel", NextRetry: retryNow, Work: func(ctx context.Context, r jobs.Run) error {
+			runs <- r
+			return jobs.Cancel(errors.New("no point"))
+		}},
+		// Snooze once, then succeed: the snooze spends no attempt.
+		jobs.Handler{Kind: "snooze", Work: func(ctx context.Context, r jobs.Run) error {
+			runs <- r
+			if r.Snoozes == 0 {
+				return jobs.Snooze(0)
+			}
+			return nil
+		}},
+		// Fail every time: retried until MaxAttempts, then given up.
+		jobs.Handler{Kind: "fail", NextRetry: retryNow, Work: func(ctx context.Context, r jobs.Run) error {
+			runs <- r
+			return fmt.Errorf("attempt %d failed", r.Attempt)
+		}},
+	)
+	enqueue(t, s, jobs.Job{Kind: "cancel", Args: args{}, MaxAttempts: 2})
+	waitState(t, s, "cancel", "cancelled")
+	enqueue(t, s, jobs.Job{Kind: "snooze", Args: args{}, MaxAttempts: 1})
+	waitState(t, s, "snooze", "completed")
+	enqueue(t, s, jobs.Job{Kind: "fail", Args: args{}, MaxAttempts: 2})
+	waitState(t, s, "fail", "discarded")
+	close(runs)
+	var got []string
+	for r := range runs {
+		got = append(got, fmt.Sprintf("%s attempt %d snoozes %d", r.Kind, r.Attempt, r.Snoozes))
+	}
+	want := []string{
+		"cancel attempt 1 snoozes 0",
+		"snooze attempt 1 snoozes 0", "snooze attempt 1 snoozes 1",
+		"fail attempt 1 snoozes 0", "fail attempt 2 snoozes 0",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("runs:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestStartRefusesBadHandlers checks that a handler without a kind or a
+// Work function, or two of one kind, keep the workers from starting.
+func TestStartRefusesBadHandlers(t *testing.T) {
+	s := openStore(t)
+	work := func(context.Context, jobs.Run) error { return nil }
+	tests := map[string][]jobs.Handler{
+		"no kind":      {{Work: work}},
+		"no work":      {{Kind: "k"}},
+		"kind twice":   {{Kind: "k", Work: work}, {Kind: "k", Work: work}},
+		"second empty": {{Kind: "k", Work: work}, {}},
+	}
+	for name, hs := range tests {
+		t.Run(name, func(t *testing.T) {
+			stop, err := s.StartJobs(context.Background(), hs...)
+			if err == nil {
+				stop(context.Background())
+				t.Fatal("StartJobs accepted the handlers")
+			}
+		})
+	}
+}
+
+// TestEnqueueRefusesNoKind checks that a job without a kind is refused and
+// its transaction's error says so.
+func TestEnqueueRefusesNoKind(t *testing.T) {
+	s := openStore(t)
+	err := s.InTx(context.Background(), func(tx storage.Tx) error {
+		return tx.Enqueue(context.Background(), jobs.Job{Args: args{}})
+	})
+	if err == nil {
+		t.Fatal("Enqueue accepted a job without a kind")
+	}
+}
