@@ -201,14 +201,17 @@ func Migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], logge
 	return nil
 }
 
-// Migrated reports whether River's schema on driver's database is current.
-// exists tells whether River's migration table exists, which the caller
-// checks in its own dialect: without it nothing was applied.
-func Migrated[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], exists bool, logger *slog.Logger) (bool, error) {
+// Migrated reports whether River's schema on the queue's database is
+// current.
+func (q *Queue[TTx]) Migrated(ctx context.Context) (bool, error) {
+	exists, err := q.driver.GetExecutor().TableExists(ctx, &riverdriver.TableExistsParams{Table: "river_migration"})
+	if err != nil {
+		return false, fmt.Errorf("job queue migration status: %w", err)
+	}
 	if !exists {
 		return false, nil
 	}
-	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: logger})
+	m, err := rivermigrate.New(q.driver, &rivermigrate.Config{Logger: q.cfg.Logger})
 	if err != nil {
 		return false, fmt.Errorf("job queue migrations: %w", err)
 	}

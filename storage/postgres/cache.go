@@ -175,7 +175,7 @@ func (s *Store) PublishedReport(ctx context.Context, addon, version string) (reg
 		return r, nil
 	}
 	t := s.cache.ticket(addon)
-	r, err := s.reader.PublishedReport(ctx, addon, version)
+	r, err := s.Store.PublishedReport(ctx, addon, version)
 	if err != nil {
 		return r, err
 	}
@@ -188,5 +188,5 @@ func (s *Store) PublishedReportDigest(ctx context.Context, addon, version string
 	if r, ok := s.cache.get(addon, version); ok {
 		return r.SHA256, nil
 	}
-	return s.reader.PublishedReportDigest(ctx, addon, version)
+	return s.Store.PublishedReportDigest(ctx, addon, version)
 }

@@ -1,9 +1,12 @@
 // Package postgres is registryd's PostgreSQL store (pgx v5, pgxpool): the
 // production backend that several stateless replicas share.
 //
-// Migrations are applied under a PostgreSQL session advisory lock, so
-// replicas may start at once. River (riverpgxv5) runs on the same pool:
-// Tx.InsertJob enqueues in the caller's transaction.
+// Every query and rule is in storage/sqlstore; this package opens the pool,
+// applies the migrations, speaks PostgreSQL's dialect of the layer
+// (dialect.go) and keeps published reports in memory (cache.go). Migrations
+// are applied under a PostgreSQL session advisory lock, so replicas may
+// start at once. The job queue (jobs/riverjobs, River's riverpgxv5) runs on
+// the same pool: Tx.Enqueue enqueues in the caller's transaction.
 package postgres
 
 import (
@@ -12,11 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -26,16 +26,12 @@ import (
 	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/jobs/riverjobs"
 	"github.com/registryd/registryd/migrations"
-	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/sqlstore"
 )
 
 // defaultMaxConns is the pool size when storage.Config.MaxConns is zero.
 const defaultMaxConns = 16
-
-// maxAttempts bounds how often InTx runs fn when PostgreSQL reports a
-// serialization failure or a deadlock.
-const maxAttempts = 5
 
 // riverLockKey is the advisory-lock key that serializes River's own schema
 // migrations across replicas (goose holds its own key for ours).
@@ -43,8 +39,9 @@ const riverLockKey int64 = 0x7265676973747279 // "registry"
 
 // Store is a storage.Store on PostgreSQL. It is safe for concurrent use.
 type Store struct {
-	reader
+	*sqlstore.Store
 	pool   *pgxpool.Pool
+	sqlDB  *sql.DB // the pool through database/sql, for the migrations
 	jobs   *riverjobs.Queue[pgx.Tx]
 	logger *slog.Logger
 
@@ -78,7 +75,18 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	st := &Store{reader: reader{db: pool}, pool: pool, jobs: q, logger: logger, cache: newReportCache(), listenDone: make(chan struct{})}
+	// The schema's provider reads goose's version table through
+	// database/sql on the same pool; it holds no connection between calls.
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	schema, err := newProvider(sqlDB, logger, false)
+	if err != nil {
+		sqlDB.Close()
+		pool.Close()
+		return nil, fmt.Errorf("postgres: migrations: %w", err)
+	}
+	st := &Store{
+		Store: sqlstore.New(dialect{}, db{conn: conn{pool}, pool: pool, jobs: q}, sqlstore.Schema{Migrations: schema, Jobs: q}),
+		pool:  pool, sqlDB: sqlDB, jobs: q, logger: logger, cache: newReportCache(), listenDone: make(chan struct{})}
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	st.stopListen = stop
 	go func() {
@@ -175,45 +183,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 	return nil
 }
 
-// Migrated reports whether every embedded migration, ours and River's, has
-// been applied.
-func (s *Store) Migrated(ctx context.Context) (bool, error) {
-	db := stdlib.OpenDBFromPool(s.pool)
-	defer db.Close()
-	p, err := newProvider(db, s.logger, false)
-	if err != nil {
-		return false, fmt.Errorf("postgres: migrations: %w", err)
-	}
-	pending, err := p.HasPending(ctx)
-	if err != nil {
-		return false, fmt.Errorf("postgres: migration status: %w", err)
-	}
-	if pending {
-		return false, nil
-	}
-	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('river_migration') IS NOT NULL`).Scan(&exists); err != nil {
-		return false, fmt.Errorf("postgres: job queue migration status: %w", err)
-	}
-	ok, err := riverjobs.Migrated(ctx, riverpgxv5.New(s.pool), exists, s.logger)
-	if err != nil {
-		return false, fmt.Errorf("postgres: %w", err)
-	}
-	return ok, nil
-}
-
-// Ping checks that PostgreSQL answers.
-func (s *Store) Ping(ctx context.Context) error {
-	if err := s.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("postgres: ping: %w", err)
-	}
-	return nil
-}
-
 // Close closes the pool. Stop any job runner first.
 func (s *Store) Close() error {
 	s.stopListen()
 	<-s.listenDone
+	s.sqlDB.Close()
 	s.pool.Close()
 	return nil
 }
@@ -221,73 +195,18 @@ func (s *Store) Close() error {
 // Pool returns the underlying pool, for tests and tools that need raw SQL.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// InTx runs fn in one READ COMMITTED transaction; reads that decisions
-// depend on lock their rows (FOR UPDATE). It commits when fn returns nil and
-// rolls back otherwise, returning fn's error unchanged. On a serialization
-// failure or deadlock (SQLSTATE 40001, 40P01) it runs fn again, up to five
-// times in all.
+// InTx runs fn in one READ COMMITTED transaction, as sqlstore.Store.InTx
+// does: reads that decisions depend on lock their rows (FOR UPDATE), and a
+// serialization failure or deadlock (SQLSTATE 40001, 40P01) runs fn again.
+// Whatever the transaction did, this process reads it at once: the report
+// cache is cleared after it, not only when its notification arrives.
 func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
-	// Whatever the transaction changed, this process must read it at once.
 	defer s.cache.clear()
-	for attempt := 1; ; attempt++ {
-		err := s.inTx(ctx, fn)
-		if err == nil || attempt == maxAttempts || !retryable(err) {
-			return err
-		}
-		wait := time.Duration(attempt*attempt)*5*time.Millisecond + rand.N(5*time.Millisecond)
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-	}
-}
-
-func (s *Store) inTx(ctx context.Context, fn func(storage.Tx) error) (err error) {
-	ptx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("postgres: begin: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = ptx.Rollback(context.WithoutCancel(ctx))
-		}
-	}()
-	if err := fn(&tx{reader: reader{db: ptx, lock: true}, tx: ptx, jobs: s.jobs}); err != nil {
-		return err
-	}
-	if err := ptx.Commit(ctx); err != nil {
-		return dbErr("commit", err)
-	}
-	return nil
-}
-
-func retryable(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+	return s.Store.InTx(ctx, fn)
 }
 
 // StartJobs starts the workers of handlers on this database; see
 // storage.Store.
 func (s *Store) StartJobs(ctx context.Context, handlers ...jobs.Handler) (func(context.Context) error, error) {
 	return s.jobs.Start(ctx, handlers...)
-}
-
-// dbErr wraps a database error for op, translating by SQLSTATE: a unique
-// violation becomes registry.ErrConflict, a foreign-key violation (a row
-// referring to a missing one) registry.ErrNotFound.
-func dbErr(op string, err error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		switch pe.Code {
-		case "23505":
-			return fmt.Errorf("postgres: %s: %w (%w)", op, registry.ErrConflict, err)
-		case "23503":
-			return fmt.Errorf("postgres: %s: %w (%w)", op, registry.ErrNotFound, err)
-		}
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("postgres: %s: %w", op, registry.ErrNotFound)
-	}
-	return fmt.Errorf("postgres: %s: %w", op, err)
 }

@@ -2,10 +2,13 @@
 // the pure-Go modernc.org/sqlite driver, so a laptop needs nothing but the
 // binary.
 //
-// Writes go through a single connection whose transactions take the
+// Every query and rule is in storage/sqlstore; this package opens the
+// database, applies the migrations and speaks SQLite's dialect of the
+// layer (dialect.go), preparing statements where SQLite needs it
+// (stmts.go). Writes go through a single connection whose transactions take the
 // database's write lock when they begin (BEGIN IMMEDIATE), so concurrent
 // deciders serialize instead of failing to upgrade a read lock; River
-// (riversqlite) shares that connection, as its driver recommends. Reads
+// (jobs/riverjobs with riversqlite) shares that connection, as its driver recommends. Reads
 // outside a transaction use a separate read-only pool, which WAL lets run
 // alongside the writer.
 package sqlite
@@ -16,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -25,28 +27,23 @@ import (
 
 	"github.com/pressly/goose/v3"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
-	sqlite "modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/jobs/riverjobs"
 	"github.com/registryd/registryd/migrations"
-	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/sqlstore"
 )
 
 // defaultReadConns is the read pool size when storage.Config.MaxConns is 0.
 const defaultReadConns = 8
 
-// maxAttempts bounds how often InTx runs fn when the database is busy
-// (another process holds the write lock past busy_timeout).
-const maxAttempts = 5
-
 // Store is a storage.Store on one SQLite file. It is safe for concurrent
 // use within one process; several processes may open the same file.
 type Store struct {
-	reader
-	write  *sql.DB    // one connection: every transaction and River
+	*sqlstore.Store
+	write  *sql.DB    // one connection: every transaction and the job queue
 	read   *sql.DB    // read-only pool for Reader methods
 	stmts  *stmtCache // read's prepared statements, which Reader methods use
 	wstmts *stmtCache // write's prepared statements, which transactions use
@@ -154,9 +151,17 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	stmts := newStmtCache(ctx, read, hotQueries)
-	return &Store{reader: reader{db: stmts}, write: write, read: read, stmts: stmts,
-		wstmts: newStmtCache(ctx, write, nil), jobs: q, logger: logger}, nil
+	schema, err := newProvider(write, logger)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	stmts := newStmtCache(ctx, read, sqlstore.HotQueries)
+	wstmts := newStmtCache(ctx, write, nil)
+	return &Store{Store: sqlstore.New(dialect{}, db{conn: conn{stmts}, write: write, wstmts: wstmts, jobs: q},
+		sqlstore.Schema{Migrations: schema, Jobs: q}),
+		write: write, read: read, stmts: stmts, wstmts: wstmts, jobs: q, logger: logger}, nil
 }
 
 // Migrate applies every pending migration, ours and River's, to the
@@ -190,40 +195,6 @@ func migrate(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
 	return nil
 }
 
-// Migrated reports whether every embedded migration, ours and River's, has
-// been applied.
-func (s *Store) Migrated(ctx context.Context) (bool, error) {
-	p, err := newProvider(s.write, s.logger)
-	if err != nil {
-		return false, fmt.Errorf("sqlite: migrations: %w", err)
-	}
-	pending, err := p.HasPending(ctx)
-	if err != nil {
-		return false, fmt.Errorf("sqlite: migration status: %w", err)
-	}
-	if pending {
-		return false, nil
-	}
-	var n int
-	err = s.read.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'river_migration'`).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("sqlite: river migration status: %w", err)
-	}
-	ok, err := riverjobs.Migrated(ctx, riversqlite.New(s.write), n > 0, s.logger)
-	if err != nil {
-		return false, fmt.Errorf("sqlite: %w", err)
-	}
-	return ok, nil
-}
-
-// Ping checks that the database file answers.
-func (s *Store) Ping(ctx context.Context) error {
-	if err := s.read.PingContext(ctx); err != nil {
-		return fmt.Errorf("sqlite: ping: %w", err)
-	}
-	return nil
-}
-
 // Close closes both pools. Stop any job runner first. It first lets SQLite
 // refresh the query planner's statistics where the tables changed enough to
 // need it, as SQLite advises before closing a connection.
@@ -241,102 +212,8 @@ func (s *Store) Close() error {
 // SQL. Holding a transaction on it blocks every other write.
 func (s *Store) DB() *sql.DB { return s.write }
 
-// InTx runs fn in one IMMEDIATE transaction: it holds the database's write
-// lock from its first statement, so transactions never interleave. It
-// commits when fn returns nil and rolls back otherwise, returning fn's error
-// unchanged. When the database stays busy (another process) it runs fn
-// again, up to five times in all.
-func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
-	for attempt := 1; ; attempt++ {
-		err := s.inTx(ctx, fn)
-		if err == nil || attempt == maxAttempts || !busy(err) {
-			return err
-		}
-		wait := time.Duration(attempt*attempt)*10*time.Millisecond + rand.N(10*time.Millisecond)
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-	}
-}
-
-func (s *Store) inTx(ctx context.Context, fn func(storage.Tx) error) (err error) {
-	var missed []string
-	// After the transaction the writer's connection is free to prepare
-	// what it ran unprepared.
-	defer func() { s.wstmts.learn(ctx, missed) }()
-	stx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return dbErr("begin", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = stx.Rollback()
-		}
-	}()
-	q := txQuerier{tx: stx, cache: s.wstmts, missed: &missed}
-	if err := fn(&tx{reader: reader{db: q}, tx: stx, q: q, jobs: s.jobs}); err != nil {
-		return err
-	}
-	if err := stx.Commit(); err != nil {
-		return dbErr("commit", err)
-	}
-	return nil
-}
-
-func busy(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	c := se.Code() & 0xff
-	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
-}
-
 // StartJobs starts the workers of handlers on this database; see
 // storage.Store.
 func (s *Store) StartJobs(ctx context.Context, handlers ...jobs.Handler) (func(context.Context) error, error) {
 	return s.jobs.Start(ctx, handlers...)
-}
-
-// dbErr wraps a database error for op, translating by result code: a
-// unique or primary-key violation becomes registry.ErrConflict, a
-// foreign-key violation (a row referring to a missing one)
-// registry.ErrNotFound.
-func dbErr(op string, err error) error {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() {
-		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return fmt.Errorf("sqlite: %s: %w (%w)", op, registry.ErrConflict, err)
-		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
-			return fmt.Errorf("sqlite: %s: %w (%w)", op, registry.ErrNotFound, err)
-		}
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("sqlite: %s: %w", op, registry.ErrNotFound)
-	}
-	return fmt.Errorf("sqlite: %s: %w", op, err)
-}
-
-// micros converts t for a write: UTC microseconds since the Unix epoch.
-func micros(t time.Time) int64 { return t.UnixMicro() }
-
-func microsPtr(t *time.Time) *int64 {
-	if t == nil {
-		return nil
-	}
-	v := t.UnixMicro()
-	return &v
-}
-
-func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
-
-func fromNullMicros(v sql.NullInt64) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := fromMicros(v.Int64)
-	return &t
 }

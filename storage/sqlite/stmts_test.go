@@ -11,6 +11,7 @@ import (
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/sqlstore"
 )
 
 func openPlain(t *testing.T) *sql.DB {
@@ -182,7 +183,7 @@ func TestStoreReadsThroughPreparedStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got, want := s.stmts.len(), len(hotQueries); got != want {
+	if got, want := s.stmts.len(), len(sqlstore.HotQueries); got != want {
 		t.Fatalf("after Open: %d statements prepared, want the %d hot queries", got, want)
 	}
 	hot := []struct {
@@ -203,7 +204,7 @@ func TestStoreReadsThroughPreparedStatements(t *testing.T) {
 			if err := tc.call(); !errors.Is(err, registry.ErrNotFound) {
 				t.Errorf("%s on an empty store: %v, want ErrNotFound", tc.name, err)
 			}
-			if got, want := s.stmts.len(), len(hotQueries); got != want {
+			if got, want := s.stmts.len(), len(sqlstore.HotQueries); got != want {
 				t.Errorf("%d statements cached, want still %d", got, want)
 			}
 		})
@@ -213,7 +214,7 @@ func TestStoreReadsThroughPreparedStatements(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, want := s.stmts.len(), len(hotQueries)+1; got != want {
+	if got, want := s.stmts.len(), len(sqlstore.HotQueries)+1; got != want {
 		t.Errorf("after two identical Submissions calls: %d statements cached, want %d", got, want)
 	}
 }

@@ -1,0 +1,79 @@
+package postgres
+
+import (
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/registryd/registryd/registry"
+)
+
+// dialect is PostgreSQL's sqlstore.Dialect: timestamptz and text[]
+// columns, FOR UPDATE row locks, ILIKE, and errors told apart by SQLSTATE.
+type dialect struct{}
+
+func (dialect) Name() string      { return "postgres" }
+func (dialect) ForUpdate() string { return " FOR UPDATE" }
+
+func (dialect) ContainsFold(col, param string) string { return col + " ILIKE " + param }
+
+// Time truncates to the microsecond PostgreSQL keeps.
+func (dialect) Time(t time.Time) any { return t.UTC().Truncate(time.Microsecond) }
+
+func (dialect) ScanTime(dst *time.Time) any      { return utcTime{dst} }
+func (dialect) ScanNullTime(dst **time.Time) any { return utcNullTime{dst} }
+
+func (dialect) List(s []string) any {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (dialect) ScanList(dst *[]string) any { return dst }
+
+func (dialect) Constraint(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "23505": // unique_violation
+			return registry.ErrConflict
+		case "23503": // foreign_key_violation
+			return registry.ErrNotFound
+		}
+	}
+	return nil
+}
+
+func (dialect) Retryable(err error) bool {
+	var pe *pgconn.PgError
+	// serialization_failure, deadlock_detected
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// utcTime scans a timestamptz into a time.Time in UTC (pgx gives local
+// time).
+type utcTime struct{ dst *time.Time }
+
+func (u utcTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	if !v.Valid {
+		return errors.New("NULL in a NOT NULL time column")
+	}
+	*u.dst = v.Time.UTC()
+	return nil
+}
+
+// utcNullTime scans a nullable timestamptz into a *time.Time in UTC.
+type utcNullTime struct{ dst **time.Time }
+
+func (u utcNullTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	if !v.Valid {
+		*u.dst = nil
+		return nil
+	}
+	t := v.Time.UTC()
+	*u.dst = &t
+	return nil
+}

@@ -1,0 +1,110 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+const addonCols = `name, display_name, description, homepage, latest_version, latest_verdict,
+	verified, verified_by, verified_at, verified_reason, removed, removed_at, created_at, updated_at,
+	latest_wiring_sha256, verified_wiring_sha256`
+
+const qAddon = `SELECT ` + addonCols + ` FROM addons WHERE name = $1`
+
+func (r reader) scanAddon(row Row) (registry.Addon, error) {
+	var a registry.Addon
+	var verdict string
+	err := row.Scan(&a.Name, &a.DisplayName, &a.Description, &a.Homepage, &a.LatestVersion, &verdict,
+		&a.Verified, r.d.ScanList(&a.VerifiedBy), r.d.ScanNullTime(&a.VerifiedAt), &a.VerifiedReason, &a.Removed,
+		r.d.ScanNullTime(&a.RemovedAt), r.d.ScanTime(&a.CreatedAt), r.d.ScanTime(&a.UpdatedAt),
+		&a.LatestWiring, &a.VerifiedWiring)
+	a.LatestVerdict = registry.Verdict(verdict)
+	a.VerifiedBy = nonNilStrings(a.VerifiedBy)
+	return a, err
+}
+
+// Addon returns the addon called name, or an error wrapping
+// registry.ErrNotFound. Inside a transaction it locks the row until commit.
+func (r reader) Addon(ctx context.Context, name string) (registry.Addon, error) {
+	a, err := r.scanAddon(r.c.QueryRow(ctx, qAddon+r.lock, name))
+	if err != nil {
+		return a, r.err(fmt.Sprintf("addon %q", name), err)
+	}
+	return a, nil
+}
+
+// tierVerifiedSQL is registry.Addon.Tier() == TierVerified in SQL: a grant
+// that covers the latest version's wiring.
+const tierVerifiedSQL = `(verified AND latest_wiring_sha256 <> '' AND verified_wiring_sha256 = latest_wiring_sha256)`
+
+// Addons lists addons matching f by name, one page at a time. Query matches
+// a literal, case-insensitive substring (ASCII case only on SQLite); an
+// unknown Tier is a validation error naming the field "tier".
+func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Page) ([]registry.Addon, string, error) {
+	var a args
+	var where []string
+	if f.Query != "" {
+		pat := a.add(containsPattern(f.Query))
+		where = append(where, "("+r.d.ContainsFold("name", pat)+" OR "+r.d.ContainsFold("display_name", pat)+
+			" OR "+r.d.ContainsFold("description", pat)+")")
+	}
+	switch f.Tier {
+	case "":
+	case registry.TierVerified:
+		where = append(where, tierVerifiedSQL)
+	case registry.TierCommunity:
+		where = append(where, "NOT "+tierVerifiedSQL)
+	default:
+		return nil, "", fmt.Errorf("list addons: %w", invalid("tier", "is not a known tier"))
+	}
+	if f.Verdict != "" {
+		where = append(where, "latest_verdict = "+a.add(string(f.Verdict)))
+	}
+	if f.UpdatedSince != nil {
+		where = append(where, "updated_at >= "+a.add(r.d.Time(*f.UpdatedSince)))
+	}
+	if !f.IncludeRemoved {
+		where = append(where, "NOT removed")
+	}
+	if p.Cursor != "" {
+		c, err := storage.DecodeCursor(p.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where = append(where, "name > "+a.add(c.Key))
+	}
+	limit := p.Bounded()
+	out, err := list(r, ctx, "list addons", r.scanAddon, `SELECT `+addonCols+` FROM addons`+whereSQL(where)+
+		` ORDER BY name LIMIT `+a.add(limit+1), a...)
+	if err != nil {
+		return nil, "", err
+	}
+	out, next := page(out, limit, func(a registry.Addon) storage.Cursor { return storage.Cursor{Key: a.Name} })
+	return out, next, nil
+}
+
+// PutAddon inserts a or overwrites every field of the addon with its name.
+func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
+	if a.Name == "" {
+		return fmt.Errorf("put addon: %w", invalid("name", "is empty"))
+	}
+	_, err := t.c.Exec(ctx, `INSERT INTO addons (`+addonCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+		ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name, description = excluded.description,
+			homepage = excluded.homepage, latest_version = excluded.latest_version,
+			latest_verdict = excluded.latest_verdict, verified = excluded.verified,
+			verified_by = excluded.verified_by, verified_at = excluded.verified_at,
+			verified_reason = excluded.verified_reason, removed = excluded.removed,
+			removed_at = excluded.removed_at, created_at = excluded.created_at, updated_at = excluded.updated_at,
+			latest_wiring_sha256 = excluded.latest_wiring_sha256, verified_wiring_sha256 = excluded.verified_wiring_sha256`,
+		a.Name, a.DisplayName, a.Description, a.Homepage, a.LatestVersion, string(a.LatestVerdict),
+		a.Verified, t.d.List(a.VerifiedBy), nullTime(t.d, a.VerifiedAt), a.VerifiedReason, a.Removed,
+		nullTime(t.d, a.RemovedAt), t.d.Time(a.CreatedAt), t.d.Time(a.UpdatedAt), a.LatestWiring, a.VerifiedWiring)
+	if err != nil {
+		return t.err(fmt.Sprintf("put addon %q", a.Name), err)
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package sqlstore
+
+import "time"
+
+// Dialect is what PostgreSQL and SQLite spell differently, and nothing
+// else: the layer's queries are written once, in the SQL both accept, and
+// ask the dialect only for these. Its methods are called while queries are
+// built and rows scanned, so they must be cheap and must not allocate
+// where they can avoid it; a Dialect is safe for concurrent use.
+type Dialect interface {
+	// Name prefixes the store's errors ("postgres", "sqlite").
+	Name() string
+
+	// ForUpdate is the clause appended to a transaction's reads that a
+	// decision depends on, so that concurrent deciders serialize: " FOR
+	// UPDATE" on PostgreSQL, "" where a transaction holds a lock that
+	// already excludes every other writer (SQLite's BEGIN IMMEDIATE).
+	ForUpdate() string
+
+	// ContainsFold returns a condition that is true when column col
+	// contains the LIKE pattern bound to param (a $n placeholder; see
+	// containsPattern, whose escape character is \), ignoring case:
+	// ILIKE on PostgreSQL; LIKE … ESCAPE '\' on SQLite, which folds ASCII
+	// case only.
+	//
+	// Full-text search belongs here too when a list needs it: a method
+	// returning the condition that matches a query bound to a parameter
+	// against a table's search index (a tsvector column and
+	// websearch_to_tsquery on PostgreSQL, an FTS5 table and MATCH on
+	// SQLite), next to a migration creating the index in each dialect.
+	ContainsFold(col, param string) string
+
+	// Time encodes an instant for a write or a comparison. ScanTime and
+	// ScanNullTime return scan destinations that set *dst to the stored
+	// instant in UTC (nil for NULL). PostgreSQL keeps timestamptz,
+	// SQLite integer microseconds since the Unix epoch; both keep
+	// microseconds, and Time truncates to them.
+	Time(t time.Time) any
+	ScanTime(dst *time.Time) any
+	ScanNullTime(dst **time.Time) any
+
+	// List encodes a list of strings for a write; ScanList returns a scan
+	// destination that sets *dst (never nil). PostgreSQL keeps text[],
+	// SQLite a JSON array in a text column.
+	List(s []string) any
+	ScanList(dst *[]string) any
+
+	// Constraint tells which kind of constraint err violated:
+	// registry.ErrConflict for a unique or primary key,
+	// registry.ErrNotFound for a foreign key (a row referring to a missing
+	// one), nil for anything else. It reads the database's error code,
+	// never its message.
+	Constraint(err error) error
+	// Retryable reports whether a transaction that failed with err may
+	// succeed when run again: a serialization failure or a deadlock on
+	// PostgreSQL, a database busy past its timeout on SQLite.
+	Retryable(err error) bool
+}

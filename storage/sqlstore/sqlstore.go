@@ -1,0 +1,202 @@
+// Package sqlstore is registryd's one SQL layer: every query and every rule
+// of the store, written once and run on PostgreSQL (storage/postgres) and
+// SQLite (storage/sqlite) alike. A database package gives it a Dialect, for
+// what the two databases spell differently, and a DB, for how statements
+// reach the database; the Store it returns implements storage.Reader,
+// storage.Sessions and Store.InTx, and the database package adds only
+// opening, migrations and what is truly its own (PostgreSQL's report cache).
+//
+// The code keeps one file per table, each holding the table's columns, how
+// a row is scanned, and its reads and writes. Where things go:
+//
+//   - a new query on an existing table: a method in that table's file, on
+//     reader when it only reads (it is then available outside and inside
+//     transactions) or on tx when it writes; declare it in storage.Reader or
+//     storage.Tx, and add its behaviour to storage/storetest;
+//   - a new table: a migration in both dialects (migrations/), and a new file
+//     here following the others;
+//   - something the two databases spell differently: a method on Dialect,
+//     implemented by both database packages.
+//
+// Queries are constants with bound parameters, written in the syntax both
+// databases accept: $n placeholders (SQLite binds $n to the nth argument),
+// ON CONFLICT … DO UPDATE SET c = excluded.c upserts, row-value
+// comparisons and RETURNING. Only what differs goes through the Dialect:
+// row locks, case-insensitive matching, how times and lists are stored,
+// and which errors mean a conflict, a missing row or a retry.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/registryd/registryd/jobs"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+// Row is one result row: a *sql.Row, or a pgx.Row.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// Rows is a result set; the layer always closes it.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// Conn runs statements: a pool, or one transaction. Its methods take the
+// query's text and its bound arguments; Exec returns how many rows the
+// statement changed.
+type Conn interface {
+	Exec(ctx context.Context, query string, args ...any) (int64, error)
+	Query(ctx context.Context, query string, args ...any) (Rows, error)
+	QueryRow(ctx context.Context, query string, args ...any) Row
+}
+
+// TxConn is one transaction of a DB.
+type TxConn interface {
+	Conn
+	// CopyRows inserts rows (each one value per column of cols) into table
+	// in as few round trips as the database allows.
+	CopyRows(ctx context.Context, table string, cols []string, rows [][]any) error
+	// Enqueuer enqueues jobs in this transaction.
+	jobs.Enqueuer
+	// Commit and Rollback end the transaction; Rollback after Commit (or
+	// a failed Commit) is harmless.
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}
+
+// DB is a database as a database package hands it to the layer: where
+// reads outside a transaction go, and how a transaction begins.
+type DB interface {
+	Conn
+	// Begin starts a transaction whose reads see one consistent state and
+	// whose locking reads (Dialect.ForUpdate) serialize concurrent
+	// deciders.
+	Begin(ctx context.Context) (TxConn, error)
+}
+
+// maxAttempts bounds how often InTx runs fn when the database reports a
+// failure that a new attempt may not meet (Dialect.Retryable).
+const maxAttempts = 5
+
+// Store is registryd's store on a DB. It is safe for concurrent use when
+// the DB is.
+type Store struct {
+	reader
+	db     DB
+	schema Schema
+}
+
+var (
+	_ storage.Reader   = (*Store)(nil)
+	_ storage.Sessions = (*Store)(nil)
+)
+
+// New returns the store on db, spoken to in d, whose schema is schema.
+func New(d Dialect, db DB, schema Schema) *Store {
+	return &Store{reader: reader{c: db, d: d}, db: db, schema: schema}
+}
+
+// Ping checks that the database answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.c.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+		return s.err("ping", err)
+	}
+	return nil
+}
+
+// InTx runs fn in one transaction, committing when fn returns nil and
+// rolling back otherwise (fn's error is returned unchanged). When the
+// transaction fails in a way the dialect calls retryable (a serialization
+// failure, a deadlock, a database busy past its timeout), it runs fn
+// again, up to five times in all, after a short randomized wait; fn must
+// therefore have no effects outside tx.
+func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.inTx(ctx, func(t *tx) error { return fn(t) })
+		if err == nil || attempt == maxAttempts || !s.d.Retryable(err) {
+			return err
+		}
+		wait := time.Duration(attempt*attempt)*5*time.Millisecond + rand.N(5*time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// inTx runs fn in one transaction, once.
+func (s *Store) inTx(ctx context.Context, fn func(*tx) error) (err error) {
+	c, err := s.db.Begin(ctx)
+	if err != nil {
+		return s.err("begin", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = c.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := fn(&tx{reader: reader{c: c, d: s.d, lock: s.d.ForUpdate()}, c: c}); err != nil {
+		return err
+	}
+	if err := c.Commit(ctx); err != nil {
+		return s.err("commit", err)
+	}
+	return nil
+}
+
+// reader holds every read, shared by the store (outside transactions) and
+// its transactions. lock is appended to the reads a decision depends on:
+// empty outside a transaction.
+type reader struct {
+	c    Conn
+	d    Dialect
+	lock string
+}
+
+// err wraps a database error for op, translating it: a unique violation
+// becomes registry.ErrConflict, a foreign-key violation (a row referring to
+// a missing one) and an empty result registry.ErrNotFound.
+func (r reader) err(op string, err error) error {
+	if c := r.d.Constraint(err); c != nil {
+		return fmt.Errorf("%s: %s: %w (%w)", r.d.Name(), op, c, err)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %s: %w", r.d.Name(), op, registry.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %s: %w", r.d.Name(), op, err)
+}
+
+// tx is a storage.Tx: the reads, locking where a decision depends on them,
+// and the writes.
+type tx struct {
+	reader
+	c TxConn
+}
+
+var _ storage.Tx = (*tx)(nil)
+
+// Enqueue adds a job in this transaction: it exists if and only if the
+// transaction commits.
+func (t *tx) Enqueue(ctx context.Context, j jobs.Job) error {
+	if err := t.c.Enqueue(ctx, j); err != nil {
+		return fmt.Errorf("%s: enqueue job %q: %w", t.d.Name(), j.Kind, err)
+	}
+	return nil
+}
+
+func invalid(path, msg string) error {
+	return &registry.ValidationError{Fields: []registry.FieldError{{Path: path, Message: msg}}}
+}

@@ -1,0 +1,138 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+const submissionCols = `id, addon, version, manifest, manifest_sha256, format, source, submitter,
+	submitter_token, github_repo, github_pr, github_commit, github_path, github_author, status,
+	verdict, risk, decided_by, decided_at, decision_reason, created_at, updated_at, wiring_sha256,
+	submitter_principal`
+
+const qSubmission = `SELECT ` + submissionCols + ` FROM submissions WHERE id = $1`
+
+func (r reader) scanSubmission(row Row) (registry.Submission, error) {
+	var (
+		s                                  registry.Submission
+		repo                               *string
+		pr                                 int
+		commit, path, author, risk, source string
+		status, verdict                    string
+	)
+	err := row.Scan(&s.ID, &s.Addon, &s.Version, &s.Manifest, &s.ManifestSHA256, &s.Format, &source,
+		&s.Submitter, &s.SubmitterToken, &repo, &pr, &commit, &path, &author, &status, &verdict, &risk,
+		&s.DecidedBy, r.d.ScanNullTime(&s.DecidedAt), &s.DecisionReason, r.d.ScanTime(&s.CreatedAt), r.d.ScanTime(&s.UpdatedAt),
+		&s.WiringSHA256, &s.SubmitterPrincipal)
+	if err != nil {
+		return s, err
+	}
+	s.Manifest = nonNilBytes(s.Manifest)
+	s.Source = registry.Source(source)
+	s.Status = registry.SubmissionStatus(status)
+	s.Verdict = registry.Verdict(verdict)
+	if s.Risk, err = registry.ParseLevel(risk); err != nil {
+		return s, fmt.Errorf("submission %q risk: %w", s.ID, err)
+	}
+	if repo != nil {
+		s.GitHub = &registry.GitHubOrigin{Repo: *repo, PR: pr, CommitID: commit, Path: path, Author: author}
+	}
+	return s, nil
+}
+
+// Submission returns the submission with id, or an error wrapping
+// registry.ErrNotFound. Inside a transaction it locks the row until commit.
+func (r reader) Submission(ctx context.Context, id string) (registry.Submission, error) {
+	s, err := r.scanSubmission(r.c.QueryRow(ctx, qSubmission+r.lock, id))
+	if err != nil {
+		return s, r.err(fmt.Sprintf("submission %q", id), err)
+	}
+	return s, nil
+}
+
+// Submissions lists submissions matching f, oldest first (created_at, then
+// ID), one page at a time.
+func (r reader) Submissions(ctx context.Context, f storage.SubmissionFilter, p storage.Page) ([]registry.Submission, string, error) {
+	var a args
+	var where []string
+	if f.Status != "" {
+		where = append(where, "status = "+a.add(string(f.Status)))
+	}
+	if f.Verdict != "" {
+		where = append(where, "verdict = "+a.add(string(f.Verdict)))
+	}
+	if f.Source != "" {
+		where = append(where, "source = "+a.add(string(f.Source)))
+	}
+	if f.Addon != "" {
+		where = append(where, "addon = "+a.add(f.Addon))
+	}
+	if f.SubmitterToken != "" {
+		where = append(where, "submitter_token = "+a.add(f.SubmitterToken))
+	}
+	where, err := r.cursorAfter(&a, where, "created_at, id", ">", p.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	limit := p.Bounded()
+	out, err := list(r, ctx, "list submissions", r.scanSubmission, `SELECT `+submissionCols+` FROM submissions`+
+		whereSQL(where)+` ORDER BY created_at, id LIMIT `+a.add(limit+1), a...)
+	if err != nil {
+		return nil, "", err
+	}
+	out, next := page(out, limit, func(s registry.Submission) storage.Cursor {
+		return storage.Cursor{At: s.CreatedAt, Key: s.ID}
+	})
+	return out, next, nil
+}
+
+// SubmissionsOfAddon returns every submission of addon, oldest first; an
+// empty, non-nil slice when there are none.
+func (r reader) SubmissionsOfAddon(ctx context.Context, addon string) ([]registry.Submission, error) {
+	return list(r, ctx, fmt.Sprintf("submissions of %q", addon), r.scanSubmission,
+		`SELECT `+submissionCols+` FROM submissions WHERE addon = $1 ORDER BY created_at, id`, addon)
+}
+
+// CreateSubmission inserts s; registry.ErrConflict if its ID exists,
+// registry.ErrInvalid if it has none.
+func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error {
+	if s.ID == "" {
+		return fmt.Errorf("create submission: %w", invalid("id", "is empty"))
+	}
+	var repo *string
+	var g registry.GitHubOrigin
+	if s.GitHub != nil {
+		g = *s.GitHub
+		repo = &g.Repo
+	}
+	_, err := t.c.Exec(ctx, `INSERT INTO submissions (`+submissionCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
+		s.ID, s.Addon, s.Version, nonNilBytes(s.Manifest), s.ManifestSHA256, s.Format, string(s.Source), s.Submitter,
+		s.SubmitterToken, repo, g.PR, g.CommitID, g.Path, g.Author, string(s.Status),
+		string(s.Verdict), s.Risk.String(), s.DecidedBy, nullTime(t.d, s.DecidedAt), s.DecisionReason,
+		t.d.Time(s.CreatedAt), t.d.Time(s.UpdatedAt), s.WiringSHA256,
+		s.SubmitterPrincipal)
+	if err != nil {
+		return t.err(fmt.Sprintf("create submission %q", s.ID), err)
+	}
+	return nil
+}
+
+// UpdateSubmission writes s's status, verdict, risk, decision fields,
+// wiring digest and UpdatedAt; registry.ErrNotFound if absent.
+func (t *tx) UpdateSubmission(ctx context.Context, s registry.Submission) error {
+	n, err := t.c.Exec(ctx, `UPDATE submissions SET status = $2, verdict = $3, risk = $4, decided_by = $5,
+		decided_at = $6, decision_reason = $7, updated_at = $8, wiring_sha256 = $9 WHERE id = $1`,
+		s.ID, string(s.Status), string(s.Verdict), s.Risk.String(), s.DecidedBy, nullTime(t.d, s.DecidedAt),
+		s.DecisionReason, t.d.Time(s.UpdatedAt), s.WiringSHA256)
+	if err != nil {
+		return t.err(fmt.Sprintf("update submission %q", s.ID), err)
+	}
+	if n == 0 {
+		return fmt.Errorf("update submission %q: %w", s.ID, registry.ErrNotFound)
+	}
+	return nil
+}

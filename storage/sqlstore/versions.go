@@ -1,0 +1,67 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+// versionCols are read FROM versionsFrom: a version with its submission's
+// wiring digest.
+const (
+	versionCols  = `v.addon, v.version, v.submission_id, v.published_at, v.published_by, s.wiring_sha256`
+	versionsFrom = ` FROM versions v JOIN submissions s ON s.id = v.submission_id`
+)
+
+func (r reader) scanVersion(row Row) (registry.Version, error) {
+	var v registry.Version
+	err := row.Scan(&v.Addon, &v.Version, &v.SubmissionID, r.d.ScanTime(&v.PublishedAt), &v.PublishedBy, &v.WiringSHA256)
+	return v, err
+}
+
+// Versions lists the published versions of addon, newest first
+// (published_at, then version), one page at a time.
+func (r reader) Versions(ctx context.Context, addon string, p storage.Page) ([]registry.Version, string, error) {
+	var a args
+	where, err := r.cursorAfter(&a, []string{"v.addon = " + a.add(addon)}, "v.published_at, v.version", "<", p.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	limit := p.Bounded()
+	out, err := list(r, ctx, fmt.Sprintf("versions of %q", addon), r.scanVersion, `SELECT `+versionCols+versionsFrom+
+		whereSQL(where)+` ORDER BY v.published_at DESC, v.version DESC LIMIT `+a.add(limit+1), a...)
+	if err != nil {
+		return nil, "", err
+	}
+	out, next := page(out, limit, func(v registry.Version) storage.Cursor {
+		return storage.Cursor{At: v.PublishedAt, Key: v.Version}
+	})
+	return out, next, nil
+}
+
+// Version returns the published version of addon that is the same version
+// as version (registry.VersionKey: equal but for build metadata), or an
+// error wrapping registry.ErrNotFound.
+func (r reader) Version(ctx context.Context, addon, version string) (registry.Version, error) {
+	v, err := r.scanVersion(r.c.QueryRow(ctx, `SELECT `+versionCols+versionsFrom+` WHERE v.addon = $1 AND v.version_key = $2`,
+		addon, registry.VersionKey(version)))
+	if err != nil {
+		return v, r.err(fmt.Sprintf("version %s@%s", addon, version), err)
+	}
+	return v, nil
+}
+
+// CreateVersion publishes v; registry.ErrConflict when the addon has a
+// version with the same registry.VersionKey, registry.ErrNotFound when its
+// submission does not exist.
+func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
+	_, err := t.c.Exec(ctx, `INSERT INTO versions (addon, version, version_key, submission_id, published_at, published_by)
+		VALUES ($1, $2, $3, $4, $5, $6)`,
+		v.Addon, v.Version, registry.VersionKey(v.Version), v.SubmissionID, t.d.Time(v.PublishedAt), v.PublishedBy)
+	if err != nil {
+		return t.err(fmt.Sprintf("create version %s@%s", v.Addon, v.Version), err)
+	}
+	return nil
+}
