@@ -22,7 +22,7 @@ func auditOnce(b *testing.B, data []byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := report.Build(report.Input{Manifest: data, Parsed: m, Result: assess.Audit(m), Tier: registry.TierCommunity}); err != nil {
+	if _, _, err := report.Build(report.Input{Manifest: data, Parsed: m, Result: assess.Audit(m), Tier: registry.TierCommunity}); err != nil {
 		b.Fatal(err)
 	}
 }

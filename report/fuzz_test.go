@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/gowebpki/jcs"
 
 	"github.com/registryd/registryd/addon"
@@ -17,7 +18,8 @@ import (
 
 // FuzzBuild feeds arbitrary manifests through the pipeline. Whatever the
 // decoder accepts must give a canonical report that decodes, re-encodes to
-// the same bytes and is the same on a second build.
+// the same bytes and is the same on a second build, and that Build's report
+// is the one its bytes decode to.
 func FuzzBuild(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.toml"))
 	for _, s := range seeds {
@@ -35,7 +37,7 @@ func FuzzBuild(f *testing.F) {
 		}
 		in := report.Input{Manifest: data, Parsed: m, Result: assess.Audit(m), Tier: registry.TierCommunity,
 			Suppressions: []report.Suppression{{Code: assess.CodeUnpinned, Reason: registry.ReasonMitigated}}}
-		b, err := report.Build(in)
+		built, b, err := report.Build(in)
 		if err != nil {
 			t.Fatalf("Build of an accepted manifest: %v", err)
 		}
@@ -51,7 +53,10 @@ func FuzzBuild(f *testing.F) {
 		if err != nil || !bytes.Equal(again, b) {
 			t.Fatalf("Encode(Decode(b)) differs (%v):\n got %s\nwant %s", err, again, b)
 		}
-		if b2, _ := report.Build(in); !bytes.Equal(b2, b) {
+		if diff := cmp.Diff(r, built); diff != "" {
+			t.Fatalf("Build's report differs from Decode of its bytes (-decoded +built):\n%s", diff)
+		}
+		if _, b2, _ := report.Build(in); !bytes.Equal(b2, b) {
 			t.Fatalf("second Build differs")
 		}
 	})

@@ -67,7 +67,7 @@ func auditBytes(data []byte, json bool, c goldenCase) ([]byte, error) {
 	if tier == "" {
 		tier = registry.TierCommunity
 	}
-	return report.Build(report.Input{
+	_, b, err := report.Build(report.Input{
 		Manifest:     data,
 		Parsed:       m,
 		Result:       assess.Audit(m),
@@ -75,6 +75,7 @@ func auditBytes(data []byte, json bool, c goldenCase) ([]byte, error) {
 		Removed:      c.removed,
 		Suppressions: c.suppressions,
 	})
+	return b, err
 }
 
 func audit(t testing.TB, data []byte, json bool, c goldenCase) []byte {
@@ -320,7 +321,7 @@ args = ["mcp-server-time"]
 		fmt.Println(err)
 		return
 	}
-	b, err := report.Build(report.Input{
+	_, b, err := report.Build(report.Input{
 		Manifest: manifest,
 		Parsed:   m,
 		Result:   assess.Audit(m),

@@ -133,9 +133,11 @@ type Input struct {
 	Suppressions []Suppression
 }
 
-// Build assembles the report for in and returns its canonical JSON bytes
-// (RFC 8785, no trailing newline). The same Input gives the same bytes on
-// every call. The verdict is assess.Verdict over the counted (not suppressed)
+// Build assembles the report for in and returns it twice: as a value, and
+// as its canonical JSON bytes (RFC 8785, no trailing newline), which encode
+// exactly that value (Decode of the bytes gives it back), so a caller that
+// needs both never reads back what it just built. The same Input gives the
+// same bytes on every call. The verdict is assess.Verdict over the counted (not suppressed)
 // findings: fail when a counted finding's rule is blocking, else review when
 // a counted finding is at warn or above, else pass. A removed addon's verdict
 // is always fail, so that a client acting on the verdict alone never
@@ -144,12 +146,16 @@ type Input struct {
 // Build returns a *registry.ValidationError (matching registry.ErrInvalid)
 // naming the field when Parsed is nil, the tier is unknown or a suppression
 // has no code or an unknown reason. It is safe for concurrent use.
-func Build(in Input) ([]byte, error) {
+func Build(in Input) (*Report, []byte, error) {
 	r, err := assemble(in, rulebook{verdict: assess.Verdict, blocking: blockingRule})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return Encode(r)
+	b, err := Encode(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, b, nil
 }
 
 // Encode returns the canonical JSON bytes of r. Nil lists are written as [].

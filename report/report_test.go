@@ -225,7 +225,7 @@ func TestBuildRefusesBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := baseInput()
 			tt.mutate(&in)
-			b, err := Build(in)
+			_, b, err := Build(in)
 			if err == nil {
 				t.Fatalf("Build = %s, want an error", b)
 			}
@@ -254,7 +254,7 @@ func TestBuildIsCanonicalAndRoundTrips(t *testing.T) {
 	)
 	in.Parsed.Capabilities = &addon.Capabilities{Network: addon.NetworkFull, Env: []string{"HOME"}}
 	in.Suppressions = []Suppression{{Code: "unpinned", Reason: registry.ReasonMitigated}}
-	b, err := Build(in)
+	_, b, err := Build(in)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
@@ -282,7 +282,7 @@ func TestBuildIsCanonicalAndRoundTrips(t *testing.T) {
 }
 
 func TestBuildNullsAndEmptyLists(t *testing.T) {
-	b, err := Build(baseInput())
+	_, b, err := Build(baseInput())
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
@@ -299,7 +299,7 @@ func TestBuildNullsAndEmptyLists(t *testing.T) {
 func TestBuildIgnoresManifestVerifiedClaim(t *testing.T) {
 	in := baseInput()
 	in.Parsed.Addon.Verified = true
-	b, err := Build(in)
+	_, b, err := Build(in)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
@@ -313,7 +313,7 @@ func TestBuildConcurrentIdentical(t *testing.T) {
 		finding(registry.LevelWarn, "unpinned", "mcp.args[0]"),
 		finding(registry.LevelInfo, "child_env", "mcp.env.A"),
 	)
-	want, err := Build(in)
+	_, want, err := Build(in)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
@@ -322,7 +322,7 @@ func TestBuildConcurrentIdentical(t *testing.T) {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { got[i], errs[i] = Build(in) })
+		wg.Go(func() { _, got[i], errs[i] = Build(in) })
 	}
 	wg.Wait()
 	for i := range n {
@@ -348,11 +348,11 @@ func TestSHA256(t *testing.T) {
 }
 
 func TestDecodeRefusesBadReports(t *testing.T) {
-	good, err := Build(baseInput(finding(registry.LevelWarn, "unpinned", "mcp.args[0]")))
+	_, good, err := Build(baseInput(finding(registry.LevelWarn, "unpinned", "mcp.args[0]")))
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
-	empty, err := Build(baseInput())
+	_, empty, err := Build(baseInput())
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
@@ -421,7 +421,7 @@ func wiringOf(t *testing.T, b []byte) string {
 // empty WiringSHA256.
 func TestDecodeReadsV1(t *testing.T) {
 	in := baseInput(finding(registry.LevelWarn, "unpinned", "mcp.args[0]"))
-	b, err := Build(in)
+	_, b, err := Build(in)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}

@@ -239,7 +239,7 @@ func (r rendered) blocking() *registry.BlockedError {
 // the tier of its wiring.
 func renderParsed(b []byte, m *addon.Manifest, st state, now time.Time) (rendered, error) {
 	wiring := m.Wiring().SHA256()
-	out, err := report.Build(report.Input{
+	rep, out, err := report.Build(report.Input{
 		Manifest:     b,
 		Parsed:       m,
 		Result:       assess.Audit(m),
@@ -249,10 +249,6 @@ func renderParsed(b []byte, m *addon.Manifest, st state, now time.Time) (rendere
 	})
 	if err != nil {
 		return rendered{}, fmt.Errorf("build report: %w", err)
-	}
-	rep, err := report.Decode(out)
-	if err != nil {
-		return rendered{}, fmt.Errorf("read back report: %w", err)
 	}
 	return rendered{parsed: m, bytes: out, sha: report.SHA256(out), report: rep, wiring: wiring}, nil
 }

@@ -187,7 +187,7 @@ func auditFile(name string, e env) (audited, bool) {
 		printRefusal(e.stderr, shown, err)
 		return audited{}, false
 	}
-	b, err := report.Build(report.Input{
+	r, b, err := report.Build(report.Input{
 		Manifest: data,
 		Parsed:   m,
 		Result:   assess.Audit(m),
@@ -195,11 +195,6 @@ func auditFile(name string, e env) (audited, bool) {
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s: cannot build the report: %s\n", shown, printable(err.Error()))
-		return audited{}, false
-	}
-	r, err := report.Decode(b)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: cannot read back the report: %s\n", shown, printable(err.Error()))
 		return audited{}, false
 	}
 	return audited{name: name, parsed: m, report: r, bytes: b}, true

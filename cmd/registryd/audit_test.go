@@ -52,7 +52,7 @@ func wantReport(t *testing.T, name string) []byte {
 	if err != nil {
 		t.Fatalf("parse %s: %v", name, err)
 	}
-	b, err := report.Build(report.Input{Manifest: data, Parsed: m, Result: assess.Audit(m), Tier: registry.TierCommunity})
+	_, b, err := report.Build(report.Input{Manifest: data, Parsed: m, Result: assess.Audit(m), Tier: registry.TierCommunity})
 	if err != nil {
 		t.Fatal(err)
 	}

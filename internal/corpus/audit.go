@@ -51,7 +51,7 @@ func AuditRecord(r Record) (out Outcome) {
 		}
 		return out
 	}
-	out.Report, out.Err = report.Build(report.Input{
+	_, out.Report, out.Err = report.Build(report.Input{
 		Manifest: m,
 		Parsed:   parsed,
 		Result:   assess.Audit(parsed),
