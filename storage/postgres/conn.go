@@ -61,9 +61,11 @@ type txConn struct {
 	jobs *riverjobs.Queue[pgx.Tx]
 }
 
-// CopyRows inserts rows with COPY: one round trip for any number.
-func (t txConn) CopyRows(ctx context.Context, table string, cols []string, rows [][]any) error {
-	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+// CopyRows inserts the rows with COPY: one round trip for any number.
+func (t txConn) CopyRows(ctx context.Context, c *sqlstore.Copy, n int, row func(i int) []any) error {
+	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{c.Table}, c.Cols, pgx.CopyFromSlice(n, func(i int) ([]any, error) {
+		return row(i), nil
+	}))
 	return err
 }
 

@@ -3,8 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"strings"
 
 	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/jobs/riverjobs"
@@ -80,20 +78,17 @@ type txConn struct {
 	missed []string
 }
 
-// CopyRows inserts rows through one prepared INSERT, as SQLite has nothing
-// faster for a transaction that already holds the database.
-func (t *txConn) CopyRows(ctx context.Context, table string, cols []string, rows [][]any) error {
-	ph := make([]string, len(cols))
-	for i := range ph {
-		ph[i] = fmt.Sprintf("$%d", i+1)
-	}
-	stmt, err := t.q.PrepareContext(ctx, "INSERT INTO "+table+" ("+strings.Join(cols, ", ")+") VALUES ("+strings.Join(ph, ", ")+")")
+// CopyRows runs c's INSERT once per row through one prepared statement, as
+// SQLite has nothing faster for a transaction that already holds the
+// database.
+func (t *txConn) CopyRows(ctx context.Context, c *sqlstore.Copy, n int, row func(i int) []any) error {
+	stmt, err := t.q.PrepareContext(ctx, c.Insert)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
-	for _, r := range rows {
-		if _, err := stmt.ExecContext(ctx, r...); err != nil {
+	for i := range n {
+		if _, err := stmt.ExecContext(ctx, row(i)...); err != nil {
 			return err
 		}
 	}

@@ -135,7 +135,7 @@ func checkReport(r registry.Report) error {
 	return nil
 }
 
-var findingCols = []string{"submission_id", "ord", "level", "code", "message", "path", "line", "suppressed"}
+var copyFindings = newCopy("findings", "submission_id", "ord", "level", "code", "message", "path", "line", "suppressed")
 
 // PutReport stores or replaces the report of r.SubmissionID with its
 // findings (in the given order). It refuses (registry.ErrInvalid) a report
@@ -158,11 +158,14 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 	if len(findings) == 0 {
 		return nil
 	}
-	rows := make([][]any, len(findings))
-	for i, f := range findings {
-		rows[i] = []any{r.SubmissionID, i, f.Level.String(), f.Code, f.Message, f.Path, f.Line, f.Suppressed}
-	}
-	if err := t.c.CopyRows(ctx, "findings", findingCols, rows); err != nil {
+	row := make([]any, len(copyFindings.Cols))
+	err = t.c.CopyRows(ctx, copyFindings, len(findings), func(i int) []any {
+		f := &findings[i]
+		row[0], row[1], row[2], row[3] = r.SubmissionID, i, f.Level.String(), f.Code
+		row[4], row[5], row[6], row[7] = f.Message, f.Path, f.Line, f.Suppressed
+		return row
+	})
+	if err != nil {
 		return t.err(op, err)
 	}
 	return nil

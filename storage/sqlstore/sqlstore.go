@@ -32,6 +32,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/registryd/registryd/jobs"
@@ -64,15 +66,35 @@ type Conn interface {
 // TxConn is one transaction of a DB.
 type TxConn interface {
 	Conn
-	// CopyRows inserts rows (each one value per column of cols) into table
-	// in as few round trips as the database allows.
-	CopyRows(ctx context.Context, table string, cols []string, rows [][]any) error
+	// CopyRows inserts n rows into c's table, in as few round trips as the
+	// database allows. row(i) returns the values of the ith row, one per
+	// column of c; the slice may be reused by the next call.
+	CopyRows(ctx context.Context, c *Copy, n int, row func(i int) []any) error
 	// Enqueuer enqueues jobs in this transaction.
 	jobs.Enqueuer
 	// Commit and Rollback end the transaction; Rollback after Commit (or
 	// a failed Commit) is harmless.
 	Commit(ctx context.Context) error
 	Rollback(ctx context.Context) error
+}
+
+// Copy is a bulk insert into Table's Cols. Insert is the same as one
+// INSERT statement with a placeholder per column, for a database that
+// copies by running it once per row.
+type Copy struct {
+	Table  string
+	Cols   []string
+	Insert string
+}
+
+// newCopy returns the Copy into table's cols.
+func newCopy(table string, cols ...string) *Copy {
+	ph := make([]string, len(cols))
+	for i := range ph {
+		ph[i] = "$" + strconv.Itoa(i+1)
+	}
+	return &Copy{Table: table, Cols: cols,
+		Insert: "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(ph, ", ") + ")"}
 }
 
 // DB is a database as a database package hands it to the layer: where
