@@ -101,9 +101,10 @@ func newCopy(table string, cols ...string) *Copy {
 // reads outside a transaction go, and how a transaction begins.
 type DB interface {
 	Conn
-	// Begin starts a transaction whose reads see one consistent state and
-	// whose locking reads (Dialect.ForUpdate) serialize concurrent
-	// deciders.
+	// Begin starts a transaction in which a read that a decision depends
+	// on (one ending in Dialect.ForUpdate) excludes every other
+	// transaction's decision on the same rows until commit: PostgreSQL's
+	// row locks, SQLite's write lock taken at BEGIN IMMEDIATE.
 	Begin(ctx context.Context) (TxConn, error)
 }
 
