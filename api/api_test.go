@@ -12,18 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 )
-
-// forEachBackend runs f against every store.
-func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			f(t, b)
-		})
-	}
-}
 
 func wantProblem(t *testing.T, r resp, status int, slug string) api.Problem {
 	t.Helper()
@@ -49,7 +40,7 @@ func wantProblem(t *testing.T, r resp, status int, slug string) api.Problem {
 }
 
 func TestSubmitAndReview(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		m := manifest("weather", "1.0.0")
 
@@ -187,7 +178,7 @@ func TestSubmitAndReview(t *testing.T) {
 }
 
 func TestSubmitJSONForm(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		doc := `{"addon":{"name":"jsonform","version":"2.0.0","description":"Submitted as JSON.","author":"A","license":"MIT"},` +
 			`"mcp":{"command":"jsonform-server","args":["--stdio"]}}`

@@ -9,12 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 // TestBadInput sends every kind of bad request and checks the precise
 // problem each one gets, and that nothing it carried is echoed unsafely.
 func TestBadInput(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b, func(d *api.Deps) { d.MaxBodyBytes = 64 << 10 })
 		e.publish(t, manifest("weather", "1.0.0"))
 		pending := submissionID(t, e.submit(t, e.submitter, manifest("weather", "1.1.0"), http.StatusCreated))

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 // BenchmarkReportGET measures the install clients' hot path, GET
@@ -19,7 +21,7 @@ import (
 //
 //	go test ./api -run '^$' -bench ReportGET -benchtime 5s
 func BenchmarkReportGET(b *testing.B) {
-	e := newEnv(b, backend{"sqlite", openSQLite})
+	e := newEnv(b, fixture.SQLite)
 	e.publish(b, manifest("weather", "1.0.0"))
 	body := e.do(b, req{method: "GET", path: "/v1/addons/weather/report"}).body
 	etag := e.do(b, req{method: "GET", path: "/v1/addons/weather/report"}).header.Get("ETag")

@@ -18,10 +18,9 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/api"
-	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
-	"github.com/registryd/registryd/storage/postgres"
 	"github.com/registryd/registryd/workflow"
 )
 
@@ -49,30 +48,6 @@ func runAll() bool {
 	return true
 }
 
-// backend opens a fresh, migrated store for one test.
-type backend struct {
-	name string
-	open func(t testing.TB) storage.Store
-}
-
-func backends() []backend {
-	return []backend{
-		{"sqlite", openSQLite},
-		{"postgres", openPostgres},
-	}
-}
-
-func openPostgres(t testing.TB) storage.Store {
-	t.Helper()
-	url := pgtest.NewDatabase(t)
-	st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: url})
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
 // env is one registryd API on a real listener over a real store and the
 // real workflow, with a token per role.
 type env struct {
@@ -89,9 +64,9 @@ type env struct {
 
 type envOption func(*api.Deps)
 
-func newEnv(t testing.TB, b backend, opts ...envOption) *env {
+func newEnv(t testing.TB, b fixture.Backend, opts ...envOption) *env {
 	t.Helper()
-	e := &env{t: t, store: b.open(t)}
+	e := &env{t: t, store: b.Open(t)}
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	e.now.Store(&start)
 	// The clock moves one second per reading, so that the audit log's

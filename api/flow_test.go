@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 // npxManifest is a manifest whose audit finds one warn finding: an
@@ -38,7 +39,7 @@ func putVerified(e *env, t *testing.T, token string, verified bool, reason strin
 }
 
 func TestVerification(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		e.publish(t, manifest("weather", "1.0.0"))
 		before := e.do(t, req{method: "GET", path: "/v1/addons/weather/report"})
@@ -112,7 +113,7 @@ func TestVerification(t *testing.T) {
 }
 
 func TestVerificationNeedsCleanLatestAndSuppressions(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		e.publish(t, npxManifest("weather", "1.0.0"))
 		rep := e.do(t, req{method: "GET", path: "/v1/addons/weather/report"})
@@ -188,7 +189,7 @@ func TestVerificationNeedsCleanLatestAndSuppressions(t *testing.T) {
 }
 
 func TestReportCaching(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		id := e.publish(t, manifest("weather", "1.0.0"))
 		for _, path := range []string{"/v1/addons/weather/report", "/v1/addons/weather/versions/1.0.0/report", "/v1/submissions/" + id + "/report"} {
@@ -229,7 +230,7 @@ func TestReportCaching(t *testing.T) {
 }
 
 func TestConcurrentDecisions(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		// The same name@version submitted concurrently with different bytes.
 		const n = 6
@@ -283,7 +284,7 @@ func TestConcurrentDecisions(t *testing.T) {
 }
 
 func TestPagination(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		want := []string{}
 		for i := range 5 {
@@ -342,7 +343,7 @@ func TestPagination(t *testing.T) {
 }
 
 func TestOperations(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		var ready error
 		var mu sync.Mutex
 		e := newEnv(t, b, func(d *api.Deps) {
@@ -400,7 +401,7 @@ func TestOperations(t *testing.T) {
 }
 
 func TestInternalErrorsDoNotLeak(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		e.publish(t, manifest("weather", "1.0.0"))
 		e.store.Close()

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 // FuzzSubmit posts arbitrary bodies under arbitrary content types to POST
@@ -17,7 +18,7 @@ import (
 // documented status with a body that matches the OpenAPI document, never a
 // 5xx, and a problem must never carry a control or invisible character.
 func FuzzSubmit(f *testing.F) {
-	e := newEnv(f, backend{"sqlite", openSQLite})
+	e := newEnv(f, fixture.SQLite)
 	c, err := loadContract()
 	if err != nil {
 		f.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 )
@@ -41,7 +42,7 @@ func (c *countingReader) Versions(ctx context.Context, addon string, p storage.P
 // store read per request, whether it serves the bytes or a 304.
 func TestReportPathMakesOneQuery(t *testing.T) {
 	var counter *countingReader
-	e := newEnv(t, backend{"sqlite", openSQLite}, func(d *api.Deps) {
+	e := newEnv(t, fixture.SQLite, func(d *api.Deps) {
 		counter = &countingReader{Reader: d.Reader}
 		d.Reader = counter
 	})

@@ -11,15 +11,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/api"
-	"github.com/registryd/registryd/internal/sharedtest"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 )
 
 func TestApproveFailingVerdictNeedsOverride(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
-		id := submissionID(t, e.submit(t, e.submitter, sharedtest.FailingManifest("risky", "1.0.0"), http.StatusCreated))
+		id := submissionID(t, e.submit(t, e.submitter, fixture.FailingManifest("risky", "1.0.0"), http.StatusCreated))
 		path := "/v1/submissions/" + id + "/approve"
 
 		r := e.do(t, req{method: "POST", path: path, token: e.maintainer, ctype: "application/json", body: []byte(`{"reason":"looks fine"}`)})
@@ -77,7 +77,7 @@ func TestApproveFailingVerdictNeedsOverride(t *testing.T) {
 }
 
 func TestFourEyes(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		// carol's second token, under another spelling of her name.
 		second, _, err := e.wf.CreateToken(context.Background(), "CAROL", registry.RoleMaintainer)
@@ -97,7 +97,7 @@ func TestFourEyes(t *testing.T) {
 }
 
 func TestVersionMustBeSemVer(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		for _, tt := range []struct {
 			name, manifest string
@@ -126,7 +126,7 @@ func TestVersionMustBeSemVer(t *testing.T) {
 // TestLinksRoundTrip: every link the API writes for a version whose text
 // holds SemVer's '+' and '-' leads back to that version.
 func TestLinksRoundTrip(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b, func(d *api.Deps) { d.PublicURL = "https://registry.example/mirror/" })
 		versions := []string{"1.0.0-rc.1+build.7", "1.0.0+exp.sha.5114f85", "2.0.0-x-y-z.--"}
 		for _, v := range versions {

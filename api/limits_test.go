@@ -9,11 +9,12 @@ import (
 
 	"github.com/registryd/registryd/api"
 	"github.com/registryd/registryd/badge"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 )
 
 func TestBadges(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		e.publish(t, manifest("weather", "1.0.0"))
 		tests := []struct {
@@ -49,7 +50,7 @@ func TestBadges(t *testing.T) {
 }
 
 func TestRateLimits(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		const limit = 5
 		e := newEnv(t, b, func(d *api.Deps) { d.RateLimit = limit })
 		// Per client address: the sixth anonymous request from one address
@@ -89,7 +90,7 @@ func TestRateLimits(t *testing.T) {
 }
 
 func TestMounts(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		mark := func(name string) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				who := "anonymous"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/registryd/registryd/api"
 	"github.com/registryd/registryd/ghingest"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/sharedtest"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/webhook"
@@ -32,8 +33,8 @@ func withGitHub(t testing.TB) envOption {
 }
 
 func TestWebhookEndpointsMatchTheDocument(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			e := newEnv(t, b, withGitHub(t))
 			deliver := func(event, id string, body []byte, secret []byte, ctype string) resp {
 				t.Helper()
@@ -95,7 +96,7 @@ func TestWebhookEndpointsMatchTheDocument(t *testing.T) {
 // read, while GitHub's signed deliveries are never charged: however many
 // arrive, they are accepted, even beyond the limit.
 func TestWebhookFailuresAreRateLimited(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		const limit = 5
 		e := newEnv(t, b, withGitHub(t), func(d *api.Deps) { d.RateLimit = limit })
 		ping := sharedtest.File(t, "fixtures/github-webhooks", "ping.event.1.json")

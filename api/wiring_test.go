@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 // rewiredManifest is manifest(name, version) launching another program
@@ -41,7 +43,7 @@ func (e *env) badgeMessage(t *testing.T, name string) string {
 // keeps its tier. A version that changes only the description keeps
 // verified.
 func TestVerifiedBoundToWiring(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		e.publish(t, manifest("weather", "1.0.0"))
 		e.verifyAddon(t, "weather")

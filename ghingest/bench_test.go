@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/githubapi/githubfake"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/webhook"
 )
 
@@ -28,7 +29,7 @@ var burstSizes = []int{1, 8, 32}
 // ceiling on the same machine: a net/http handler that only reads the body
 // and checks its signature.
 func BenchmarkAck(b *testing.B) {
-	body := fixture(b, "pull_request.synchronize.1.json")
+	body := payload(b, "pull_request.synchronize.1.json")
 	sig := webhook.SignatureValue(body, []byte(secret))
 	targets := []struct {
 		name string
@@ -55,12 +56,12 @@ func BenchmarkAck(b *testing.B) {
 			return srv.URL
 		}},
 	}
-	for _, be := range backends() {
+	for _, be := range fixture.Backends() {
 		targets = append(targets, struct {
 			name string
 			url  func(b *testing.B) string
-		}{be.name, func(b *testing.B) string {
-			st, _ := be.open(b)
+		}{be.Name, func(b *testing.B) string {
+			st := be.Open(b)
 			return startInstance(b, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true}).srv.URL
 		}})
 	}
@@ -114,12 +115,12 @@ func BenchmarkAck(b *testing.B) {
 // picks the job, list files, fetch the manifest, ingest it, post the
 // status (the summary comment follows). Deliveries are sent one at a time.
 func BenchmarkDeliveryToStatus(b *testing.B) {
-	body := fixture(b, "pull_request.opened.1.json")
-	for _, be := range backends() {
-		b.Run(be.name, func(b *testing.B) {
+	body := payload(b, "pull_request.opened.1.json")
+	for _, be := range fixture.Backends() {
+		b.Run(be.Name, func(b *testing.B) {
 			fake := newFake(b, githubfake.File{Filename: fsPath, Status: "added"})
-			fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
-			st, _ := be.open(b)
+			fake.PutFile(owner, repoName, headSHA, fsPath, fixture.Clean("fs", "1.0.0"))
+			st := be.Open(b)
 			in := startInstance(b, st, instanceOpts{githubURL: fake.URL})
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/registryd/registryd/githubapi/githubfake"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -14,12 +15,12 @@ import (
 // delivery records why the manifest was not published, and nothing is.
 func TestPushDoesNotPublishAFailingVerdict(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			fake := githubfake.NewTest(t, ghToken)
 			fake.PutFile(owner, repoName, pushAfter, fsPath, risky("fs", "1.0.0"))
-			st, _ := b.open(t)
+			st := b.Open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: fake.URL})
 			d := deliver(t, in, "push", pushOf(t, []string{fsPath}, nil, nil))
 			if d.Status != registry.DeliveryDone || len(d.Submissions) != 0 {

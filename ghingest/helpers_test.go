@@ -11,8 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +21,6 @@ import (
 	"github.com/registryd/registryd/ghingest"
 	"github.com/registryd/registryd/githubapi"
 	"github.com/registryd/registryd/githubapi/githubfake"
-	"github.com/registryd/registryd/internal/pgtest"
 	"github.com/registryd/registryd/internal/sharedtest"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -49,20 +46,10 @@ const (
 	publicURL  = "https://registry.example"
 )
 
-// fixturesDir is where GitHub's example payloads are (shared/fixtures).
-func fixturesDir(t testing.TB) string {
+// payload returns the bytes of one of GitHub's example payloads.
+func payload(t testing.TB, name string) []byte {
 	t.Helper()
-	return sharedtest.Dir(t, "fixtures/github-webhooks")
-}
-
-// fixture returns the bytes of one fixture file.
-func fixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixturesDir(t), name))
-	if err != nil {
-		t.Fatalf("read fixture: %v", err)
-	}
-	return b
+	return sharedtest.File(t, "fixtures/github-webhooks", name)
 }
 
 // edit decodes a fixture, lets fn change it and encodes it again: the
@@ -99,7 +86,7 @@ func withPR(number int, sha string) func(m map[string]any) {
 // one commit that adds, modifies and removes the given paths.
 func pushOf(t testing.TB, added, modified, removed []string) []byte {
 	t.Helper()
-	return edit(t, fixture(t, "push.event.5.json"), func(m map[string]any) {
+	return edit(t, payload(t, "push.event.5.json"), func(m map[string]any) {
 		m["created"] = false
 		m["before"] = pushBefore
 		m["after"] = pushAfter
@@ -113,24 +100,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// manifest is a clean addon manifest (verdict pass).
-func manifest(name, version string) []byte {
-	return fmt.Appendf(nil, `[addon]
-name = %q
-version = %q
-description = "A pinned local server."
-
-[mcp]
-command = "/usr/local/bin/clean-server"
-args = ["--root", "."]
-sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-
-[capabilities]
-network = "none"
-filesystem = "read_only"
-`, name, version)
 }
 
 // risky is a manifest with a blocking finding (verdict fail).
@@ -148,47 +117,6 @@ args = ["-c", "curl -fsSL https://example.com/install.sh | sh"]
 // refusedManifest misspells a key: refused at mcp.comand.
 func refusedManifest(name string) []byte {
 	return fmt.Appendf(nil, "[addon]\nname = %q\nversion = \"1.0.0\"\n\n[mcp]\ncomand = \"x\"\n", name)
-}
-
-// backend opens a fresh store; reopen opens another handle on the same
-// database (a second replica, or the same one after a restart).
-type backend struct {
-	name string
-	open func(t testing.TB) (st storage.Store, reopen func(t testing.TB) storage.Store)
-}
-
-func backends() []backend {
-	return []backend{{"sqlite", openSQLite}, {"postgres", openPostgres}}
-}
-
-func openSQLite(t testing.TB) (storage.Store, func(t testing.TB) storage.Store) {
-	t.Helper()
-	dir := t.TempDir()
-	open := func(t testing.TB) storage.Store {
-		t.Helper()
-		st, err := sqlite.Open(context.Background(), storage.Config{DataDir: dir})
-		if err != nil {
-			t.Fatalf("open sqlite: %v", err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	return open(t), open
-}
-
-func openPostgres(t testing.TB) (storage.Store, func(t testing.TB) storage.Store) {
-	t.Helper()
-	u := pgtest.NewDatabase(t)
-	open := func(t testing.TB) storage.Store {
-		t.Helper()
-		st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: u, SkipMigrate: true})
-		if err != nil {
-			t.Fatalf("open postgres: %v", err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	return open(t), open
 }
 
 // instance is one running registryd: the real API handler with the
@@ -477,16 +405,6 @@ func (g *gate) open() {
 	g.hold = ""
 	g.mu.Unlock()
 	close(g.release)
-}
-
-// token creates an API token of role and returns its secret.
-func token(t testing.TB, svc *workflow.Service, name string, role registry.Role) string {
-	t.Helper()
-	s, _, err := svc.CreateToken(context.Background(), name, role)
-	if err != nil {
-		t.Fatalf("CreateToken: %v", err)
-	}
-	return s
 }
 
 // getJSON GETs path with an optional bearer token.

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/ghingest"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/webhook"
@@ -30,11 +31,11 @@ func ptr(s string) *string { return &s }
 // refused delivery leaves nothing behind.
 func TestReceiveAuthentication(t *testing.T) {
 	t.Parallel()
-	body := fixture(t, "pull_request.opened.1.json")
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	body := payload(t, "pull_request.opened.1.json")
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			st, _ := b.open(t)
+			st := b.Open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
 			tests := []struct {
 				name       string
@@ -81,8 +82,8 @@ func TestReceiveAuthentication(t *testing.T) {
 // named and no value echoed, and nothing is stored.
 func TestReceiveBadInput(t *testing.T) {
 	t.Parallel()
-	body := fixture(t, "pull_request.opened.1.json")
-	st, _ := openSQLite(t)
+	body := payload(t, "pull_request.opened.1.json")
+	st := fixture.SQLite.Open(t)
 	in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
 	evil := "\x1b]0;pwned\x07<script>"
 	// Go's client refuses control characters in header values; send the
@@ -148,11 +149,11 @@ func TestReceiveBadInput(t *testing.T) {
 // and recorded as the same event.
 func TestReceiveEncodings(t *testing.T) {
 	t.Parallel()
-	body := fixture(t, "pull_request.synchronize.1.json")
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	body := payload(t, "pull_request.synchronize.1.json")
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			st, _ := b.open(t)
+			st := b.Open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
 			var events []string
 			for _, ct := range []string{"application/json", "application/x-www-form-urlencoded", "application/json; charset=utf-8"} {
@@ -187,7 +188,7 @@ func TestReceiveEncodings(t *testing.T) {
 // it announces its length or streams it.
 func TestReceiveOversized(t *testing.T) {
 	t.Parallel()
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
 	big := bytes.Repeat([]byte(" "), webhook.MaxBodyBytes+1)
 	for _, chunked := range []bool{false, true} {
@@ -224,12 +225,12 @@ func TestReceiveOversized(t *testing.T) {
 // acknowledged without a job.
 func TestReceiveRedeliveryAndIgnored(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			st, _ := b.open(t)
+			st := b.Open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true})
-			opened := fixture(t, "pull_request.opened.1.json")
+			opened := payload(t, "pull_request.opened.1.json")
 			id := newID()
 			tests := []struct {
 				name       string
@@ -241,12 +242,12 @@ func TestReceiveRedeliveryAndIgnored(t *testing.T) {
 				{"first delivery", delivery{event: "pull_request", id: id, body: opened}, 202, ghingest.OutcomeQueued, registry.DeliveryQueued},
 				{"redelivery", delivery{event: "pull_request", id: id, body: opened}, 200, ghingest.OutcomeDuplicate, registry.DeliveryQueued},
 				{"redelivery as form", delivery{event: "pull_request", id: id, body: opened, contentType: "application/x-www-form-urlencoded"}, 200, ghingest.OutcomeDuplicate, registry.DeliveryQueued},
-				{"ping", delivery{event: "ping", id: newID(), body: fixture(t, "ping.event.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
-				{"closed", delivery{event: "pull_request", id: newID(), body: fixture(t, "pull_request.closed.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
-				{"labeled", delivery{event: "pull_request", id: newID(), body: fixture(t, "pull_request.labeled.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
-				{"tag push", delivery{event: "push", id: newID(), body: fixture(t, "push.event.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
-				{"branch deleted", delivery{event: "push", id: newID(), body: fixture(t, "push.event.2.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
-				{"unknown event", delivery{event: "issues", id: newID(), body: fixture(t, "pull_request.labeled.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"ping", delivery{event: "ping", id: newID(), body: payload(t, "ping.event.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"closed", delivery{event: "pull_request", id: newID(), body: payload(t, "pull_request.closed.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"labeled", delivery{event: "pull_request", id: newID(), body: payload(t, "pull_request.labeled.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"tag push", delivery{event: "push", id: newID(), body: payload(t, "push.event.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"branch deleted", delivery{event: "push", id: newID(), body: payload(t, "push.event.2.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
+				{"unknown event", delivery{event: "issues", id: newID(), body: payload(t, "pull_request.labeled.1.json")}, 200, ghingest.OutcomeIgnored, registry.DeliveryIgnored},
 			}
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
@@ -272,7 +273,7 @@ func TestReceiveRedeliveryAndIgnored(t *testing.T) {
 
 func TestNewReceiverRefusesNoSecret(t *testing.T) {
 	t.Parallel()
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	for _, secrets := range [][][]byte{nil, {}, {[]byte("")}} {
 		_, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: secrets, Store: st})
 		if !errors.Is(err, registry.ErrInvalid) {
@@ -312,12 +313,12 @@ func (u untouchable) Read([]byte) (int, error) {
 // small signed delivery is still accepted.
 func TestReceiveRefusesBeforeReading(t *testing.T) {
 	t.Parallel()
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: [][]byte{[]byte(secret)}, Store: st, BodyBudget: webhook.MinBodyBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ping := fixture(t, "ping.event.1.json")
+	ping := payload(t, "ping.event.1.json")
 	request := func(body io.Reader, length int64, header map[string]string) *http.Request {
 		r := httptest.NewRequest(http.MethodPost, "/v1/webhooks/github", body)
 		r.ContentLength = length
@@ -416,10 +417,10 @@ func (l *levels) count(lv slog.Level) int {
 // body timeout passes, over a real connection, and logged as a warning.
 func TestReceiveSlowBody(t *testing.T) {
 	t.Parallel()
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	logs := &levels{}
 	in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true, bodyTimeout: 50 * time.Millisecond, logger: slog.New(logs)})
-	ping := fixture(t, "ping.event.1.json")
+	ping := payload(t, "ping.event.1.json")
 	for _, chunked := range []bool{false, true} {
 		t.Run(fmt.Sprintf("chunked=%v", chunked), func(t *testing.T) {
 			stall := make(chan struct{})

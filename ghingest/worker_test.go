@@ -13,6 +13,7 @@ import (
 
 	"github.com/registryd/registryd/ghingest"
 	"github.com/registryd/registryd/githubapi/githubfake"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
@@ -69,7 +70,7 @@ func manyFiles(n int, at map[int]string) []githubfake.File {
 // a refused one, and from a fork.
 func TestPullRequest(t *testing.T) {
 	t.Parallel()
-	opened := fixture(t, "pull_request.opened.1.json")
+	opened := payload(t, "pull_request.opened.1.json")
 	type want struct {
 		statuses    []statusView
 		submissions int
@@ -92,7 +93,7 @@ func TestPullRequest(t *testing.T) {
 		{
 			name:  "one manifest",
 			files: []githubfake.File{{Filename: "README.md", Status: "modified"}, {Filename: fsPath, Status: "added"}},
-			put:   map[string][]byte{fsPath: manifest("fs", "1.0.0")},
+			put:   map[string][]byte{fsPath: fixture.Clean("fs", "1.0.0")},
 			want: want{
 				statuses:    []statusView{{SHA: headSHA, State: "success", Description: "pass: fs@1.0.0, 0 danger, 0 warn, 0 info", Context: "registryd/audit", Linked: true}},
 				submissions: 1, listCalls: 1,
@@ -102,7 +103,7 @@ func TestPullRequest(t *testing.T) {
 		{
 			name:  "many manifests across pages",
 			files: manyFiles(250, map[int]string{3: fsPath, 140: gitPath, 249: shellPath}),
-			put:   map[string][]byte{fsPath: manifest("fs", "1.0.0"), gitPath: manifest("git", "2.1.0"), shellPath: risky("shell", "0.1.0")},
+			put:   map[string][]byte{fsPath: fixture.Clean("fs", "1.0.0"), gitPath: fixture.Clean("git", "2.1.0"), shellPath: risky("shell", "0.1.0")},
 			want: want{
 				statuses:    []statusView{{SHA: headSHA, State: "failure", Description: "fail: 3 manifests, 3 danger, 1 warn, 0 info", Context: "registryd/audit", Linked: true}},
 				submissions: 3, listCalls: 3,
@@ -112,7 +113,7 @@ func TestPullRequest(t *testing.T) {
 		{
 			name:  "refused manifest",
 			files: []githubfake.File{{Filename: fsPath, Status: "modified"}, {Filename: badPath, Status: "added"}},
-			put:   map[string][]byte{fsPath: manifest("fs", "1.0.0"), badPath: refusedManifest("typo")},
+			put:   map[string][]byte{fsPath: fixture.Clean("fs", "1.0.0"), badPath: refusedManifest("typo")},
 			want: want{
 				statuses:    []statusView{{SHA: headSHA, State: "failure", Description: "refused: addons/typo/lean-ctx-addon.toml: mcp.comand: unknown key (line 6)", Context: "registryd/audit"}},
 				submissions: 1, listCalls: 1,
@@ -123,7 +124,7 @@ func TestPullRequest(t *testing.T) {
 		{
 			name:  "from a fork",
 			files: []githubfake.File{{Filename: fsPath, Status: "added"}},
-			put:   map[string][]byte{fsPath: manifest("fs", "1.0.0")},
+			put:   map[string][]byte{fsPath: fixture.Clean("fs", "1.0.0")},
 			fork:  true,
 			want: want{
 				statuses:    []statusView{{SHA: headSHA, State: "success", Description: "pass: fs@1.0.0, 0 danger, 0 warn, 0 info", Context: "registryd/audit", Linked: true}},
@@ -132,8 +133,8 @@ func TestPullRequest(t *testing.T) {
 			},
 		},
 	}
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
@@ -152,7 +153,7 @@ func TestPullRequest(t *testing.T) {
 					for p, c := range tc.put {
 						fake.PutFile(headOwner, repoName, headSHA, p, c)
 					}
-					st, _ := b.open(t)
+					st := b.Open(t)
 					in := startInstance(t, st, instanceOpts{githubURL: fake.URL})
 					d := deliver(t, in, "pull_request", body)
 					if d.Status != registry.DeliveryDone {
@@ -207,24 +208,24 @@ func TestPullRequest(t *testing.T) {
 // comment and reuse the pending submission.
 func TestPullRequestUpdatesOneComment(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			const nextSHA = "0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c"
 			fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
-			fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
+			fake.PutFile(owner, repoName, headSHA, fsPath, fixture.Clean("fs", "1.0.0"))
 			fake.PutFile(owner, repoName, nextSHA, fsPath, risky("fs", "1.0.1"))
 			fake.AddComment(owner, repoName, prNumber, "octocat", "Looks good to me")
-			st, _ := b.open(t)
+			st := b.Open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: fake.URL})
 
-			first := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
-			again := deliver(t, in, "pull_request", fixture(t, "pull_request.reopened.1.json"))
+			first := deliver(t, in, "pull_request", payload(t, "pull_request.opened.1.json"))
+			again := deliver(t, in, "pull_request", payload(t, "pull_request.reopened.1.json"))
 			if diff := cmp.Diff(first.Submissions, again.Submissions); diff != "" || len(first.Submissions) != 1 {
 				t.Errorf("same bytes gave other submissions (-first +again):\n%s", diff)
 			}
 			fake.SetPullHead(owner, repoName, prNumber, owner, repoName, nextSHA)
-			sync := deliver(t, in, "pull_request", edit(t, fixture(t, "pull_request.synchronize.1.json"), withPR(prNumber, nextSHA)))
+			sync := deliver(t, in, "pull_request", edit(t, payload(t, "pull_request.synchronize.1.json"), withPR(prNumber, nextSHA)))
 			if len(sync.Submissions) != 1 || sync.Submissions[0] == first.Submissions[0] {
 				t.Errorf("synchronize submissions = %v, want one new one", sync.Submissions)
 			}
@@ -253,15 +254,15 @@ func TestPullRequestUpdatesOneComment(t *testing.T) {
 // addon whose manifest it deletes; its reports stay fetchable and say so.
 func TestPush(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			fake := githubfake.NewTest(t, ghToken)
-			fake.PutFile(owner, repoName, pushBefore, shellPath, manifest("shell", "1.0.0"))
-			fake.PutFile(owner, repoName, pushAfter, fsPath, manifest("fs", "1.0.0"))
-			fake.PutFile(owner, repoName, pushAfter, gitPath, manifest("git", "2.0.0"))
+			fake.PutFile(owner, repoName, pushBefore, shellPath, fixture.Clean("shell", "1.0.0"))
+			fake.PutFile(owner, repoName, pushAfter, fsPath, fixture.Clean("fs", "1.0.0"))
+			fake.PutFile(owner, repoName, pushAfter, gitPath, fixture.Clean("git", "2.0.0"))
 			fake.PutFile(owner, repoName, pushAfter, badPath, refusedManifest("typo"))
-			st, _ := b.open(t)
+			st := b.Open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: fake.URL})
 			ctx := context.Background()
 
@@ -334,9 +335,9 @@ func TestPush(t *testing.T) {
 func TestPushTruncatedUsesCompare(t *testing.T) {
 	t.Parallel()
 	fake := githubfake.NewTest(t, ghToken)
-	fake.PutFile(owner, repoName, pushAfter, fsPath, manifest("fs", "1.0.0"))
+	fake.PutFile(owner, repoName, pushAfter, fsPath, fixture.Clean("fs", "1.0.0"))
 	fake.SetCompare(owner, repoName, pushBefore, pushAfter, githubfake.File{Filename: fsPath, Status: "added"}, githubfake.File{Filename: "x.md", Status: "added"})
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	in := startInstance(t, st, instanceOpts{githubURL: fake.URL})
 	forced := edit(t, pushOf(t, nil, nil, nil), func(m map[string]any) { m["forced"] = true })
 	d := deliver(t, in, "push", forced)
@@ -374,11 +375,11 @@ func TestGitHubFailures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
-			fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
+			fake.PutFile(owner, repoName, headSHA, fsPath, fixture.Clean("fs", "1.0.0"))
 			fake.FailNext(tc.route, tc.n, tc.failure)
-			st, _ := openSQLite(t)
+			st := fixture.SQLite.Open(t)
 			in := startInstance(t, st, instanceOpts{githubURL: fake.URL})
-			d := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
+			d := deliver(t, in, "pull_request", payload(t, "pull_request.opened.1.json"))
 			if d.Status != tc.wantState || !strings.Contains(d.Error, tc.wantError) {
 				t.Fatalf("delivery %s %q, want %s containing %q", d.Status, d.Error, tc.wantState, tc.wantError)
 			}
@@ -400,12 +401,12 @@ func TestGitHubFailures(t *testing.T) {
 func TestGitHubTimeout(t *testing.T) {
 	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
-	fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
+	fake.PutFile(owner, repoName, headSHA, fsPath, fixture.Clean("fs", "1.0.0"))
 	g := newGate(t, fake.URL)
 	g.holdFirst("GET /repos/" + owner + "/" + repoName + "/contents/")
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	in := startInstance(t, st, instanceOpts{githubURL: g.srv.URL + "/", httpTimeout: 500 * time.Millisecond})
-	d := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
+	d := deliver(t, in, "pull_request", payload(t, "pull_request.opened.1.json"))
 	select {
 	case <-g.arrived:
 	default:
@@ -425,9 +426,9 @@ func TestGitHubDownForGood(t *testing.T) {
 	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
 	fake.FailNext(githubfake.RoutePullFiles, 1000, githubfake.ServerError())
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	in := startInstance(t, st, instanceOpts{githubURL: fake.URL, maxAttempts: 2})
-	d := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
+	d := deliver(t, in, "pull_request", payload(t, "pull_request.opened.1.json"))
 	if d.Status != registry.DeliveryFailed || !strings.Contains(d.Error, "list pull request files: HTTP 500") {
 		t.Fatalf("delivery %s %q, want failed with the 500", d.Status, d.Error)
 	}
@@ -446,10 +447,10 @@ func TestManifestGlob(t *testing.T) {
 		githubfake.File{Filename: "registry/nested/git.toml", Status: "added"},
 		githubfake.File{Filename: fsPath, Status: "added"},
 	)
-	fake.PutFile(owner, repoName, headSHA, "registry/fs.toml", manifest("fs", "1.0.0"))
-	st, _ := openSQLite(t)
+	fake.PutFile(owner, repoName, headSHA, "registry/fs.toml", fixture.Clean("fs", "1.0.0"))
+	st := fixture.SQLite.Open(t)
 	in := startInstance(t, st, instanceOpts{githubURL: fake.URL, glob: "registry/*.toml"})
-	d := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
+	d := deliver(t, in, "pull_request", payload(t, "pull_request.opened.1.json"))
 	if d.Status != registry.DeliveryDone || len(d.Submissions) != 1 {
 		t.Fatalf("delivery %s %q %v, want done with only registry/fs.toml", d.Status, d.Error, d.Submissions)
 	}
@@ -463,17 +464,18 @@ func TestManifestGlob(t *testing.T) {
 // the job.
 func TestKilledMidJob(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
-			fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
+			fake.PutFile(owner, repoName, headSHA, fsPath, fixture.Clean("fs", "1.0.0"))
 			g := newGate(t, fake.URL)
 			g.holdRoute("POST /repos/" + owner + "/" + repoName + "/statuses/")
-			st, reopen := b.open(t)
+			cfg := b.Config(t)
+			st := fixture.Open(t, cfg)
 			first := startInstance(t, st, instanceOpts{githubURL: g.srv.URL + "/"})
 			id := newID()
-			if status, ans := first.send(t, delivery{event: "pull_request", id: id, body: fixture(t, "pull_request.opened.1.json")}); status != http.StatusAccepted {
+			if status, ans := first.send(t, delivery{event: "pull_request", id: id, body: payload(t, "pull_request.opened.1.json")}); status != http.StatusAccepted {
 				t.Fatalf("delivery answered %d %v", status, ans)
 			}
 			select {
@@ -489,7 +491,7 @@ func TestKilledMidJob(t *testing.T) {
 			}
 
 			g.open()
-			st2 := reopen(t)
+			st2 := fixture.Open(t, cfg)
 			second := startInstance(t, st2, instanceOpts{githubURL: g.srv.URL + "/"})
 			d := waitDone(t, second.store, id)
 			if d.Status != registry.DeliveryDone || len(d.Submissions) != 1 {
@@ -512,11 +514,12 @@ func TestKilledMidJob(t *testing.T) {
 func TestTwoInstancesOneDelivery(t *testing.T) {
 	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
-	fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
-	st, reopen := openPostgres(t)
+	fake.PutFile(owner, repoName, headSHA, fsPath, fixture.Clean("fs", "1.0.0"))
+	cfg := fixture.Postgres.Config(t)
+	st := fixture.Open(t, cfg)
 	a := startInstance(t, st, instanceOpts{githubURL: fake.URL})
-	bi := startInstance(t, reopen(t), instanceOpts{githubURL: fake.URL})
-	body := fixture(t, "pull_request.opened.1.json")
+	bi := startInstance(t, fixture.Open(t, cfg), instanceOpts{githubURL: fake.URL})
+	body := payload(t, "pull_request.opened.1.json")
 	for round := range 5 {
 		id := newID()
 		start := make(chan struct{})
@@ -553,12 +556,12 @@ func TestTwoInstancesOneDelivery(t *testing.T) {
 func TestRetry(t *testing.T) {
 	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
-	fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
+	fake.PutFile(owner, repoName, headSHA, fsPath, fixture.Clean("fs", "1.0.0"))
 	fake.FailNext(githubfake.RouteCreateStatus, 1, githubfake.Forbidden())
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	in := startInstance(t, st, instanceOpts{githubURL: fake.URL})
 	ctx := context.Background()
-	d := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
+	d := deliver(t, in, "pull_request", payload(t, "pull_request.opened.1.json"))
 	if d.Status != registry.DeliveryFailed {
 		t.Fatalf("delivery %s, want failed", d.Status)
 	}
@@ -571,7 +574,7 @@ func TestRetry(t *testing.T) {
 	}
 
 	ping := newID()
-	in.send(t, delivery{event: "ping", id: ping, body: fixture(t, "ping.event.1.json")})
+	in.send(t, delivery{event: "ping", id: ping, body: payload(t, "ping.event.1.json")})
 	tests := []struct {
 		name string
 		id   string
@@ -592,7 +595,7 @@ func TestRetry(t *testing.T) {
 		recv := startInstance(t, st, instanceOpts{githubURL: fake.URL, noJobs: true})
 		in.kill()
 		id := newID()
-		recv.send(t, delivery{event: "pull_request", id: id, body: fixture(t, "pull_request.opened.1.json")})
+		recv.send(t, delivery{event: "pull_request", id: id, body: payload(t, "pull_request.opened.1.json")})
 		if _, err := ghingest.Retry(ctx, st, id, false, time.Now()); !errors.Is(err, ghingest.ErrInProgress) {
 			t.Errorf("Retry of a queued delivery: %v, want ErrInProgress", err)
 		}
@@ -607,14 +610,14 @@ func TestRetry(t *testing.T) {
 func TestDeliveriesListing(t *testing.T) {
 	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
-	fake.PutFile(owner, repoName, headSHA, fsPath, manifest("fs", "1.0.0"))
-	st, _ := openSQLite(t)
+	fake.PutFile(owner, repoName, headSHA, fsPath, fixture.Clean("fs", "1.0.0"))
+	st := fixture.SQLite.Open(t)
 	in := startInstance(t, st, instanceOpts{githubURL: fake.URL})
-	done := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
-	in.send(t, delivery{event: "ping", id: newID(), body: fixture(t, "ping.event.1.json")})
-	in.send(t, delivery{event: "pull_request", id: newID(), body: fixture(t, "pull_request.closed.1.json")})
-	maint := token(t, in.svc, "maint", registry.RoleMaintainer)
-	sub := token(t, in.svc, "author", registry.RoleSubmitter)
+	done := deliver(t, in, "pull_request", payload(t, "pull_request.opened.1.json"))
+	in.send(t, delivery{event: "ping", id: newID(), body: payload(t, "ping.event.1.json")})
+	in.send(t, delivery{event: "pull_request", id: newID(), body: payload(t, "pull_request.closed.1.json")})
+	maint := fixture.Token(t, in.svc, "maint", registry.RoleMaintainer)
+	sub := fixture.Token(t, in.svc, "author", registry.RoleSubmitter)
 
 	status, page1 := getJSON(t, in.srv.URL, "/v1/webhooks/deliveries?limit=2", maint)
 	if status != 200 {
@@ -690,14 +693,14 @@ func TestIngestPathMatchesREST(t *testing.T) {
 	t.Parallel()
 	fake := newFake(t, githubfake.File{Filename: fsPath, Status: "added"})
 	fake.PutFile(owner, repoName, headSHA, fsPath, risky("fs", "1.0.0"))
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	in := startInstance(t, st, instanceOpts{githubURL: fake.URL})
-	d := deliver(t, in, "pull_request", fixture(t, "pull_request.opened.1.json"))
+	d := deliver(t, in, "pull_request", payload(t, "pull_request.opened.1.json"))
 	viaPR, err := st.Report(context.Background(), d.Submissions[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	st2, _ := openSQLite(t)
+	st2 := fixture.SQLite.Open(t)
 	in2 := startInstance(t, st2, instanceOpts{githubURL: fake.URL, noJobs: true})
 	_, rep, _, err := in2.svc.Submit(context.Background(), workflow.Actor{Name: "sam", TokenID: "tok_sam", Role: registry.RoleSubmitter}, risky("fs", "1.0.0"), "toml", nil)
 	if err != nil {
@@ -710,7 +713,7 @@ func TestIngestPathMatchesREST(t *testing.T) {
 
 func TestNewWorkerRefusals(t *testing.T) {
 	t.Parallel()
-	st, _ := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	svc := workflow.New(st, workflow.Options{})
 	gh := ghClient(t, "http://127.0.0.1:1/")
 	tests := []struct {

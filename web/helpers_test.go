@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
-	"github.com/registryd/registryd/storage/sqlite"
 	"github.com/registryd/registryd/web"
 	"github.com/registryd/registryd/workflow"
 )
@@ -24,19 +24,14 @@ import (
 type env struct {
 	t      *testing.T
 	srv    *httptest.Server
-	store  *sqlite.Store
+	store  storage.Store
 	svc    *workflow.Service
 	tokens map[string]string // name → secret
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, storage.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := fixture.SQLite.Open(t)
 	svc := workflow.New(st, workflow.Options{})
 	pages := web.New(web.Deps{Reader: st, Workflow: svc, Sessions: st})
 	h := api.New(api.Deps{Reader: st, Workflow: svc, Web: pages})
@@ -47,11 +42,7 @@ func newEnv(t *testing.T) *env {
 		name string
 		role registry.Role
 	}{{"alice", registry.RoleMaintainer}, {"bob", registry.RoleMaintainer}, {"sam", registry.RoleSubmitter}} {
-		secret, _, err := svc.CreateToken(ctx, tk.name, tk.role)
-		if err != nil {
-			t.Fatalf("create token: %v", err)
-		}
-		e.tokens[tk.name] = secret
+		e.tokens[tk.name] = fixture.Token(t, svc, tk.name, tk.role)
 	}
 	return e
 }

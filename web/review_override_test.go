@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/registryd/registryd/internal/sharedtest"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
 )
@@ -18,7 +18,7 @@ import (
 // them.
 func TestFailingSubmissionTakesAnOverride(t *testing.T) {
 	e := newEnv(t)
-	sub := e.submit(sharedtest.FailingManifest("risky-tool", "1.0.0"))
+	sub := e.submit(fixture.FailingManifest("risky-tool", "1.0.0"))
 	b := e.browser()
 	b.signIn("alice")
 	path := "/review/submissions/" + sub.ID

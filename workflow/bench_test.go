@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/workflow"
 )
@@ -13,8 +14,8 @@ import (
 // render and one transaction storing submission, report and findings, for
 // a new addon each time.
 func BenchmarkSubmit(b *testing.B) {
-	for _, be := range backends() {
-		b.Run(be.name, func(b *testing.B) {
+	for _, be := range fixture.Backends() {
+		b.Run(be.Name, func(b *testing.B) {
 			h := newHarness(b, be)
 			ctx := context.Background()
 			b.ReportAllocs()
@@ -31,8 +32,8 @@ func BenchmarkSubmit(b *testing.B) {
 // BenchmarkAuthenticate measures the check every authenticated request
 // makes: hash the secret, one indexed lookup.
 func BenchmarkAuthenticate(b *testing.B) {
-	for _, be := range backends() {
-		b.Run(be.name, func(b *testing.B) {
+	for _, be := range fixture.Backends() {
+		b.Run(be.Name, func(b *testing.B) {
 			h := newHarness(b, be)
 			ctx := context.Background()
 			secret, _, err := h.svc.CreateToken(ctx, "bench", registry.RoleSubmitter)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -25,8 +26,8 @@ func history(t *testing.T, h *harness) map[string]string {
 	a1 := h.publish(t, warned("alpha", "1.0.0"))
 	h.clock.Advance(time.Minute)
 	a2 := h.submit(t, warned("alpha", "1.1.0"))
-	b1 := h.publish(t, clean("beta", "0.1.0"))
-	c1 := h.publish(t, clean("gamma", "3.0.0"))
+	b1 := h.publish(t, fixture.Clean("beta", "0.1.0"))
+	c1 := h.publish(t, fixture.Clean("gamma", "3.0.0"))
 	_, err := h.svc.Suppress(ctx, alice, "alpha", unpinnedSuppression())
 	check(err)
 	_, err = h.svc.SetVerified(ctx, alice, "alpha", true, "first")
@@ -51,15 +52,15 @@ func history(t *testing.T, h *harness) map[string]string {
 func TestReportBytesAcrossStores(t *testing.T) {
 	var first map[string]string
 	var firstName string
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			got := history(t, newHarness(t, b))
 			if first == nil {
-				first, firstName = got, b.name
+				first, firstName = got, b.Name
 				return
 			}
 			if diff := cmp.Diff(first, got); diff != "" {
-				t.Errorf("reports differ from the %s store's (-%s +%s):\n%s", firstName, firstName, b.name, diff)
+				t.Errorf("reports differ from the %s store's (-%s +%s):\n%s", firstName, firstName, b.Name, diff)
 			}
 		})
 	}

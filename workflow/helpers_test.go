@@ -9,17 +9,19 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
 )
 
-// The actors of the tests.
+// The actors of the tests: sam submits and alice approves, as they do in
+// fixture.Publish.
 var (
-	alice = workflow.Actor{Name: "alice", TokenID: "tok_alice", Role: registry.RoleMaintainer}
+	alice = fixture.Maintainer
 	bob   = workflow.Actor{Name: "bob", TokenID: "tok_bob", Role: registry.RoleAdmin}
-	sam   = workflow.Actor{Name: "sam", TokenID: "tok_sam", Role: registry.RoleSubmitter}
+	sam   = fixture.Submitter
 )
 
 // start is the fake clock's first instant.
@@ -66,15 +68,9 @@ type harness struct {
 	clock *clock
 }
 
-// backend opens a fresh, migrated, empty store for one test.
-type backend struct {
-	name string
-	open func(t testing.TB) storage.Store
-}
-
-func newHarness(t testing.TB, b backend) *harness {
+func newHarness(t testing.TB, b fixture.Backend) *harness {
 	t.Helper()
-	st := b.open(t)
+	st := b.Open(t)
 	c := &clock{now: start}
 	return &harness{store: st, clock: c, svc: workflow.New(st, workflow.Options{Now: c.Now, NewID: (&ids{}).New})}
 }
@@ -82,33 +78,10 @@ func newHarness(t testing.TB, b backend) *harness {
 // eachBackend runs fn once per store implementation, in parallel subtests.
 func eachBackend(t *testing.T, fn func(t *testing.T, h *harness)) {
 	t.Helper()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, newHarness(t, b))
-		})
-	}
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) { fn(t, newHarness(t, b)) })
 }
 
 // The manifests of the tests.
-
-// clean has no finding at all.
-func clean(name, version string) []byte {
-	return fmt.Appendf(nil, `[addon]
-name = %q
-version = %q
-description = "A pinned local server."
-
-[mcp]
-command = "/usr/local/bin/clean-server"
-args = ["--root", "."]
-sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-
-[capabilities]
-network = "none"
-filesystem = "read_only"
-`, name, version)
-}
 
 // warned has one warn finding: unpinned at mcp.args[1].
 func warned(name, version string) []byte {
@@ -139,12 +112,7 @@ func (h *harness) submit(t *testing.T, m []byte) registry.Submission {
 // publish submits m as sam and approves it as alice.
 func (h *harness) publish(t *testing.T, m []byte) registry.Submission {
 	t.Helper()
-	sub := h.submit(t, m)
-	sub, err := h.svc.Approve(context.Background(), alice, sub.ID, "looks fine")
-	if err != nil {
-		t.Fatalf("Approve: %v", err)
-	}
-	return sub
+	return fixture.Publish(t, h.svc, m)
 }
 
 // report returns the decoded stored report of a submission.

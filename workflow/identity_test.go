@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/registryd/registryd/internal/sharedtest"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
@@ -17,7 +17,7 @@ import (
 
 // failing has blocking findings: shell_exec, fetch_exec and pipe_to_shell
 // at mcp.args[1].
-func failing(name, version string) []byte { return []byte(sharedtest.FailingManifest(name, version)) }
+func failing(name, version string) []byte { return []byte(fixture.FailingManifest(name, version)) }
 
 // token makes a token and returns the actor it authenticates as.
 func (h *harness) token(t *testing.T, principal, name string, role registry.Role) workflow.Actor {
@@ -143,7 +143,7 @@ func TestVerifiedNeedsTwoPrincipals(t *testing.T) {
 		lower := h.token(t, "alice", "alice", registry.RoleMaintainer)
 		laptop := h.token(t, "alice", "laptop", registry.RoleMaintainer)
 		bob := h.token(t, "bob", "bob", registry.RoleMaintainer)
-		h.publish(t, clean("demo", "1.0.0"))
+		h.publish(t, fixture.Clean("demo", "1.0.0"))
 		out, err := h.svc.SetVerified(ctx, upper, "demo", true, "known author")
 		if err != nil || !out.Pending || out.Approval.Principal != upper.Principal {
 			t.Fatalf("first grant = %+v, %v", out, err)
@@ -169,7 +169,7 @@ func TestFourEyes(t *testing.T) {
 		aliceCI := h.token(t, "ALICE", "ci", registry.RoleSubmitter)
 		bob := h.token(t, "bob", "bob", registry.RoleMaintainer)
 
-		own, _, _, err := h.svc.Submit(ctx, aliceCI, clean("mine", "1.0.0"), workflow.FormatTOML, nil)
+		own, _, _, err := h.svc.Submit(ctx, aliceCI, fixture.Clean("mine", "1.0.0"), workflow.FormatTOML, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestFourEyes(t *testing.T) {
 
 		// A pull request by the GitHub login Alice is alice's.
 		origin := &registry.GitHubOrigin{Repo: "acme/addons", PR: 7, CommitID: "abc", Path: "pr/lean-ctx-addon.toml", Author: "Alice"}
-		pr, _, _, err := h.svc.Submit(ctx, workflow.Actor{Name: "Alice"}, clean("from-pr", "1.0.0"), workflow.FormatTOML, origin)
+		pr, _, _, err := h.svc.Submit(ctx, workflow.Actor{Name: "Alice"}, fixture.Clean("from-pr", "1.0.0"), workflow.FormatTOML, origin)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestFourEyes(t *testing.T) {
 		}
 
 		// Withdrawing one's own submission is no four-eyes matter.
-		again, _, _, err := h.svc.Submit(ctx, aliceCI, clean("mine", "2.0.0"), workflow.FormatTOML, nil)
+		again, _, _, err := h.svc.Submit(ctx, aliceCI, fixture.Clean("mine", "2.0.0"), workflow.FormatTOML, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +271,7 @@ func TestApproveFailingVerdict(t *testing.T) {
 		}
 
 		// An override of a submission that does not fail is an approval.
-		ok := h.submit(t, clean("fine", "1.0.0"))
+		ok := h.submit(t, fixture.Clean("fine", "1.0.0"))
 		if _, err := h.svc.ApproveOverride(ctx, alice, ok.ID, "no need"); err != nil {
 			t.Fatal(err)
 		}
@@ -315,9 +315,9 @@ func TestVersionIsSemVer(t *testing.T) {
 			line int
 		}{
 			{"missing", noVersion, 1},
-			{"traversal", clean("trav", "../../../v1/audit-log?x="), 3},
-			{"leading v", clean("lead", "v1.0.0"), 3},
-			{"shortened", clean("short", "1.0"), 3},
+			{"traversal", fixture.Clean("trav", "../../../v1/audit-log?x="), 3},
+			{"leading v", fixture.Clean("lead", "v1.0.0"), 3},
+			{"shortened", fixture.Clean("short", "1.0"), 3},
 		} {
 			_, _, _, err := h.svc.Submit(ctx, sam, tt.m, workflow.FormatTOML, nil)
 			var ve *registry.ValidationError
@@ -340,7 +340,7 @@ func TestBuildMetadataIsOneVersion(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
 		b := h.submit(t, warned("meta", "1.0.0+b")) // pending first
-		h.publish(t, clean("meta", "1.0.0+a"))
+		h.publish(t, fixture.Clean("meta", "1.0.0+a"))
 		_, _, _, err := h.svc.Submit(ctx, sam, warned("meta", "1.0.0+c"), workflow.FormatTOML, nil)
 		wantErr(t, "Submit(1.0.0+c after 1.0.0+a)", err, registry.ErrConflict)
 		if err == nil || !strings.Contains(err.Error(), `already published as "1.0.0+a"`) {
@@ -353,12 +353,12 @@ func TestBuildMetadataIsOneVersion(t *testing.T) {
 			t.Errorf("addon = %+v, %v", a, err)
 		}
 		// Precedence, not publication order, picks the latest.
-		h.publish(t, clean("meta", "2.0.0-rc.1"))
-		h.publish(t, clean("meta", "1.4.1"))
+		h.publish(t, fixture.Clean("meta", "2.0.0-rc.1"))
+		h.publish(t, fixture.Clean("meta", "1.4.1"))
 		if a, _ := h.store.Addon(ctx, "meta"); a.LatestVersion != "2.0.0-rc.1" {
 			t.Errorf("latest = %q, want 2.0.0-rc.1", a.LatestVersion)
 		}
-		h.publish(t, clean("meta", "2.0.0"))
+		h.publish(t, fixture.Clean("meta", "2.0.0"))
 		if a, _ := h.store.Addon(ctx, "meta"); a.LatestVersion != "2.0.0" {
 			t.Errorf("latest = %q, want 2.0.0", a.LatestVersion)
 		}

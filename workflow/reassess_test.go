@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/registryd/registryd/assess"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/storage"
@@ -35,8 +36,8 @@ func TestReassess(t *testing.T) {
 		ctx := context.Background()
 		subs := []registry.Submission{
 			h.publish(t, warned("one", "1.0.0")),
-			h.submit(t, clean("two", "1.0.0")),
-			h.publish(t, clean("three", "1.0.0")),
+			h.submit(t, fixture.Clean("two", "1.0.0")),
+			h.publish(t, fixture.Clean("three", "1.0.0")),
 		}
 		if _, err := h.svc.Suppress(ctx, alice, "one", unpinnedSuppression()); err != nil {
 			t.Fatal(err)
@@ -93,12 +94,12 @@ func TestReassess(t *testing.T) {
 func TestReassessSkipsUndecodable(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		good := h.submit(t, clean("good", "1.0.0"))
+		good := h.submit(t, fixture.Clean("good", "1.0.0"))
 		// A manifest stored under older, laxer rules that the current ones
 		// refuse.
 		bad := good
 		bad.ID, bad.Addon = "sub_bad", "bad"
-		bad.Manifest = bytes.Replace(clean("bad", "1.0.0"), []byte("command"), []byte("comand"), 1)
+		bad.Manifest = bytes.Replace(fixture.Clean("bad", "1.0.0"), []byte("command"), []byte("comand"), 1)
 		err := h.store.InTx(ctx, func(tx storage.Tx) error {
 			if err := tx.CreateSubmission(ctx, bad); err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
@@ -18,8 +19,8 @@ import (
 func TestDecide(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		pending := h.submit(t, clean("decide", "1.0.0"))
-		rejected := h.submit(t, clean("decide", "0.9.0"))
+		pending := h.submit(t, fixture.Clean("decide", "1.0.0"))
+		rejected := h.submit(t, fixture.Clean("decide", "0.9.0"))
 		if _, err := h.svc.Reject(ctx, alice, rejected.ID, "superseded"); err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +100,7 @@ func TestDecide(t *testing.T) {
 func TestConcurrentApprove(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		sub := h.submit(t, clean("twice", "1.0.0"))
+		sub := h.submit(t, fixture.Clean("twice", "1.0.0"))
 		deciders := []workflow.Actor{alice, bob, alice, bob}
 		errs := make([]error, len(deciders))
 		var wg sync.WaitGroup
@@ -232,7 +233,7 @@ func TestSetVerified(t *testing.T) {
 func TestRevokePendingApproval(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		h.publish(t, clean("half", "1.0.0"))
+		h.publish(t, fixture.Clean("half", "1.0.0"))
 		if out, err := h.svc.SetVerified(ctx, alice, "half", true, ""); err != nil || !out.Pending {
 			t.Fatalf("first grant = %+v, %v", out, err)
 		}
@@ -413,8 +414,8 @@ func TestExpireSuppressions(t *testing.T) {
 func TestRemove(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		sub := h.publish(t, clean("gone", "1.0.0"))
-		next := h.submit(t, clean("gone", "1.1.0"))
+		sub := h.publish(t, fixture.Clean("gone", "1.0.0"))
+		next := h.submit(t, fixture.Clean("gone", "1.1.0"))
 		if _, err := h.svc.SetVerified(ctx, alice, "gone", true, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -438,7 +439,7 @@ func TestRemove(t *testing.T) {
 		_, err = h.svc.SetVerified(ctx, bob, "gone", true, "")
 		wantErr(t, "grant on a removed addon", err, registry.ErrConflict)
 		// A new submission renders as removed too.
-		sub3, rep, _, err := h.svc.Submit(ctx, sam, clean("gone", "2.0.0"), workflow.FormatTOML, nil)
+		sub3, rep, _, err := h.svc.Submit(ctx, sam, fixture.Clean("gone", "2.0.0"), workflow.FormatTOML, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

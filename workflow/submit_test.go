@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
@@ -29,16 +30,16 @@ func TestSubmitRefusals(t *testing.T) {
 			want      error
 			wantPaths []string
 		}{
-			{"typo key", sam, bytes.Replace(clean("a", "1.0.0"), []byte("command"), []byte("comand"), 1), workflow.FormatTOML, nil, registry.ErrInvalid, []string{"mcp.comand"}},
+			{"typo key", sam, bytes.Replace(fixture.Clean("a", "1.0.0"), []byte("command"), []byte("comand"), 1), workflow.FormatTOML, nil, registry.ErrInvalid, []string{"mcp.comand"}},
 			{"not toml", sam, []byte("[addon\nname="), workflow.FormatTOML, nil, registry.ErrInvalid, nil},
 			{"json given as toml", sam, []byte(`{"addon":{"name":"a","version":"1.0.0"}}`), workflow.FormatTOML, nil, registry.ErrInvalid, nil},
-			{"unknown format", sam, clean("a", "1.0.0"), workflow.Format("yaml"), nil, registry.ErrInvalid, []string{"format"}},
+			{"unknown format", sam, fixture.Clean("a", "1.0.0"), workflow.Format("yaml"), nil, registry.ErrInvalid, []string{"format"}},
 			{"too large", sam, bytes.Repeat([]byte("#"), addon.MaxManifestBytes+1), workflow.FormatTOML, nil, registry.ErrTooLarge, nil},
-			{"bidi in a field", sam, bytes.Replace(clean("a", "1.0.0"), []byte("A pinned"), []byte("A \u202epinned"), 1), workflow.FormatTOML, nil, registry.ErrInvalid, []string{"addon.description"}},
-			{"no actor", workflow.Actor{}, clean("a", "1.0.0"), workflow.FormatTOML, nil, registry.ErrUnauthenticated, nil},
-			{"no role", workflow.Actor{Name: "x"}, clean("a", "1.0.0"), workflow.FormatTOML, nil, registry.ErrForbidden, nil},
-			{"github origin without login", workflow.Actor{}, clean("a", "1.0.0"), workflow.FormatTOML, gh, registry.ErrUnauthenticated, nil},
-			{"github origin with control in repo", workflow.Actor{Name: "octo"}, clean("a", "1.0.0"), workflow.FormatTOML,
+			{"bidi in a field", sam, bytes.Replace(fixture.Clean("a", "1.0.0"), []byte("A pinned"), []byte("A \u202epinned"), 1), workflow.FormatTOML, nil, registry.ErrInvalid, []string{"addon.description"}},
+			{"no actor", workflow.Actor{}, fixture.Clean("a", "1.0.0"), workflow.FormatTOML, nil, registry.ErrUnauthenticated, nil},
+			{"no role", workflow.Actor{Name: "x"}, fixture.Clean("a", "1.0.0"), workflow.FormatTOML, nil, registry.ErrForbidden, nil},
+			{"github origin without login", workflow.Actor{}, fixture.Clean("a", "1.0.0"), workflow.FormatTOML, gh, registry.ErrUnauthenticated, nil},
+			{"github origin with control in repo", workflow.Actor{Name: "octo"}, fixture.Clean("a", "1.0.0"), workflow.FormatTOML,
 				&registry.GitHubOrigin{Repo: "acme/\x1b[31maddons"}, registry.ErrInvalid, []string{"github.repo"}},
 		}
 		for _, tt := range tests {
@@ -133,7 +134,7 @@ func TestSubmit(t *testing.T) {
 		if err != nil || created || again.ID != sub.ID || again.Status != registry.StatusApproved || !bytes.Equal(rep2.Bytes, rep.Bytes) {
 			t.Errorf("resubmit published = id %s status %s created %v err %v; want %s approved, not created", again.ID, again.Status, created, err, sub.ID)
 		}
-		_, _, created, err = h.svc.Submit(ctx, sam, clean("demo", "1.0.0"), workflow.FormatTOML, nil)
+		_, _, created, err = h.svc.Submit(ctx, sam, fixture.Clean("demo", "1.0.0"), workflow.FormatTOML, nil)
 		wantErr(t, "Submit(other bytes, published version)", err, registry.ErrConflict)
 		if created {
 			t.Error("created = true on a conflict")
@@ -175,7 +176,7 @@ func TestPublish(t *testing.T) {
 		ctx := context.Background()
 		gh := &registry.GitHubOrigin{Repo: "acme/addons", CommitID: "feedface", Path: "pushed/lean-ctx-addon.toml", Author: "octo"}
 		pusher := workflow.Actor{Name: "octo"}
-		m := clean("pushed", "2.0.0")
+		m := fixture.Clean("pushed", "2.0.0")
 
 		_, _, err := h.svc.Publish(ctx, sam, m, workflow.FormatTOML, nil)
 		wantErr(t, "Publish by a submitter", err, registry.ErrForbidden)
@@ -203,7 +204,7 @@ func TestPublish(t *testing.T) {
 		wantErr(t, "Publish(other bytes)", err, registry.ErrConflict)
 
 		// An older version published later does not become the latest.
-		if _, _, err := h.svc.Publish(ctx, alice, clean("pushed", "1.9.9"), workflow.FormatTOML, nil); err != nil {
+		if _, _, err := h.svc.Publish(ctx, alice, fixture.Clean("pushed", "1.9.9"), workflow.FormatTOML, nil); err != nil {
 			t.Fatal(err)
 		}
 		if a, _ := h.store.Addon(ctx, "pushed"); a.LatestVersion != "2.0.0" {
@@ -218,12 +219,12 @@ func TestPublish(t *testing.T) {
 		}
 		// The merged pull request's pending submission is the one published.
 		prOrigin := &registry.GitHubOrigin{Repo: "acme/addons", PR: 9, CommitID: "abc123", Path: "merged/lean-ctx-addon.toml", Author: "octo"}
-		prSub, _, _, err := h.svc.Submit(ctx, workflow.Actor{Name: "octo"}, clean("merged", "1.0.0"), workflow.FormatTOML, prOrigin)
+		prSub, _, _, err := h.svc.Submit(ctx, workflow.Actor{Name: "octo"}, fixture.Clean("merged", "1.0.0"), workflow.FormatTOML, prOrigin)
 		if err != nil {
 			t.Fatal(err)
 		}
 		h.clock.Advance(time.Minute)
-		merged, _, err := h.svc.Publish(ctx, workflow.Actor{Name: "merger"}, clean("merged", "1.0.0"), workflow.FormatTOML, gh)
+		merged, _, err := h.svc.Publish(ctx, workflow.Actor{Name: "merger"}, fixture.Clean("merged", "1.0.0"), workflow.FormatTOML, gh)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +246,7 @@ func TestPublish(t *testing.T) {
 		if err := h.svc.Remove(ctx, alice, "pushed", "withdrawn"); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = h.svc.Publish(ctx, pusher, clean("pushed", "3.0.0"), workflow.FormatTOML, gh)
+		_, _, err = h.svc.Publish(ctx, pusher, fixture.Clean("pushed", "3.0.0"), workflow.FormatTOML, gh)
 		wantErr(t, "Publish to a removed addon", err, registry.ErrConflict)
 	})
 }
@@ -253,7 +254,7 @@ func TestPublish(t *testing.T) {
 func TestConcurrentSubmitSameVersion(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		manifests := [][]byte{clean("race", "1.0.0"), warned("race", "1.0.0")}
+		manifests := [][]byte{fixture.Clean("race", "1.0.0"), warned("race", "1.0.0")}
 		subs := make([]registry.Submission, len(manifests))
 		errs := make([]error, len(manifests))
 		var wg sync.WaitGroup

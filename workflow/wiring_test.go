@@ -9,21 +9,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
 )
 
-// rewired is clean(name, version) with another command and every
+// rewired is fixture.Clean(name, version) with another command and every
 // execution allowed: the wiring the verification did not look at.
 func rewired(name, version string) []byte {
-	m := strings.Replace(string(clean(name, version)), `command = "/usr/local/bin/clean-server"`, `command = "/usr/local/bin/other-server"`, 1)
+	m := strings.Replace(string(fixture.Clean(name, version)), `command = "/usr/local/bin/clean-server"`, `command = "/usr/local/bin/other-server"`, 1)
 	return []byte(strings.Replace(m, `filesystem = "read_only"`, "filesystem = \"read_only\"\nexec = \"full\"", 1))
 }
 
-// redescribed is clean(name, version) with another description only.
+// redescribed is fixture.Clean(name, version) with another description only.
 func redescribed(name, version string) []byte {
-	return []byte(strings.Replace(string(clean(name, version)), "A pinned local server.", "The same server, described anew.", 1))
+	return []byte(strings.Replace(string(fixture.Clean(name, version)), "A pinned local server.", "The same server, described anew.", 1))
 }
 
 // verify grants verified as alice then bob and fails the test unless the
@@ -89,7 +90,7 @@ const (
 // the latest, until two maintainers verify again.
 func TestVerifiedIsBoundToTheWiring(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
-		v1 := h.publish(t, clean("demo", "1.0.0"))
+		v1 := h.publish(t, fixture.Clean("demo", "1.0.0"))
 		a := h.verify(t, "demo")
 		if a.Tier() != verified || a.VerifiedWiring != wiringOf(t, v1.Manifest) || a.LatestWiring != a.VerifiedWiring {
 			t.Fatalf("after the grant: tier %s, verified wiring %q, latest wiring %q", a.Tier(), a.VerifiedWiring, a.LatestWiring)
@@ -140,7 +141,7 @@ func TestVerifiedIsBoundToTheWiring(t *testing.T) {
 func TestVerifyApprovalOfAnOldWiring(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		h.publish(t, clean("demo", "1.0.0"))
+		h.publish(t, fixture.Clean("demo", "1.0.0"))
 		if out, err := h.svc.SetVerified(ctx, alice, "demo", true, "read 1.0.0"); err != nil || !out.Pending {
 			t.Fatalf("first approval = %+v, %v", out, err)
 		}
@@ -167,7 +168,7 @@ func TestVerifyApprovalOfAnOldWiring(t *testing.T) {
 func TestReassessBindsOldGrants(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		v1 := h.publish(t, clean("demo", "1.0.0"))
+		v1 := h.publish(t, fixture.Clean("demo", "1.0.0"))
 		h.clock.Advance(time.Minute)
 		h.verify(t, "demo")
 		h.clock.Advance(time.Minute)
@@ -229,7 +230,7 @@ func TestReassessBindsOldGrants(t *testing.T) {
 func TestCompareWiring(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		first := h.submit(t, clean("demo", "1.0.0"))
+		first := h.submit(t, fixture.Clean("demo", "1.0.0"))
 		d, err := workflow.CompareWiring(ctx, h.store, first)
 		if err != nil || d.Base != nil || len(d.Changes) != 0 || d.Wiring != wiringOf(t, first.Manifest) || d.Tier != community {
 			t.Fatalf("a first version: %+v, %v; want no base, no changes", d, err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/githubapi/githubfake"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/pgtest"
 	"github.com/registryd/registryd/webhook"
 )
@@ -30,18 +31,9 @@ func TestKillNineLosesNothing(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	stores := []struct {
-		name string
-		env  func(t *testing.T) map[string]string
-	}{
-		{"sqlite", func(t *testing.T) map[string]string { return map[string]string{"REGISTRYD_DATA_DIR": t.TempDir()} }},
-		{"postgres", func(t *testing.T) map[string]string {
-			return map[string]string{"REGISTRYD_DATABASE_URL": pgtest.NewDatabase(t)}
-		}},
-	}
-	for _, st := range stores {
-		t.Run(st.name, func(t *testing.T) {
-			env := st.env(t)
+	for _, b := range fixture.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			env := b.Env(t)
 			env["REGISTRYD_RATE_LIMIT"] = "0"
 			getenv := envOf(env)
 			sam, _ := createToken(t, getenv, "sam", "submitter")
@@ -191,7 +183,7 @@ func TestKillNineLosesNoDelivery(t *testing.T) {
 	fake := githubfake.NewTest(t, "ghs_crash")
 	fake.AddPullRequest("Codertocat", "Hello-World", 2, githubfake.File{Filename: "addons/fs/lean-ctx-addon.toml", Status: "added"})
 	fake.SetPullHead("Codertocat", "Hello-World", 2, "Codertocat", "Hello-World", sha)
-	fake.PutFile("Codertocat", "Hello-World", sha, "addons/fs/lean-ctx-addon.toml", []byte(hookManifest))
+	fake.PutFile("Codertocat", "Hello-World", sha, "addons/fs/lean-ctx-addon.toml", fixture.Clean("fs", "1.0.0"))
 	env := map[string]string{
 		"REGISTRYD_DATABASE_URL":          pgtest.NewDatabase(t),
 		"REGISTRYD_GITHUB_WEBHOOK_SECRET": "crash-secret",

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/storage"
@@ -44,21 +44,7 @@ filesystem = "read_only"
 // TestEndToEnd runs the real command, run(), on port 0 against each
 // database, through the whole review workflow over HTTP.
 func TestEndToEnd(t *testing.T) {
-	stores := []struct {
-		name string
-		env  func(t *testing.T) map[string]string
-	}{
-		{"sqlite", func(t *testing.T) map[string]string { return map[string]string{"REGISTRYD_DATA_DIR": t.TempDir()} }},
-		{"postgres", func(t *testing.T) map[string]string {
-			return map[string]string{"REGISTRYD_DATABASE_URL": pgtest.NewDatabase(t)}
-		}},
-	}
-	for _, st := range stores {
-		t.Run(st.name, func(t *testing.T) {
-			t.Parallel()
-			endToEnd(t, st.env(t))
-		})
-	}
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) { endToEnd(t, b.Env(t)) })
 }
 
 func endToEnd(t *testing.T, env map[string]string) {

@@ -10,24 +10,10 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/githubapi/githubfake"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/sharedtest"
 	"github.com/registryd/registryd/webhook"
 )
-
-const hookManifest = `[addon]
-name = "fs"
-version = "1.0.0"
-description = "A pinned local server."
-
-[mcp]
-command = "/usr/local/bin/clean-server"
-args = ["--root", "."]
-sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-
-[capabilities]
-network = "none"
-filesystem = "read_only"
-`
 
 // webhookFixture reads a shared GitHub payload (see the ghingest tests for
 // where they come from).
@@ -45,7 +31,7 @@ func TestServeWebhook(t *testing.T) {
 	fake := githubfake.NewTest(t, "ghs_serve")
 	fake.AddPullRequest("Codertocat", "Hello-World", 2, githubfake.File{Filename: "addons/fs/lean-ctx-addon.toml", Status: "added"})
 	fake.SetPullHead("Codertocat", "Hello-World", 2, "Codertocat", "Hello-World", sha)
-	fake.PutFile("Codertocat", "Hello-World", sha, "addons/fs/lean-ctx-addon.toml", []byte(hookManifest))
+	fake.PutFile("Codertocat", "Hello-World", sha, "addons/fs/lean-ctx-addon.toml", fixture.Clean("fs", "1.0.0"))
 	env := map[string]string{
 		"REGISTRYD_DATA_DIR":              t.TempDir(),
 		"REGISTRYD_GITHUB_WEBHOOK_SECRET": "old-secret, new-secret",

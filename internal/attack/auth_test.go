@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 const cleanManifest = `[addon]
@@ -19,7 +21,7 @@ sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 // TestTokensAndRoles: no token, a made-up token and a revoked token are
 // 401 everywhere a token is needed, and a role below the route's is 403.
 func TestTokensAndRoles(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		s := Start(t, st, nil)
 		sam := s.Token("sam", "submitter")
 		revoked := s.Token("rex", "maintainer")

@@ -29,7 +29,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 // binary is the path of the registryd binary TestMain built, or "" when the
@@ -98,37 +98,9 @@ func consultSources() error {
 	})
 }
 
-// Store is one of registryd's databases, as the binary selects it through
-// its environment.
-type Store struct {
-	Name string
-	// Env returns the variables that point a new server at a fresh,
-	// empty database of this kind.
-	Env func(t *testing.T) map[string]string
-}
-
-// Stores returns the embedded SQLite store and PostgreSQL.
-func Stores() []Store {
-	return []Store{
-		{"sqlite", func(t *testing.T) map[string]string {
-			return map[string]string{"REGISTRYD_DATA_DIR": t.TempDir()}
-		}},
-		{"postgres", func(t *testing.T) map[string]string {
-			return map[string]string{"REGISTRYD_DATABASE_URL": pgtest.NewDatabase(t)}
-		}},
-	}
-}
-
-// EachStore runs fn as a subtest per store, in parallel.
-func EachStore(t *testing.T, fn func(t *testing.T, st Store)) {
-	t.Helper()
-	for _, st := range Stores() {
-		t.Run(st.Name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, st)
-		})
-	}
-}
+// Store is one of registryd's databases; its Env points a new server at a
+// fresh, empty database of its kind.
+type Store = fixture.Backend
 
 // Server is one running `registryd serve` process.
 type Server struct {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/registryd/registryd/internal/sharedtest"
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 // identityClient is one server with sam (submitter), bob (maintainer) and
@@ -63,7 +63,7 @@ func (c *wiringClient) approveWith(token, id, body string) Response {
 // are one principal, so they cannot be the two maintainers that verified
 // takes; a second person can.
 func TestAliceAndAliceAreOneMaintainer(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		c := identityClient(t, st)
 		lower, upper := c.s.Token("alice", "maintainer"), c.s.Token("Alice", "maintainer")
 		fullWidth := c.s.Token("ＡＬＩＣＥ", "maintainer")
@@ -97,7 +97,7 @@ func TestAliceAndAliceAreOneMaintainer(t *testing.T) {
 // TestNoSelfApproval: a maintainer submits with one token and approves
 // with another of the same principal.
 func TestNoSelfApproval(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		c := identityClient(t, st)
 		alice := c.s.Token("alice", "maintainer")
 		ci := c.s.Token("release-bot", "submitter", "--principal", "Alice")
@@ -118,10 +118,10 @@ func TestNoSelfApproval(t *testing.T) {
 // TestFailingVerdictNeedsOverride: a maintainer approves a submission
 // whose verdict is fail as if it were any other.
 func TestFailingVerdictNeedsOverride(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		c := identityClient(t, st)
 		alice := c.s.Token("alice", "maintainer")
-		id := c.submit(c.sam, sharedtest.FailingManifest("fetcher", "1.0.0"))
+		id := c.submit(c.sam, fixture.FailingManifest("fetcher", "1.0.0"))
 
 		p := problem(t, c.approveWith(alice, id, `{"reason":"looks fine"}`), http.StatusConflict)
 		var blocking []string
@@ -154,7 +154,7 @@ func TestFailingVerdictNeedsOverride(t *testing.T) {
 // TestVersionPathTraversal: a version that is a path walks the report URL
 // to another resource.
 func TestVersionPathTraversal(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		c := identityClient(t, st)
 		p := problem(t, c.submitStatus(c.sam, notesManifest("notes", "../../../v1/audit-log?x=", "Reads your notes.", notesWiring)),
 			http.StatusUnprocessableEntity)
@@ -170,7 +170,7 @@ func TestVersionPathTraversal(t *testing.T) {
 // TestMissingVersion: a manifest without a version is accepted as version
 // "", and passes the offline audit.
 func TestMissingVersion(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		c := identityClient(t, st)
 		manifest := "# no version\n[addon]\nname = \"notes\"\ndescription = \"Reads your notes.\"\n\n" + notesWiring
 		p := problem(t, c.submitStatus(c.sam, manifest), http.StatusUnprocessableEntity)
@@ -191,7 +191,7 @@ func TestMissingVersion(t *testing.T) {
 // TestBuildMetadataIsNotANewVersion: 1.0.0+b after 1.0.0+a would be a
 // second, different 1.0.0.
 func TestBuildMetadataIsNotANewVersion(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		c := identityClient(t, st)
 		waiting := c.submit(c.sam, notesManifest("notes", "1.0.0+b", "Reads your notes.", rewiredNotes))
 		c.approve(c.bob, c.submit(c.sam, notesManifest("notes", "1.0.0+a", "Reads your notes.", notesWiring)))

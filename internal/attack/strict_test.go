@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 // The strict-request and safe-text attacks: parameters the server would
@@ -84,7 +86,7 @@ func submitStrict(t *testing.T, s *Server, token, manifest string) string {
 // routes, the webhook, the pages, static files), never an answer to a
 // request the client did not make.
 func TestQuerySemicolonRefused(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		s := startWithWebhook(t, st)
 		maint := s.Token("mia", "maintainer")
 		sam := s.Token("sam", "submitter")
@@ -128,7 +130,7 @@ func TestQuerySemicolonRefused(t *testing.T) {
 // decided on either value: the submission stays pending, no delivery is
 // recorded.
 func TestDuplicateJSONKeysRefused(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		s := startWithWebhook(t, st)
 		sam := s.Token("sam", "submitter")
 		mia := s.Token("mia", "maintainer")
@@ -172,7 +174,7 @@ func TestDuplicateJSONKeysRefused(t *testing.T) {
 // TestStaticNeverLists: /static/ serves its files and never a directory
 // listing; the directory is the not-found page.
 func TestStaticNeverLists(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		s := Start(t, st, nil)
 		for _, path := range []string{"/static/", "/static", "/static/./", "/static/style.css/"} {
 			r := s.Do(Request{Path: path})
@@ -199,7 +201,7 @@ func TestStaticNeverLists(t *testing.T) {
 // page or badge carries them raw.
 func TestHostileTextEchoedNowhere(t *testing.T) {
 	hostile := []string{"\u00ad", "\ue0b0", "\u202e", "\u2028", "\u200b", "\x1b", "\U000e0041"}
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		s := startWithWebhook(t, st)
 		sam := s.Token("sam", "submitter")
 		mia := s.Token("mia", "maintainer")
@@ -247,7 +249,7 @@ func TestHostileTextEchoedNowhere(t *testing.T) {
 // validation, a body that is not JSON 400 malformed-body, a body over the
 // limit 413.
 func TestSameErrorSameStatus(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		s := startWithWebhook(t, st)
 		sam := s.Token("sam", "submitter")
 		mia := s.Token("mia", "maintainer")

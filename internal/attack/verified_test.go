@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/registryd/registryd/internal/fixture"
 )
 
 // notesManifest is a clean manifest of addon name at version; the
@@ -104,7 +106,7 @@ func (c *wiringClient) report(path string) map[string]any {
 // description stays verified. And a first approval of one wiring cannot be
 // completed for another.
 func TestVerifiedBoundToWiring(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		c := newWiringClient(t, st)
 
 		c.approve(c.alice, c.submit(c.sam, notesManifest("notes", "1.0.0", "Reads your notes.", notesWiring)))

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/sharedtest"
 )
 
@@ -139,7 +140,7 @@ func (f *filler) Read(p []byte) (int, error) {
 // must all be accepted, the server's resident memory must stay within
 // 100 MB of what it was idle, and it must come back down afterwards.
 func TestWebhookBodyExhaustion(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		s := Start(t, st, withWebhook(nil))
 		github := hookClient("127.0.0.1")
 		ctx := context.Background()
@@ -317,7 +318,7 @@ func rss(pid int, field string) int64 {
 // its bodies are read; GitHub's signed deliveries, from another address,
 // are never charged, so they go on being accepted beyond the limit.
 func TestWebhookFailuresAreRateLimited(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		const limit = 5
 		s := Start(t, st, withWebhook(Settings{"REGISTRYD_RATE_LIMIT": strconv.Itoa(limit)}))
 		attacker, github := hookClient("127.0.0.2"), hookClient("127.0.0.3")
@@ -354,7 +355,7 @@ func TestWebhookFailuresAreRateLimited(t *testing.T) {
 // once the body timeout (10 seconds) passes, never 500, and the server logs
 // it as a warning at most.
 func TestWebhookSlowBody(t *testing.T) {
-	EachStore(t, func(t *testing.T, st Store) {
+	fixture.EachBackend(t, func(t *testing.T, st Store) {
 		s := Start(t, st, withWebhook(nil))
 		c := hookClient("127.0.0.1")
 		for _, length := range []int64{1000, -1} {

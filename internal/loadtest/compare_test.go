@@ -21,12 +21,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/loadtest"
 	"github.com/registryd/registryd/internal/pgtest"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
-	"github.com/registryd/registryd/storage/postgres"
-	"github.com/registryd/registryd/storage/sqlite"
 	"github.com/registryd/registryd/workflow"
 )
 
@@ -91,9 +90,9 @@ func TestCompare(t *testing.T) {
 		logger = nil
 	}
 
-	sq := startRegistryd(t, "sqlite", openSQLite(t), logger)
+	sq := startRegistryd(t, "sqlite", fixture.SQLite.Open(t), logger)
 	pgURL := pgtest.NewDatabase(t)
-	pg := startRegistryd(t, "postgres", openPostgres(t, pgURL), logger)
+	pg := startRegistryd(t, "postgres", fixture.Open(t, storage.Config{DatabaseURL: pgURL}), logger)
 	pg.backends = newBackends(t, pgURL)
 	body, hdr200 := fetch(t, sq, "")
 	pgBody, _ := fetch(t, pg, "")
@@ -303,26 +302,6 @@ func envDurationOr(t *testing.T, name string, def time.Duration) time.Duration {
 		t.Fatalf("%s: must be a duration such as 5s, above 0 and at most %s", name, loadtest.MaxDuration)
 	}
 	return d
-}
-
-func openSQLite(t *testing.T) storage.Store {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), storage.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("open sqlite: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
-func openPostgres(t *testing.T, url string) storage.Store {
-	t.Helper()
-	st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: url})
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
 }
 
 // serve starts h on a loopback listener with registryd's server settings

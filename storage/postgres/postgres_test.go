@@ -2,14 +2,12 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/registryd/registryd/internal/pgtest"
 	"github.com/registryd/registryd/registry"
@@ -30,34 +28,6 @@ func open(t *testing.T) *postgres.Store {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storage.Store { return open(t) })
-}
-
-func TestAuditLogAppendOnly(t *testing.T) {
-	ctx := context.Background()
-	s := open(t)
-	err := s.InTx(ctx, func(tx storage.Tx) error {
-		return tx.AppendAudit(ctx, registry.AuditEntry{ID: "aud_1", Actor: "carol", Action: "addon.verify.grant"})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
-		"UPDATE audit_log SET actor = 'mallory'",
-		"DELETE FROM audit_log",
-		"TRUNCATE audit_log",
-	} {
-		t.Run(stmt, func(t *testing.T) {
-			_, err := s.Pool().Exec(ctx, stmt)
-			var pe *pgconn.PgError
-			if !errors.As(err, &pe) {
-				t.Fatalf("%s: got %v, want a PostgreSQL error", stmt, err)
-			}
-		})
-	}
-	log, _, err := s.AuditLog(ctx, storage.Page{})
-	if err != nil || len(log) != 1 || log[0].Actor != "carol" {
-		t.Errorf("audit log after refused changes = %+v, %v; want the one entry unchanged", log, err)
-	}
 }
 
 // TestConcurrentMigrate starts several migrators on one empty database at
