@@ -24,15 +24,21 @@ import (
 const module = "github.com/registryd/registryd"
 
 // purePackages are the packages whose output must depend only on their
-// input: the manifest model, the env policy, the audit, the report and the
-// rule for text that is safe to show.
-var purePackages = []string{"./addon/...", "./envpolicy/...", "./assess/...", "./report/...", "./safetext/..."}
+// input: the manifest model, the env policy, the audit, the report, the
+// rule for text that is safe to show, and the formats an install client
+// verifies (log leaves, checkpoints, signed envelopes).
+var purePackages = []string{"./addon/...", "./envpolicy/...", "./assess/...", "./report/...", "./safetext/...", "./transparency/..."}
 
 // leafPackages may depend on nothing outside the standard library but the
 // modules listed with them: every other package builds on them, so they
 // stay small enough to read and to trust.
 var leafPackages = map[string][]string{
 	"./safetext": {"golang.org/x/text/"},
+	// transparency is imported by every install client: the libraries
+	// for signed notes, checkpoints, Merkle proofs, DSSE and canonical
+	// JSON, and what they pull in.
+	"./transparency": {"golang.org/x/mod/sumdb/note", "github.com/transparency-dev/", "github.com/secure-systems-lab/go-securesystemslib/dsse",
+		"golang.org/x/crypto/", "github.com/gowebpki/jcs", module + "/safetext", "golang.org/x/text/"},
 }
 
 // The rules come in three strengths, because "no os anywhere" cannot hold:
@@ -69,6 +75,15 @@ var (
 		// they are reached only through validator's e-mail parsing.
 		"net/mail":      {imports: []string{"net", "net/textproto"}},
 		"net/textproto": {imports: []string{"net"}},
+		// go-securesystemslib/dsse imports x/crypto/ssh for one function,
+		// SHA256KeyID, which it calls only for a verifier that has no key
+		// ID (transparency's verifiers always have one); ssh imports net
+		// for its client and server connections, which nothing reaches.
+		"golang.org/x/crypto/ssh": {imports: []string{"net"}},
+		// crypto/x509 (reached through ssh's certificates) imports net for
+		// the IP address type of a certificate's names; it parses, it
+		// does not dial.
+		"crypto/x509": {imports: []string{"net"}},
 	}
 
 	// forbiddenInModule may not be imported by the pure packages nor by any

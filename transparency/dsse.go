@@ -1,0 +1,139 @@
+package transparency
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/gowebpki/jcs"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+)
+
+// PayloadType is the DSSE payloadType of a registryd report envelope.
+const PayloadType = "application/vnd.registryd.report.v1+json"
+
+// EnvelopeMediaType is the Content-Type of a served envelope.
+const EnvelopeMediaType = "application/vnd.dsse.envelope.v1+json"
+
+// ErrEnvelope is wrapped by every error of OpenEnvelope: the envelope is
+// malformed, has another payload type, or carries no valid signature by
+// one of the given keys.
+var ErrEnvelope = errors.New("invalid report envelope")
+
+// SignEnvelope returns the DSSE envelope of a report:
+//
+//	{"payload":<base64 of report>,"payloadType":PayloadType,"signatures":[{"keyid":<KeyID>,"sig":<base64>}]}
+//
+// with one signature per signer, in order, each an Ed25519 signature over
+// DSSE's PAE(PayloadType, report). The envelope is RFC 8785 canonical JSON,
+// so the same report and keys give the same bytes everywhere (Ed25519
+// signatures are deterministic).
+func SignEnvelope(report []byte, signers ...*Signer) ([]byte, error) {
+	ds := make([]dsse.Signer, len(signers))
+	for i, s := range signers {
+		ds[i] = dsseSigner{s}
+	}
+	es, err := dsse.NewEnvelopeSigner(ds...)
+	if err != nil {
+		return nil, fmt.Errorf("sign envelope: %w", err)
+	}
+	env, err := es.SignPayload(context.Background(), PayloadType, report)
+	if err != nil {
+		return nil, fmt.Errorf("sign envelope: %w", err)
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		return nil, fmt.Errorf("encode envelope: %w", err)
+	}
+	b, err = jcs.Transform(b)
+	if err != nil {
+		return nil, fmt.Errorf("canonicalize envelope: %w", err)
+	}
+	return b, nil
+}
+
+// OpenEnvelope verifies a DSSE envelope against the given keys and returns
+// its payload (the report bytes) and the ID of the key whose signature
+// verified. The envelope must be one JSON object with exactly the fields
+// payload, payloadType and signatures, payloadType must be PayloadType, the
+// payload standard base64, and at least one signature must verify under one
+// of keys. Every error wraps ErrEnvelope and never quotes the input.
+func OpenEnvelope(envelope []byte, keys ...VerifierKey) (report []byte, keyID string, err error) {
+	var env dsse.Envelope
+	dec := json.NewDecoder(bytes.NewReader(envelope))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&env); err != nil {
+		return nil, "", fmt.Errorf("%w: not a DSSE envelope: %v", ErrEnvelope, jsonError(err))
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, "", fmt.Errorf("%w: data after the envelope", ErrEnvelope)
+	}
+	if env.PayloadType != PayloadType {
+		return nil, "", fmt.Errorf("%w: payloadType is not %s", ErrEnvelope, PayloadType)
+	}
+	if _, err := base64.StdEncoding.DecodeString(env.Payload); err != nil {
+		return nil, "", fmt.Errorf("%w: payload is not standard base64", ErrEnvelope)
+	}
+	if len(keys) == 0 {
+		return nil, "", fmt.Errorf("%w: no key to verify it with", ErrEnvelope)
+	}
+	vs := make([]dsse.Verifier, 0, len(keys))
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if !seen[k.ID] {
+			seen[k.ID] = true
+			vs = append(vs, dsseVerifier{k})
+		}
+	}
+	ev, err := dsse.NewEnvelopeVerifier(vs...)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", ErrEnvelope, err)
+	}
+	accepted, payload, err := ev.VerifyAndDecode(context.Background(), &env)
+	if err != nil || len(accepted) == 0 {
+		return nil, "", fmt.Errorf("%w: no valid signature by a known key", ErrEnvelope)
+	}
+	return payload, accepted[0].KeyID, nil
+}
+
+// jsonError keeps the position of a JSON error and drops anything that
+// could quote the input.
+func jsonError(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("syntax error at offset %d", syn.Offset)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("wrong type for field %s", typ.Field)
+	default:
+		return "not a JSON object with payload, payloadType and signatures"
+	}
+}
+
+// dsseSigner signs PAE bytes with a Signer's Ed25519 key.
+type dsseSigner struct{ s *Signer }
+
+func (d dsseSigner) Sign(_ context.Context, data []byte) ([]byte, error) {
+	return ed25519.Sign(d.s.private, data), nil
+}
+
+func (d dsseSigner) KeyID() (string, error) { return d.s.verifier.ID, nil }
+
+// dsseVerifier checks PAE signatures with a VerifierKey.
+type dsseVerifier struct{ k VerifierKey }
+
+func (d dsseVerifier) Verify(_ context.Context, data, sig []byte) error {
+	if !ed25519.Verify(d.k.Public, data, sig) {
+		return errors.New("signature does not verify")
+	}
+	return nil
+}
+
+func (d dsseVerifier) KeyID() (string, error)   { return d.k.ID, nil }
+func (d dsseVerifier) Public() crypto.PublicKey { return d.k.Public }
