@@ -49,6 +49,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"audit":       {"audit addon manifests and print their reports", runAudit},
+		"check":       {"verify an addon's signed report and decide whether to install it", runCheck},
 		"serve":       {"serve the registry's API, reports and badges", runServe},
 		"migrate":     {"apply the database migrations and exit", runMigrate},
 		"token":       {"create, list and revoke API tokens", runToken},
