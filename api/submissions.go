@@ -86,10 +86,8 @@ func (s *server) listSubmissions(w http.ResponseWriter, r *http.Request) error {
 	if f.Verdict != "" && !f.Verdict.Valid() {
 		return badRequest("verdict", "must be pass, review or fail")
 	}
-	switch f.Source {
-	case "", registry.SourceREST, registry.SourceGitHub:
-	default:
-		return badRequest("source", "must be rest or github")
+	if f.Source != "" && !f.Source.Valid() {
+		return badRequest("source", "must be rest, github, mcp-registry or leanctx")
 	}
 	if f.Addon != "" {
 		if err := validAddonName(f.Addon); err != nil {

@@ -64,7 +64,55 @@ type Source string
 const (
 	SourceREST   Source = "rest"
 	SourceGitHub Source = "github"
+	// SourceMCPRegistry: imported from an MCP Registry (`registryd import
+	// mcp-registry`); the submission's Upstream names the server version.
+	SourceMCPRegistry Source = "mcp-registry"
+	// SourceLeanCtx: imported from a lean-ctx registry file (`registryd
+	// import leanctx`); the submission's Upstream names the entry.
+	SourceLeanCtx Source = "leanctx"
 )
+
+// Valid reports whether s is a known source.
+func (s Source) Valid() bool {
+	switch s {
+	case SourceREST, SourceGitHub, SourceMCPRegistry, SourceLeanCtx:
+		return true
+	}
+	return false
+}
+
+// Imported reports whether submissions from s come from an upstream
+// registry, and so carry an UpstreamOrigin.
+func (s Source) Imported() bool { return s == SourceMCPRegistry || s == SourceLeanCtx }
+
+// UpstreamOrigin records where an imported submission came from: the
+// upstream registry (the base URL of an MCP Registry, or the name of a
+// lean-ctx registry file), and the name and version there. Version is as
+// the upstream wrote it ("" for an unversioned lean-ctx entry).
+type UpstreamOrigin struct {
+	URL     string
+	Name    string
+	Version string
+}
+
+// UpstreamBinding ties an addon to the one upstream server it was imported
+// from, so that an upstream name always maps to the same addon, two
+// upstream servers never share one, and the addon answers under the
+// upstream name where registryd speaks the MCP Registry API.
+type UpstreamBinding struct {
+	Addon     string
+	Source    Source
+	Name      string // the upstream server name
+	CreatedAt time.Time
+}
+
+// UpstreamSync is the incremental import's high-water mark for one
+// upstream registry: the latest update time it has seen there.
+type UpstreamSync struct {
+	URL       string
+	HighWater time.Time
+	UpdatedAt time.Time
+}
 
 // SubmissionStatus is where a submission is in review.
 type SubmissionStatus string
@@ -99,6 +147,7 @@ type Submission struct {
 	Submitter      string // the token's principal name, or GitHub login
 	SubmitterToken string // token ID for REST submissions, else ""
 	GitHub         *GitHubOrigin
+	Upstream       *UpstreamOrigin // for an imported Source, else nil
 	Status         SubmissionStatus
 	Verdict        Verdict
 	Risk           Level

@@ -48,6 +48,38 @@ type AddonFilter struct {
 	IncludeRemoved bool
 }
 
+// LatestVersion is the ServerFilter.Version that selects each addon's
+// latest published version.
+const LatestVersion = "latest"
+
+// ServerFilter narrows the published versions that registryd serves in the
+// MCP Registry API's shape. Zero fields match everything.
+type ServerFilter struct {
+	Addon string // only this addon's versions
+	// Query matches as AddonFilter.Query does, or a case-insensitive
+	// substring of the upstream server name the addon is bound to.
+	Query string
+	// UpdatedSince keeps versions published, or of addons changed (tier,
+	// suppressions, removal), at or after this instant.
+	UpdatedSince *time.Time
+	// Version is LatestVersion for each addon's latest version, or a
+	// version, which selects the version with its registry.VersionKey.
+	Version        string
+	IncludeRemoved bool
+}
+
+// PublishedServer is one published version with what the MCP Registry API
+// answers about it: the addon, the version, the submission that was
+// published (its manifest and origin), its current report, and the
+// upstream server name the addon is bound to ("" when it is not).
+type PublishedServer struct {
+	Addon      registry.Addon
+	Version    registry.Version
+	Submission registry.Submission
+	Report     registry.Report
+	Upstream   string
+}
+
 // Reader is every read the server makes outside a transaction. Methods
 // return an error wrapping registry.ErrNotFound when the thing does not
 // exist, and registry.ErrInvalid for a malformed cursor. Lists return a
@@ -84,6 +116,16 @@ type Reader interface {
 	Tokens(ctx context.Context) ([]registry.Token, error)
 	Delivery(ctx context.Context, id string) (registry.Delivery, error)
 	Deliveries(ctx context.Context, p Page) ([]registry.Delivery, string, error)
+
+	// PublishedServers lists published versions matching f, ordered by
+	// addon name and then version (byte order), one page at a time.
+	PublishedServers(ctx context.Context, f ServerFilter, p Page) ([]PublishedServer, string, error)
+	// UpstreamBinding returns the binding of the upstream server called
+	// name.
+	UpstreamBinding(ctx context.Context, name string) (registry.UpstreamBinding, error)
+	// UpstreamSync returns the import's high-water mark for the upstream
+	// registry at url.
+	UpstreamSync(ctx context.Context, url string) (registry.UpstreamSync, error)
 }
 
 // Tx is one transaction. Reads inside a Tx that a decision depends on lock
@@ -140,6 +182,19 @@ type Tx interface {
 	// delivery with d.ID already exists, so a redelivery creates no work.
 	CreateDelivery(ctx context.Context, d registry.Delivery) (bool, error)
 	UpdateDelivery(ctx context.Context, d registry.Delivery) error
+
+	// SubmissionsByUpstream returns every submission imported from source
+	// with the upstream name and version, oldest first.
+	SubmissionsByUpstream(ctx context.Context, source registry.Source, name, version string) ([]registry.Submission, error)
+	// UpstreamBinding returns the binding of the upstream server called
+	// name; AddonBinding the binding of addon.
+	UpstreamBinding(ctx context.Context, name string) (registry.UpstreamBinding, error)
+	AddonBinding(ctx context.Context, addon string) (registry.UpstreamBinding, error)
+	// BindUpstream records b; ErrConflict when its addon or its upstream
+	// name is bound already.
+	BindUpstream(ctx context.Context, b registry.UpstreamBinding) error
+	// PutUpstreamSync inserts or replaces the high-water mark of s.URL.
+	PutUpstreamSync(ctx context.Context, s registry.UpstreamSync) error
 
 	// Enqueue adds a job in this transaction: it exists if and only if the
 	// transaction commits.

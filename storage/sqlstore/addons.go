@@ -16,14 +16,26 @@ const qAddon = `SELECT ` + addonCols + ` FROM addons WHERE name = $1`
 
 func (r reader) scanAddon(row Row) (registry.Addon, error) {
 	var a registry.Addon
+	dst, finish := r.addonFields(&a)
+	if err := row.Scan(dst...); err != nil {
+		return a, err
+	}
+	finish()
+	return a, nil
+}
+
+// addonFields returns the scan destinations of addonCols into a, and the
+// function that completes a once they are scanned.
+func (r reader) addonFields(a *registry.Addon) ([]any, func()) {
 	var verdict string
-	err := row.Scan(&a.Name, &a.DisplayName, &a.Description, &a.Homepage, &a.LatestVersion, &verdict,
-		&a.Verified, r.d.ScanList(&a.VerifiedBy), r.d.ScanNullTime(&a.VerifiedAt), &a.VerifiedReason, &a.Removed,
-		r.d.ScanNullTime(&a.RemovedAt), r.d.ScanTime(&a.CreatedAt), r.d.ScanTime(&a.UpdatedAt),
-		&a.LatestWiring, &a.VerifiedWiring)
-	a.LatestVerdict = registry.Verdict(verdict)
-	a.VerifiedBy = nonNilStrings(a.VerifiedBy)
-	return a, err
+	return []any{&a.Name, &a.DisplayName, &a.Description, &a.Homepage, &a.LatestVersion, &verdict,
+			&a.Verified, r.d.ScanList(&a.VerifiedBy), r.d.ScanNullTime(&a.VerifiedAt), &a.VerifiedReason, &a.Removed,
+			r.d.ScanNullTime(&a.RemovedAt), r.d.ScanTime(&a.CreatedAt), r.d.ScanTime(&a.UpdatedAt),
+			&a.LatestWiring, &a.VerifiedWiring},
+		func() {
+			a.LatestVerdict = registry.Verdict(verdict)
+			a.VerifiedBy = nonNilStrings(a.VerifiedBy)
+		}
 }
 
 // Addon returns the addon called name, or an error wrapping
@@ -47,9 +59,7 @@ func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Pag
 	var a args
 	var where []string
 	if f.Query != "" {
-		pat := a.add(containsPattern(f.Query))
-		where = append(where, "("+r.d.ContainsFold("name", pat)+" OR "+r.d.ContainsFold("display_name", pat)+
-			" OR "+r.d.ContainsFold("description", pat)+")")
+		where = append(where, "("+r.addonSearch(&a, "", f.Query)+")")
 	}
 	switch f.Tier {
 	case "":
@@ -84,6 +94,16 @@ func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Pag
 	}
 	out, next := page(out, limit, func(a registry.Addon) storage.Cursor { return storage.Cursor{Key: a.Name} })
 	return out, next, nil
+}
+
+// addonSearch returns the condition of the addon search for q on the
+// addons table (its columns prefixed with prefix, such as "a."): a
+// literal, case-insensitive substring of the name, display name or
+// description.
+func (r reader) addonSearch(a *args, prefix, q string) string {
+	pat := a.add(containsPattern(q))
+	return r.d.ContainsFold(prefix+"name", pat) + " OR " + r.d.ContainsFold(prefix+"display_name", pat) +
+		" OR " + r.d.ContainsFold(prefix+"description", pat)
 }
 
 // PutAddon inserts a or overwrites every field of the addon with its name.

@@ -11,36 +11,50 @@ import (
 const submissionCols = `id, addon, version, manifest, manifest_sha256, format, source, submitter,
 	submitter_token, github_repo, github_pr, github_commit, github_path, github_author, status,
 	verdict, risk, decided_by, decided_at, decision_reason, created_at, updated_at, wiring_sha256,
-	submitter_principal`
+	submitter_principal, upstream_url, upstream_name, upstream_version`
 
 const qSubmission = `SELECT ` + submissionCols + ` FROM submissions WHERE id = $1`
 
 func (r reader) scanSubmission(row Row) (registry.Submission, error) {
+	var s registry.Submission
+	dst, finish := r.submissionFields(&s)
+	if err := row.Scan(dst...); err != nil {
+		return s, err
+	}
+	return s, finish()
+}
+
+// submissionFields returns the scan destinations of submissionCols into s,
+// and the function that completes s once they are scanned.
+func (r reader) submissionFields(s *registry.Submission) ([]any, func() error) {
 	var (
-		s                                  registry.Submission
 		repo                               *string
 		pr                                 int
 		commit, path, author, risk, source string
 		status, verdict                    string
+		up                                 registry.UpstreamOrigin
 	)
-	err := row.Scan(&s.ID, &s.Addon, &s.Version, &s.Manifest, &s.ManifestSHA256, &s.Format, &source,
-		&s.Submitter, &s.SubmitterToken, &repo, &pr, &commit, &path, &author, &status, &verdict, &risk,
-		&s.DecidedBy, r.d.ScanNullTime(&s.DecidedAt), &s.DecisionReason, r.d.ScanTime(&s.CreatedAt), r.d.ScanTime(&s.UpdatedAt),
-		&s.WiringSHA256, &s.SubmitterPrincipal)
-	if err != nil {
-		return s, err
-	}
-	s.Manifest = nonNilBytes(s.Manifest)
-	s.Source = registry.Source(source)
-	s.Status = registry.SubmissionStatus(status)
-	s.Verdict = registry.Verdict(verdict)
-	if s.Risk, err = registry.ParseLevel(risk); err != nil {
-		return s, fmt.Errorf("submission %q risk: %w", s.ID, err)
-	}
-	if repo != nil {
-		s.GitHub = &registry.GitHubOrigin{Repo: *repo, PR: pr, CommitID: commit, Path: path, Author: author}
-	}
-	return s, nil
+	return []any{&s.ID, &s.Addon, &s.Version, &s.Manifest, &s.ManifestSHA256, &s.Format, &source,
+			&s.Submitter, &s.SubmitterToken, &repo, &pr, &commit, &path, &author, &status, &verdict, &risk,
+			&s.DecidedBy, r.d.ScanNullTime(&s.DecidedAt), &s.DecisionReason, r.d.ScanTime(&s.CreatedAt), r.d.ScanTime(&s.UpdatedAt),
+			&s.WiringSHA256, &s.SubmitterPrincipal, &up.URL, &up.Name, &up.Version},
+		func() error {
+			s.Manifest = nonNilBytes(s.Manifest)
+			s.Source = registry.Source(source)
+			s.Status = registry.SubmissionStatus(status)
+			s.Verdict = registry.Verdict(verdict)
+			var err error
+			if s.Risk, err = registry.ParseLevel(risk); err != nil {
+				return fmt.Errorf("submission %q risk: %w", s.ID, err)
+			}
+			if repo != nil {
+				s.GitHub = &registry.GitHubOrigin{Repo: *repo, PR: pr, CommitID: commit, Path: path, Author: author}
+			}
+			if s.Source.Imported() {
+				s.Upstream = &up
+			}
+			return nil
+		}
 }
 
 // Submission returns the submission with id, or an error wrapping
@@ -108,13 +122,18 @@ func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error 
 		g = *s.GitHub
 		repo = &g.Repo
 	}
+	var up registry.UpstreamOrigin
+	if s.Upstream != nil {
+		up = *s.Upstream
+	}
 	_, err := t.c.Exec(ctx, `INSERT INTO submissions (`+submissionCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
+			$25, $26, $27)`,
 		s.ID, s.Addon, s.Version, nonNilBytes(s.Manifest), s.ManifestSHA256, s.Format, string(s.Source), s.Submitter,
 		s.SubmitterToken, repo, g.PR, g.CommitID, g.Path, g.Author, string(s.Status),
 		string(s.Verdict), s.Risk.String(), s.DecidedBy, nullTime(t.d, s.DecidedAt), s.DecisionReason,
 		t.d.Time(s.CreatedAt), t.d.Time(s.UpdatedAt), s.WiringSHA256,
-		s.SubmitterPrincipal)
+		s.SubmitterPrincipal, up.URL, up.Name, up.Version)
 	if err != nil {
 		return t.err(fmt.Sprintf("create submission %q", s.ID), err)
 	}
@@ -135,4 +154,13 @@ func (t *tx) UpdateSubmission(ctx context.Context, s registry.Submission) error 
 		return fmt.Errorf("update submission %q: %w", s.ID, registry.ErrNotFound)
 	}
 	return nil
+}
+
+// SubmissionsByUpstream returns every submission imported from source with
+// the upstream name and version, oldest first; an empty, non-nil slice when
+// there are none.
+func (r reader) SubmissionsByUpstream(ctx context.Context, source registry.Source, name, version string) ([]registry.Submission, error) {
+	return list(r, ctx, fmt.Sprintf("submissions of upstream %q", name+"@"+version), r.scanSubmission,
+		`SELECT `+submissionCols+` FROM submissions WHERE source = $1 AND upstream_name = $2 AND upstream_version = $3
+		ORDER BY created_at, id`, string(source), name, version)
 }

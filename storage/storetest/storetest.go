@@ -61,6 +61,10 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ConcurrentDeciders", testConcurrentDeciders},
 		{"ConcurrentRedelivery", testConcurrentRedelivery},
 		{"Jobs", testJobs},
+		{"UpstreamSubmissions", testUpstreamSubmissions},
+		{"UpstreamBindings", testUpstreamBindings},
+		{"UpstreamSync", testUpstreamSync},
+		{"PublishedServers", testPublishedServers},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
