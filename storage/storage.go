@@ -193,6 +193,7 @@ type Tx interface {
 	// BindUpstream records b; ErrConflict when its addon or its upstream
 	// name is bound already.
 	BindUpstream(ctx context.Context, b registry.UpstreamBinding) error
+	UpstreamSync(ctx context.Context, url string) (registry.UpstreamSync, error)
 	// PutUpstreamSync inserts or replaces the high-water mark of s.URL.
 	PutUpstreamSync(ctx context.Context, s registry.UpstreamSync) error
 
