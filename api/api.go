@@ -81,6 +81,7 @@ type server struct {
 	ready    func(ctx context.Context) error
 	maxBody  int64
 	public   string
+	ns       string // the namespace of server names (see namespace)
 	limiters *limiters
 	deps     Deps
 }
@@ -99,6 +100,7 @@ func New(d Deps) http.Handler {
 		ready:   d.Ready,
 		maxBody: d.MaxBodyBytes,
 		public:  trimSlash(d.PublicURL),
+		ns:      namespace(d.PublicURL),
 		deps:    d,
 	}
 	if s.log == nil {

@@ -65,8 +65,9 @@ func loadContract() (*contract, error) {
 // that response must be present and valid, and the body must match its
 // schema for the response's Content-Type.
 func (c *contract) check(req *http.Request, status int, header http.Header, body []byte) error {
-	// Route on the path alone: the document's server is "/".
-	probe := &http.Request{Method: req.Method, URL: &url.URL{Path: req.URL.Path, RawQuery: req.URL.RawQuery}, Header: req.Header}
+	// Route on the path alone: the document's server is "/". A segment
+	// with an escaped '/' (an MCP server name) stays one segment.
+	probe := &http.Request{Method: req.Method, URL: &url.URL{Path: req.URL.EscapedPath(), RawQuery: req.URL.RawQuery}, Header: req.Header}
 	route, params, err := c.router.FindRoute(probe)
 	if err != nil {
 		return fmt.Errorf("%s %s: undocumented route: %v", req.Method, req.URL.Path, err)

@@ -58,6 +58,10 @@ func (s *server) routes() http.Handler {
 	r.With(maintainer).Post("/v1/addons/{name}/suppressions", s.handle(s.createSuppression))
 	r.With(maintainer).Delete("/v1/addons/{name}/suppressions/{id}", s.handle(s.deleteSuppression))
 
+	r.Get("/v0.1/servers", s.handleMCP(s.listServers))
+	r.Get("/v0.1/servers/{serverName}/versions", s.handleMCP(s.listServerVersions))
+	r.Get("/v0.1/servers/{serverName}/versions/{version}", s.handleMCP(s.getServerVersion))
+
 	r.Get("/v1/rules", s.handle(s.rules))
 	r.With(maintainer).Get("/v1/audit-log", s.handle(s.auditLog))
 
@@ -74,7 +78,7 @@ func (s *server) routes() http.Handler {
 // notFound answers paths no route claims: a problem under /v1/ and for
 // the API's own documents, the web pages (when there are any) elsewhere.
 func (s *server) notFound(w http.ResponseWriter, r *http.Request) {
-	if s.deps.Web != nil && !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/v1" {
+	if s.deps.Web != nil && !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/v1" && !strings.HasPrefix(r.URL.Path, "/v0.1/") {
 		s.deps.Web.ServeHTTP(w, r)
 		return
 	}
