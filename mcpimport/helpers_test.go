@@ -178,7 +178,9 @@ func newGenerated(n int) *generated {
 	for i := range g.servers {
 		g.servers[i].doc = genDoc(i, g.servers[i])
 	}
-	sort.Slice(g.servers, func(i, j int) bool { return g.servers[i].name+g.servers[i].version < g.servers[j].name+g.servers[j].version })
+	sort.Slice(g.servers, func(i, j int) bool {
+		return g.servers[i].name+g.servers[i].version < g.servers[j].name+g.servers[j].version
+	})
 	return g
 }
 
@@ -205,7 +207,9 @@ func (g *generated) bump(i int, version string, t time.Time) {
 	s := genServer{name: g.servers[i].name, version: version, updated: t}
 	s.doc = genDoc(i*30, s) // an npm package
 	g.servers = append(g.servers, s)
-	sort.Slice(g.servers, func(i, j int) bool { return g.servers[i].name+g.servers[i].version < g.servers[j].name+g.servers[j].version })
+	sort.Slice(g.servers, func(i, j int) bool {
+		return g.servers[i].name+g.servers[i].version < g.servers[j].name+g.servers[j].version
+	})
 }
 
 func (g *generated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
