@@ -55,6 +55,8 @@ func commands() map[string]command {
 		"token":       {"create, list and revoke API tokens", runToken},
 		"healthcheck": {"ask the local server whether it is ready (for container health checks)", runHealthcheck},
 		"webhook":     {"queue a recorded GitHub delivery again (webhook retry DELIVERY_ID)", runWebhook},
+		"import":      {"submit an upstream registry's servers for review (mcp-registry, leanctx)", runImport},
+		"export":      {"write the published addons as lean-ctx's registry file (--format leanctx)", runExport},
 	}
 }
 

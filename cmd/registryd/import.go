@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/leanctx"
+	"github.com/registryd/registryd/mcpimport"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/backend"
+	"github.com/registryd/registryd/workflow"
+)
+
+// runImport is `registryd import mcp-registry|leanctx`: it reads an
+// upstream registry into pending submissions, on the machine that reaches
+// the database, as `registryd token` does.
+func runImport(ctx context.Context, args []string, e env) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		importUsage(e.stdout)
+		if len(args) == 0 {
+			return &exitError{code: 2}
+		}
+		return nil
+	}
+	var sc storage.Config
+	var upstream, search, since string
+	fs := flag.NewFlagSet("registryd import "+args[0], flag.ContinueOnError)
+	fs.Usage = func() { importUsage(fs.Output()); fmt.Fprintln(fs.Output(), "\nFlags:"); fs.PrintDefaults() }
+	storeSettings(fs, e.getenv, &sc)
+	switch args[0] {
+	case "mcp-registry":
+		fs.StringVar(&upstream, "url", "", "the MCP Registry's base URL (https://registry.modelcontextprotocol.io)")
+		fs.StringVar(&search, "search", "", "import only the servers the registry's search finds")
+		fs.StringVar(&since, "since", "", "import the servers updated since this RFC 3339 time (default: since the last run)")
+	case "leanctx":
+	default:
+		importUsage(e.stderr)
+		return usageError("unknown import source %q", safeArg(args[0]))
+	}
+	if err := parseFlags(fs, args[1:], e.stderr); err != nil {
+		if errors.Is(err, errHelp) {
+			return nil
+		}
+		return err
+	}
+	var sinceT *time.Time
+	switch args[0] {
+	case "mcp-registry":
+		if fs.NArg() != 0 {
+			return usageError("unexpected argument %q", safeArg(fs.Arg(0)))
+		}
+		if upstream == "" {
+			return usageError("import mcp-registry needs --url")
+		}
+		if since != "" {
+			t, err := time.Parse(time.RFC3339Nano, since)
+			if err != nil {
+				return usageError("--since: want an RFC 3339 time such as 2026-01-02T15:04:05Z")
+			}
+			sinceT = &t
+		}
+	case "leanctx":
+		if fs.NArg() != 1 {
+			return usageError("import leanctx takes one registry file")
+		}
+	}
+	if err := checkStore(sc); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	store, err := backend.Open(ctx, sc)
+	if err != nil {
+		return fmt.Errorf("open the store: %w", err)
+	}
+	defer store.Close()
+	wf := workflow.New(store, workflow.Options{})
+	if args[0] == "leanctx" {
+		return importLeanCtx(ctx, wf, fs.Arg(0), e)
+	}
+	pr := newProgress(e.stderr)
+	im := &mcpimport.Importer{
+		Client:   &mcpimport.Client{BaseURL: upstream, UserAgent: "registryd"},
+		Workflow: wf, Marks: store, Progress: pr.update,
+	}
+	sum, err := im.Run(ctx, mcpimport.Options{Search: search, Since: sinceT})
+	pr.done()
+	for _, s := range sum.Skips {
+		fmt.Fprintf(e.stderr, "skipped %s %s: %s\n", s.Name, s.Version, safeArg(s.Reason))
+	}
+	if len(sum.Skips) < sum.Skipped {
+		fmt.Fprintf(e.stderr, "… and %d more skipped\n", sum.Skipped-len(sum.Skips))
+	}
+	fmt.Fprintf(e.stdout, "%d servers read, %d new submissions, %d imported before, %d skipped in %s (%.0f servers/s)\n",
+		sum.Seen, sum.Created, sum.Existing, sum.Skipped, sum.Elapsed.Round(time.Millisecond), sum.Rate())
+	return err
+}
+
+func importLeanCtx(ctx context.Context, wf *workflow.Service, path string, e env) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open the registry file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, addon.MaxRegistryFileBytes+1))
+	if err != nil {
+		return fmt.Errorf("read the registry file: %w", err)
+	}
+	origin := filepath.Base(path)
+	sum, err := leanctx.Import(ctx, wf, workflow.Actor{Name: "import:leanctx"}, b, origin)
+	if err != nil {
+		return fmt.Errorf("%s: %w", safeArg(origin), err)
+	}
+	for _, s := range sum.Skips {
+		fmt.Fprintf(e.stderr, "skipped addons[%d] %s: %s\n", s.Entry, safeArg(s.Name), safeArg(s.Reason))
+	}
+	fmt.Fprintf(e.stdout, "%d entries, %d new submissions, %d imported before, %d skipped\n",
+		sum.Entries, sum.Created, sum.Existing, len(sum.Skips))
+	return nil
+}
+
+func importUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage:")
+	fmt.Fprintln(w, "  registryd import mcp-registry --url URL [--search S] [--since T]")
+	fmt.Fprintln(w, "  registryd import leanctx FILE")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "mcp-registry pages through an MCP Registry's /v0.1/servers, converts each")
+	fmt.Fprintln(w, "server.json to a manifest and submits it for review (source mcp-registry);")
+	fmt.Fprintln(w, "a run asks only for what changed since the last complete one, and a server")
+	fmt.Fprintln(w, "version imported before creates nothing new. leanctx submits the entries of")
+	fmt.Fprintln(w, "lean-ctx's registry file (source leanctx). A document registryd cannot")
+	fmt.Fprintln(w, "convert or refuses is reported and skipped. docs/interop.md has the mapping.")
+	fmt.Fprintln(w, "Every subcommand takes --database-url and --data-dir like `registryd serve`.")
+}
+
+// progress reports an import as it goes: a bar redrawn in place on a
+// terminal, a plain line every progressEvery servers otherwise.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	frame int
+	lines int // plain lines written
+	last  mcpimport.Progress
+}
+
+// progressEvery is how many servers a plain progress line stands for.
+const progressEvery = 1000
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty = true
+	}
+	return p
+}
+
+func (p *progress) update(pr mcpimport.Progress) {
+	p.last = pr
+	if p.tty {
+		// The total is unknown until the last page: the bar shows
+		// activity, the numbers progress.
+		const width = 20
+		pos := p.frame % (2 * (width - 3))
+		if pos > width-3 {
+			pos = 2*(width-3) - pos
+		}
+		p.frame++
+		bar := strings.Repeat(" ", pos) + "<=>" + strings.Repeat(" ", width-3-pos)
+		fmt.Fprintf(p.w, "\r\x1b[K[%s] %s", bar, progressLine(pr))
+		return
+	}
+	if pr.Seen/progressEvery > p.lines {
+		p.lines = pr.Seen / progressEvery
+		fmt.Fprintln(p.w, progressLine(pr))
+	}
+}
+
+func (p *progress) done() {
+	if p.tty && p.frame > 0 {
+		fmt.Fprintf(p.w, "\r\x1b[K[%s] %s\n", strings.Repeat("=", 20), progressLine(p.last))
+	}
+}
+
+func progressLine(pr mcpimport.Progress) string {
+	return fmt.Sprintf("%d servers (%.0f/s): %d new, %d imported before, %d skipped", pr.Seen, pr.Rate(), pr.Created, pr.Existing, pr.Skipped)
+}
