@@ -45,3 +45,10 @@ func PathSegment(s string) string {
 	}
 	return url.PathEscape(s)
 }
+
+// MCPServerVersionPath is the MCP Registry API's path of version of the
+// server called name (registryd's own, or an upstream registry's): the
+// name's '/' is escaped, so the name stays one segment.
+func MCPServerVersionPath(name, version string) string {
+	return "/v0.1/servers/" + PathSegment(name) + "/versions/" + PathSegment(version)
+}

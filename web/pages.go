@@ -147,6 +147,7 @@ type addonPage struct {
 	Suppressions  []suppressionItem
 	VerifyAction  string
 	Wiring        wiringView
+	Origin        *origin // of the latest version's submission
 }
 
 func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
@@ -190,6 +191,11 @@ func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
 	if err != nil {
 		return err
 	}
+	o, err := h.latestOrigin(r, a)
+	if err != nil {
+		return err
+	}
+	p.Origin = o
 	p.Wiring = wiringView{Latest: shortWiring(a.LatestWiring), LatestVersion: a.LatestVersion, LatestCovered: a.Tier() == registry.TierVerified}
 	if a.Verified {
 		p.Wiring.Verified, p.Wiring.VerifiedFull = shortWiring(a.VerifiedWiring), a.VerifiedWiring
@@ -229,6 +235,27 @@ func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
 	v.Data = p
 	h.render(w, r, http.StatusOK, "addon", v)
 	return nil
+}
+
+// latestOrigin is where the latest version of a came from, or nil when
+// it has none published.
+func (h *Handler) latestOrigin(r *http.Request, a registry.Addon) (*origin, error) {
+	if a.LatestVersion == "" {
+		return nil, nil
+	}
+	ver, err := h.d.Reader.Version(r.Context(), a.Name, a.LatestVersion)
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sub, err := h.d.Reader.Submission(r.Context(), ver.SubmissionID)
+	if err != nil {
+		return nil, err
+	}
+	o := originOf(sub)
+	return &o, nil
 }
 
 // publicBase is the absolute base URL for links people paste elsewhere.
@@ -404,7 +431,8 @@ type option struct {
 
 type queueItem struct {
 	registry.Submission
-	Link string
+	Link   string
+	Origin origin
 }
 
 type queuePage struct {
@@ -441,7 +469,7 @@ func (h *Handler) queue(w http.ResponseWriter, r *http.Request, v *view) error {
 		return err
 	}
 	for _, s := range subs {
-		p.Submissions = append(p.Submissions, queueItem{Submission: s, Link: "/review/submissions/" + url.PathEscape(s.ID)})
+		p.Submissions = append(p.Submissions, queueItem{Submission: s, Link: "/review/submissions/" + url.PathEscape(s.ID), Origin: originOf(s)})
 	}
 	if next != "" {
 		nq := url.Values{}
