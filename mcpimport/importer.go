@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/registryd/registryd/addon"
@@ -41,7 +43,16 @@ type Importer struct {
 	Progress func(Progress)
 	// Now is the clock for the progress's rate; nil is time.Now.
 	Now func() time.Time
+	// Workers is how many transactions import one page at once, each a
+	// share of its servers chosen by name (so that no two touch one
+	// addon); zero is DefaultWorkers.
+	Workers int
 }
+
+// DefaultWorkers is the number of transactions a page is imported in at
+// once: the import waits on the database more than it computes, and two
+// overlap those waits on a machine of two cores.
+const DefaultWorkers = 2
 
 // Options choose what a run imports.
 type Options struct {
@@ -183,10 +194,21 @@ func (im *Importer) Run(ctx context.Context, opts Options) (Summary, error) {
 	return sum, nil
 }
 
-// importPage converts one page and submits what converts in one batch.
+// importPage converts one page and submits what converts, in up to
+// Workers transactions at once, each a share of the page's servers by
+// name.
 func (im *Importer) importPage(ctx context.Context, upstream string, actor workflow.Actor, p Page, sum *Summary) error {
-	items := make([]workflow.ImportItem, 0, len(p.Entries))
-	origins := make([]Skip, 0, len(p.Entries))
+	workers := im.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
+	type shard struct {
+		items   []workflow.ImportItem
+		origins []Skip
+		res     []workflow.ImportResult
+		err     error
+	}
+	shards := make([]shard, workers)
 	for _, e := range p.Entries {
 		sum.Seen++
 		if e.UpdatedAt.After(sum.HighWater) {
@@ -206,30 +228,49 @@ func (im *Importer) importPage(ctx context.Context, upstream string, actor workf
 			sum.skip(at, err.Error())
 			continue
 		}
-		items = append(items, workflow.ImportItem{
+		sh := &shards[shardOf(e.Server.Name, workers)]
+		sh.items = append(sh.items, workflow.ImportItem{
 			Manifest: addon.EncodeJSON(m),
 			Upstream: registry.UpstreamOrigin{URL: upstream, Name: e.Server.Name, Version: e.Server.Version},
 		})
-		origins = append(origins, at)
+		sh.origins = append(sh.origins, at)
 	}
-	if len(items) == 0 {
-		return nil
+	var wg sync.WaitGroup
+	for i := range shards {
+		if len(shards[i].items) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func(sh *shard) {
+			defer wg.Done()
+			sh.res, sh.err = im.Workflow.Import(ctx, actor, registry.SourceMCPRegistry, sh.items)
+		}(&shards[i])
 	}
-	res, err := im.Workflow.Import(ctx, actor, registry.SourceMCPRegistry, items)
-	if err != nil {
-		return err
-	}
-	for i, r := range res {
-		switch {
-		case r.Err != nil:
-			sum.skip(origins[i], reason(r.Err))
-		case r.Created:
-			sum.Created++
-		default:
-			sum.Existing++
+	wg.Wait()
+	for _, sh := range shards {
+		if sh.err != nil {
+			return sh.err
+		}
+		for i, r := range sh.res {
+			switch {
+			case r.Err != nil:
+				sum.skip(sh.origins[i], reason(r.Err))
+			case r.Created:
+				sum.Created++
+			default:
+				sum.Existing++
+			}
 		}
 	}
 	return nil
+}
+
+// shardOf picks the share of a page a server name is imported in: the same
+// for every version of one server.
+func shardOf(name string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return int(h.Sum32() % uint32(n))
 }
 
 func (s *Summary) skip(at Skip, why string) {

@@ -139,26 +139,32 @@ func TestImportTenThousand(t *testing.T) {
 }
 
 // BenchmarkImport imports 10,000 generated servers per iteration into a
-// fresh SQLite store and reports servers/s.
+// fresh store of each kind and reports servers/s.
 func BenchmarkImport(b *testing.B) {
 	up := httptest.NewServer(newGenerated(10000))
 	defer up.Close()
-	var seen int
-	var elapsed time.Duration
-	for b.Loop() {
-		b.StopTimer()
-		st := openSQLite(b)
-		im, _ := importer(st, up.URL, 100)
-		b.StartTimer()
-		start := time.Now()
-		sum, err := im.Run(context.Background(), mcpimport.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		elapsed += time.Since(start)
-		seen += sum.Seen
+	for _, st := range []struct {
+		name string
+		open func(testing.TB) storage.Store
+	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
+		b.Run(st.name, func(b *testing.B) {
+			var seen int
+			var elapsed time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				im, _ := importer(st.open(b), up.URL, 100)
+				b.StartTimer()
+				start := time.Now()
+				sum, err := im.Run(context.Background(), mcpimport.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				elapsed += time.Since(start)
+				seen += sum.Seen
+			}
+			b.ReportMetric(float64(seen)/elapsed.Seconds(), "servers/s")
+		})
 	}
-	b.ReportMetric(float64(seen)/elapsed.Seconds(), "servers/s")
 }
 
 // TestRetry: 429 waits as long as Retry-After says, a 5xx backs off, and

@@ -186,10 +186,10 @@ type Tx interface {
 	// SubmissionsByUpstream returns every submission imported from source
 	// with the upstream name and version, oldest first.
 	SubmissionsByUpstream(ctx context.Context, source registry.Source, name, version string) ([]registry.Submission, error)
-	// UpstreamBinding returns the binding of the upstream server called
-	// name; AddonBinding the binding of addon.
-	UpstreamBinding(ctx context.Context, name string) (registry.UpstreamBinding, error)
-	AddonBinding(ctx context.Context, addon string) (registry.UpstreamBinding, error)
+	// UpstreamBindings returns the bindings of addon and of the upstream
+	// server called name: none, one, or two when each is bound elsewhere.
+	// It locks them until commit.
+	UpstreamBindings(ctx context.Context, addon, name string) ([]registry.UpstreamBinding, error)
 	// BindUpstream records b; ErrConflict when its addon or its upstream
 	// name is bound already.
 	BindUpstream(ctx context.Context, b registry.UpstreamBinding) error

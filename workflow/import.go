@@ -98,8 +98,12 @@ func (s *Service) Import(ctx context.Context, a Actor, source registry.Source, i
 				out[p.i] = ImportResult{Submission: prior}
 				continue
 			}
+			st, err := loadState(ctx, tx, m.Addon.Name)
+			if err != nil {
+				return err
+			}
 			if source == registry.SourceMCPRegistry {
-				refused, err := bindUpstream(ctx, tx, m.Addon.Name, it.Upstream.Name, now)
+				refused, err := bindUpstream(ctx, tx, m.Addon.Name, it.Upstream.Name, st.exists, now)
 				if err != nil {
 					return err
 				}
@@ -108,21 +112,20 @@ func (s *Service) Import(ctx context.Context, a Actor, source registry.Source, i
 					continue
 				}
 			}
-			pub, found, err := sameBytes(ctx, tx, m.Addon.Name, m.Addon.Version, p.sha)
-			if errors.Is(err, registry.ErrConflict) {
-				out[p.i].Err = err
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if found {
-				out[p.i] = ImportResult{Submission: pub}
-				continue
-			}
-			st, err := loadState(ctx, tx, m.Addon.Name)
-			if err != nil {
-				return err
+			if st.exists {
+				// Only an addon that exists has published versions.
+				pub, found, err := sameBytes(ctx, tx, m.Addon.Name, m.Addon.Version, p.sha)
+				if errors.Is(err, registry.ErrConflict) {
+					out[p.i].Err = err
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				if found {
+					out[p.i] = ImportResult{Submission: pub}
+					continue
+				}
 			}
 			r, err := renderParsed(it.Manifest, m, st, now)
 			if err != nil {
@@ -201,27 +204,25 @@ func importedBefore(ctx context.Context, tx storage.Tx, source registry.Source, 
 // bindUpstream binds addon to the upstream server name, or says why it may
 // not (a message safe to print): the addon is bound to another upstream
 // server, the upstream server to another addon, or the addon exists
-// without having been imported. Names in the message are an addon name
-// and a server name, both checked for safe characters.
-func bindUpstream(ctx context.Context, tx storage.Tx, addonName, upstream string, now time.Time) (string, error) {
-	b, err := tx.UpstreamBinding(ctx, upstream)
-	switch {
-	case err == nil && b.Addon == addonName:
-		return "", nil
-	case err == nil:
-		return fmt.Sprintf("the upstream server is bound to the addon %q", b.Addon), nil
-	case !errors.Is(err, registry.ErrNotFound):
-		return "", fmt.Errorf("look up the binding of %q: %w", upstream, err)
+// (exists) without having been imported from it. Names in the message are
+// an addon name and a server name, both checked for safe characters.
+func bindUpstream(ctx context.Context, tx storage.Tx, addonName, upstream string, exists bool, now time.Time) (string, error) {
+	bs, err := tx.UpstreamBindings(ctx, addonName, upstream)
+	if err != nil {
+		return "", fmt.Errorf("look up the bindings of %q: %w", addonName, err)
 	}
-	if b, err := tx.AddonBinding(ctx, addonName); err == nil {
-		return fmt.Sprintf("the addon %q is bound to the upstream server %q", addonName, b.Name), nil
-	} else if !errors.Is(err, registry.ErrNotFound) {
-		return "", fmt.Errorf("look up the binding of %q: %w", addonName, err)
+	for _, b := range bs {
+		switch {
+		case b.Addon == addonName && b.Name == upstream:
+			return "", nil
+		case b.Name == upstream:
+			return fmt.Sprintf("the upstream server is bound to the addon %q", b.Addon), nil
+		default:
+			return fmt.Sprintf("the addon %q is bound to the upstream server %q", addonName, b.Name), nil
+		}
 	}
-	if _, err := tx.Addon(ctx, addonName); err == nil {
+	if exists {
 		return fmt.Sprintf("the addon %q exists and was not imported from this upstream server", addonName), nil
-	} else if !errors.Is(err, registry.ErrNotFound) {
-		return "", fmt.Errorf("load addon %q: %w", addonName, err)
 	}
 	if err := tx.BindUpstream(ctx, registry.UpstreamBinding{Addon: addonName, Source: registry.SourceMCPRegistry, Name: upstream, CreatedAt: now}); err != nil {
 		return "", fmt.Errorf("bind %q: %w", addonName, err)

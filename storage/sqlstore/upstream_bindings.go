@@ -28,14 +28,11 @@ func (r reader) UpstreamBinding(ctx context.Context, name string) (registry.Upst
 	return b, nil
 }
 
-// AddonBinding returns the binding of addon, or an error wrapping
-// registry.ErrNotFound. Inside a transaction it locks the row until commit.
-func (r reader) AddonBinding(ctx context.Context, addon string) (registry.UpstreamBinding, error) {
-	b, err := r.scanBinding(r.c.QueryRow(ctx, `SELECT `+bindingCols+` FROM upstream_bindings WHERE addon = $1`+r.lock, addon))
-	if err != nil {
-		return b, r.err(fmt.Sprintf("binding of addon %q", addon), err)
-	}
-	return b, nil
+// UpstreamBindings returns the bindings of addon and of the upstream
+// server called name (none, one, or two), locking them until commit.
+func (r reader) UpstreamBindings(ctx context.Context, addon, name string) ([]registry.UpstreamBinding, error) {
+	return list(r, ctx, fmt.Sprintf("bindings of addon %q and upstream %q", addon, name), r.scanBinding,
+		`SELECT `+bindingCols+` FROM upstream_bindings WHERE addon = $1 OR upstream_name = $2 ORDER BY addon`+r.lock, addon, name)
 }
 
 // BindUpstream records b; registry.ErrConflict when its addon or its

@@ -84,12 +84,15 @@ func testUpstreamBindings(t *testing.T, s storage.Store) {
 		t.Errorf("UpstreamBinding = %+v, %v; want %+v", got, err, want)
 	}
 	inTx(t, s, func(tx storage.Tx) error {
-		got, err := tx.AddonBinding(ctx, b.Addon)
-		if err != nil || !cmp.Equal(want, got) {
-			t.Errorf("AddonBinding = %+v, %v; want %+v", got, err, want)
+		for _, q := range []struct {
+			addon, name string
+			want        int
+		}{{b.Addon, "io.github.x/other", 1}, {"other", b.Name, 1}, {b.Addon, b.Name, 1}, {"other", "io.github.x/other", 0}} {
+			got, err := tx.UpstreamBindings(ctx, q.addon, q.name)
+			if err != nil || len(got) != q.want || (q.want == 1 && !cmp.Equal(want, got[0])) {
+				t.Errorf("UpstreamBindings(%s, %s) = %+v, %v; want %d", q.addon, q.name, got, err, q.want)
+			}
 		}
-		_, err = tx.AddonBinding(ctx, "other")
-		wantErr(t, "AddonBinding(unbound)", err, registry.ErrNotFound)
 		return nil
 	})
 	_, err := s.UpstreamBinding(ctx, "io.github.x/other")
