@@ -10,6 +10,7 @@ import (
 
 	"github.com/registryd/registryd/addon"
 	"github.com/registryd/registryd/internal/mcpfixture"
+	"github.com/registryd/registryd/internal/sharedtest"
 	"github.com/registryd/registryd/serverjson"
 )
 
@@ -339,5 +340,27 @@ func TestRoundTripSeed(t *testing.T) {
 		if !cmp.Equal(names, backNames) {
 			t.Errorf("%s: environment %v came back as %v", s.Name, names, backNames)
 		}
+	}
+}
+
+// TestLeanCtxEntries pins which of lean-ctx's bundled entries have a
+// server.json form, as docs/interop.md lists them.
+func TestLeanCtxEntries(t *testing.T) {
+	ms, err := addon.ParseRegistryFile(sharedtest.File(t, "corpus", "leanctx-addon-registry.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		s, err := serverjson.FromManifest(m, "dev.registryd/"+m.Addon.Name)
+		if err == nil {
+			b, _ := json.Marshal(s)
+			mcpfixture.Validate(t, b)
+			got = append(got, m.Addon.Name)
+		}
+	}
+	want := []string{"codebase-intelligence", "cognee", "context-mem", "everything", "mcp-code-context", "memgraph-ingester", "qmd", "repomix", "sequential-thinking"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("entries with a server.json form (-docs/interop.md +got):\n%s", diff)
 	}
 }
