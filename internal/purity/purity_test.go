@@ -25,9 +25,10 @@ const module = "github.com/registryd/registryd"
 
 // purePackages are the packages whose output must depend only on their
 // input: the manifest model, the env policy, the audit, the report, the
-// rule for text that is safe to show, and the formats an install client
-// verifies (log leaves, checkpoints, signed envelopes).
-var purePackages = []string{"./addon/...", "./envpolicy/...", "./assess/...", "./report/...", "./safetext/...", "./transparency/..."}
+// rule for text that is safe to show, the formats an install client
+// verifies (log leaves, checkpoints, signed envelopes), and the mapping
+// between server.json and the manifest.
+var purePackages = []string{"./addon/...", "./envpolicy/...", "./assess/...", "./report/...", "./safetext/...", "./transparency/...", "./serverjson/..."}
 
 // leafPackages may depend on nothing outside the standard library but the
 // modules listed with them: every other package builds on them, so they
