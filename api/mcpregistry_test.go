@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/mcpfixture"
 	"github.com/registryd/registryd/mcpimport"
 	"github.com/registryd/registryd/registry"
@@ -199,7 +200,7 @@ func compareEntries(t *testing.T, what string, want, got mcpEntry) {
 // the recorded shapes and, field by field, the recorded values for what
 // registryd keeps.
 func TestMCPRegistryAnswers(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
 		importRecorded(t, e)
 		const airtable = "io.github.domdomegg/airtable-mcp-server"
@@ -303,7 +304,7 @@ func TestMCPRegistryAnswers(t *testing.T) {
 // and a revalidation with it is a 304; a change of the curation (verified)
 // changes the bytes and the ETag.
 func TestMCPRegistryCaching(t *testing.T) {
-	e := newEnv(t, backends()[0])
+	e := newEnv(t, fixture.SQLite)
 	e.publish(t, pinnedNPX("weather", "1.0.0"))
 	path := "/v0.1/servers/" + url.PathEscape("dev.registryd/weather") + "/versions/latest"
 	r := e.do(t, req{method: "GET", path: path})

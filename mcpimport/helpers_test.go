@@ -14,47 +14,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/mcpfixture"
-	"github.com/registryd/registryd/internal/pgtest"
 	"github.com/registryd/registryd/mcpimport"
 	"github.com/registryd/registryd/storage"
-	"github.com/registryd/registryd/storage/postgres"
-	"github.com/registryd/registryd/storage/sqlite"
 	"github.com/registryd/registryd/workflow"
 )
 
-// eachStore runs fn on a fresh SQLite and a fresh PostgreSQL store.
+// eachStore runs fn on a fresh store of each kind.
 func eachStore(t *testing.T, fn func(t *testing.T, st storage.Store)) {
 	t.Helper()
-	for _, b := range []struct {
-		name string
-		open func(t testing.TB) storage.Store
-	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, b.open(t))
-		})
-	}
-}
-
-func openSQLite(t testing.TB) storage.Store {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), storage.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("open sqlite: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
-func openPostgres(t testing.TB) storage.Store {
-	t.Helper()
-	st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(t), SkipMigrate: true, MaxConns: 8})
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) { fn(t, b.Open(t)) })
 }
 
 // importer returns an Importer from upstream into st whose waits are

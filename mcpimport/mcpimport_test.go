@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/mcpimport"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/serverjson"
@@ -124,7 +125,7 @@ func TestImportTenThousand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports 10,000 servers")
 	}
-	st := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	up := httptest.NewServer(newGenerated(10000))
 	t.Cleanup(up.Close)
 	im, _ := importer(st, up.URL, 100)
@@ -143,16 +144,13 @@ func TestImportTenThousand(t *testing.T) {
 func BenchmarkImport(b *testing.B) {
 	up := httptest.NewServer(newGenerated(10000))
 	defer up.Close()
-	for _, st := range []struct {
-		name string
-		open func(testing.TB) storage.Store
-	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
-		b.Run(st.name, func(b *testing.B) {
+	for _, st := range fixture.Backends() {
+		b.Run(st.Name, func(b *testing.B) {
 			var seen int
 			var elapsed time.Duration
 			for b.Loop() {
 				b.StopTimer()
-				im, _ := importer(st.open(b), up.URL, 100)
+				im, _ := importer(st.Open(b), up.URL, 100)
 				b.StartTimer()
 				start := time.Now()
 				sum, err := im.Run(context.Background(), mcpimport.Options{})
@@ -225,7 +223,7 @@ func TestRetry(t *testing.T) {
 // TestBadDocuments: a document that does not decode, a deleted one and a
 // manifest registryd refuses are skipped, and the run goes on.
 func TestBadDocuments(t *testing.T) {
-	st := openSQLite(t)
+	st := fixture.SQLite.Open(t)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"servers":[
 {"server":{"name":"io.x/not-decodable","version":1}},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
@@ -28,7 +29,7 @@ func TestImport(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
 		// A REST addon holds the name "taken".
-		h.publish(t, clean("taken", "1.0.0"))
+		h.publish(t, fixture.Clean("taken", "1.0.0"))
 		items := []workflow.ImportItem{
 			{Manifest: npxManifest("one-abc", "1.0.0"), Upstream: upstream("io.x/one", "1.0.0")},
 			{Manifest: npxManifest("one-abc", "1.1.0"), Upstream: upstream("io.x/one", "1.1.0")},
