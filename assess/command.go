@@ -34,16 +34,6 @@ type cmdInfo struct {
 	decodes     bool   // decodes encoded text (base64 -d, xxd -r, …)
 }
 
-var (
-	posixShells = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "lksh", "pdksh", "rbash")
-	otherShells = set("fish", "csh", "tcsh", "nu", "elvish", "xonsh")
-	fetchers    = set("curl", "wget", "aria2c", "xh", "invoke-webrequest", "iwr", "irm", "invoke-restmethod")
-	netTools    = set("ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "rsync")
-	readers     = set("source", ".", "cat", "head", "tail", "less", "more", "grep", "test", "[", "ls", "stat",
-		"wc", "diff", "file", "readlink", "realpath", "echo", "printf", "dirname", "basename")
-	pkgManagers = set("npm", "pnpm", "yarn", "bun")
-)
-
 func set(xs ...string) map[string]bool {
 	m := make(map[string]bool, len(xs))
 	for _, x := range xs {
@@ -117,58 +107,14 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		if !argv[0].lit {
 			return cmdInfo{}
 		}
-		name := progName(argv[0].text)
-		var next []arg
-		switch name {
-		case "env":
-			next = a.peelEnv(argv[1:])
-		case "sudo", "doas", "su", "runas", "pkexec", "gosu", "su-exec":
-			a.add(CodePrivilegeEscalation, argv[0].path, "runs its command with elevated privileges through "+quoted(name))
-			if name == "su" || name == "runas" {
-				return a.su(argv, depth)
-			}
-			next = a.peelSudo(argv[1:])
-		case "busybox", "nohup", "setsid", "exec", "builtin", "time", "caffeinate":
-			next = skipFlags(argv[1:], nil)
-		case "command":
-			if len(argv) > 1 && (argv[1].text == "-v" || argv[1].text == "-V") {
-				return cmdInfo{} // a lookup, not a run
-			}
-			next = skipFlags(argv[1:], nil)
-		case "nice", "ionice", "chrt", "taskset", "stdbuf":
-			next = skipFlags(argv[1:], set("-n", "-c", "-p", "--adjustment", "--class"))
-		case "timeout":
-			next = skipFlags(argv[1:], set("-s", "-k", "--signal", "--kill-after"))
-			if len(next) > 0 {
-				next = next[1:] // the duration
-			}
-		case "cmd":
-			return a.cmdExe(argv, depth)
-		case "powershell", "pwsh", "pwsh-preview":
-			return a.powershell(argv)
-		case "wsl":
-			return a.wsl(argv, depth)
-		case "uv":
-			if len(argv) > 2 && argv[1].text == "tool" && argv[2].text == "run" {
-				a.inferred.Network = true
-				a.pyRunner(argv[2:], "uv tool run")
-				return cmdInfo{name: "uv"}
-			}
-			if len(argv) > 1 && argv[1].text == "run" {
-				a.inferred.Network = true // uv run syncs the project environment
-				next = a.peelUVRun(argv[2:])
-				if len(next) == 0 {
-					return cmdInfo{name: "uv"}
-				}
-				break
-			}
-			a.uvOther(argv)
-			return cmdInfo{name: "uv"}
-		case "docker", "podman", "nerdctl":
-			return a.container(argv, depth)
+		c := invocation{name: progName(argv[0].text), argv: argv, depth: depth, ctx: ctx}
+		peel, ok := wrappers[c.name]
+		if !ok {
+			return a.program(c)
 		}
-		if next == nil {
-			return a.program(name, argv, depth, ctx)
+		next, info, done := peel(a, c)
+		if done {
+			return info
 		}
 		argv = next
 	}
@@ -243,8 +189,9 @@ func (a *auditor) peelEnv(args []arg) []arg {
 	return []arg{}
 }
 
-// peelSudo drops sudo's options and environment assignments.
-func (a *auditor) peelSudo(args []arg) []arg {
+// peelSudo drops sudo's options and judges its environment assignments.
+func peelSudo(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
 	withValue := set("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
 		"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from")
 	i := 0
@@ -269,20 +216,59 @@ func (a *auditor) peelSudo(args []arg) []arg {
 		break
 	}
 	if i >= len(args) {
-		return []arg{}
+		return []arg{}, cmdInfo{}, false
 	}
-	return args[i:]
+	return args[i:], cmdInfo{}, false
 }
 
-// su judges `su [user] -c script` and `runas /user:x cmd`.
-func (a *auditor) su(argv []arg, depth int) cmdInfo {
+// peelSu judges `su [user] -c script` and `runas /user:x cmd`.
+func peelSu(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	argv := c.argv
 	for i := 1; i < len(argv)-1; i++ {
 		if argv[i].text == "-c" || argv[i].text == "--command" {
-			a.inlineShell("su", argv[i+1], depth, true)
-			return cmdInfo{name: "su", runsArg: !argv[i+1].lit}
+			a.inlineShell("su", argv[i+1], c.depth, true)
+			return nil, cmdInfo{name: "su", runsArg: !argv[i+1].lit}, true
 		}
 	}
-	return cmdInfo{name: progName(argv[0].text)}
+	return nil, cmdInfo{name: c.name}, true
+}
+
+// peelCommand peels `command cmd`; `command -v` only looks a name up.
+func peelCommand(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	if len(c.argv) > 1 && (c.argv[1].text == "-v" || c.argv[1].text == "-V") {
+		return nil, cmdInfo{}, true
+	}
+	return skipFlags(c.args(), nil), cmdInfo{}, false
+}
+
+// peelTimeout drops timeout's options and its duration.
+func peelTimeout(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	next := skipFlags(c.args(), set("-s", "-k", "--signal", "--kill-after"))
+	if len(next) > 0 {
+		next = next[1:]
+	}
+	return next, cmdInfo{}, false
+}
+
+// peelUV judges uv: `uv tool run` is a package runner, `uv run` syncs the
+// project environment and runs a command, other subcommands may fetch.
+func peelUV(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	argv := c.argv
+	if len(argv) > 2 && argv[1].text == "tool" && argv[2].text == "run" {
+		a.inferred.Network = true
+		a.pyRunner(argv[2:], "uv tool run")
+		return nil, cmdInfo{name: "uv"}, true
+	}
+	if len(argv) > 1 && argv[1].text == "run" {
+		a.inferred.Network = true // uv run syncs the project environment
+		next := a.peelUVRun(argv[2:])
+		if len(next) == 0 {
+			return nil, cmdInfo{name: "uv"}, true
+		}
+		return next, cmdInfo{}, false
+	}
+	a.uvOther(argv)
+	return nil, cmdInfo{name: "uv"}, true
 }
 
 // joinArgs joins words the way a program that rebuilds a command line does.
@@ -332,7 +318,7 @@ func (a *auditor) cmdExe(argv []arg, depth int) cmdInfo {
 
 // powershell judges the PowerShell command line: -Command, -EncodedCommand
 // (decoded from base64 UTF-16LE and judged), -File.
-func (a *auditor) powershell(argv []arg) cmdInfo {
+func (a *auditor) powershell(argv []arg, _ int) cmdInfo {
 	name := progName(argv[0].text)
 	withValue := []string{"-executionpolicy", "-windowstyle", "-inputformat", "-outputformat",
 		"-configurationname", "-workingdirectory", "-settingsfile", "-custompipename", "-version", "-psconsolefile"}

@@ -4,13 +4,28 @@ import (
 	"strings"
 )
 
-// program judges the program that finally runs, with its arguments.
-func (a *auditor) program(name string, argv []arg, depth int, ctx ctxKind) cmdInfo {
-	info := cmdInfo{name: name}
-	args := argv[1:]
-	fam := family(name)
-	if posixShells[name] || otherShells[name] {
-		// The script of -c is judged by its parsed structure, not as a word.
+// program judges the program that finally runs, with its arguments, by its
+// rule in the programs table.
+func (a *auditor) program(c invocation) cmdInfo {
+	rule := programFor(c.name)
+	a.words(c, rule)
+	if rule.net {
+		a.inferred.Network = true
+	}
+	if rule.exec {
+		a.inferred.Exec = true
+	}
+	if rule.judge == nil {
+		return cmdInfo{name: c.name}
+	}
+	return rule.judge(a, c)
+}
+
+// words judges the words a program receives as data. The script of a
+// shell's -c is left out: it is judged by its parsed structure.
+func (a *auditor) words(c invocation, rule programRule) {
+	args := c.args()
+	if rule.shell != notShell {
 		if script, _, _ := shellArgs(args); script != nil {
 			for i := range args {
 				if &args[i] == script {
@@ -20,107 +35,121 @@ func (a *auditor) program(name string, argv []arg, depth int, ctx ctxKind) cmdIn
 			}
 		}
 	}
-	if ctx == ctxNested {
+	switch c.ctx {
+	case ctxNested:
 		// A script or wrapper runs this program: its words are judged here;
 		// the words of the [mcp] command line are judged once in wiring.
-		reader := readers[name]
 		for _, w := range args {
 			if w.lit {
-				a.wordScan(w, reader)
+				a.wordScan(w, rule.reader)
 			}
 		}
-	} else if ctx == ctxInstall {
+	case ctxInstall:
 		for _, w := range args {
-			a.wordScan(w, readers[name])
+			a.wordScan(w, rule.reader)
 		}
-	} else {
+	default:
 		for _, w := range args {
 			a.topWordScan(w)
 		}
 	}
+}
+
+// shellProgram judges a shell: its -c script, or whether it reads a script
+// from its standard input.
+func (a *auditor) shellProgram(c invocation) cmdInfo {
+	info := cmdInfo{name: c.name}
+	script, file, stdin := shellArgs(c.args())
 	switch {
-	case posixShells[name] || otherShells[name]:
-		a.inferred.Exec = true
-		script, file, stdin := shellArgs(argv[1:])
-		switch {
-		case script != nil:
-			a.inlineShell(name, *script, depth, posixShells[name])
-			info.runsArg = !script.lit
-		case file == nil && stdin:
-			info.stdinScript = true
-		}
-		return info
-	case fetchers[name]:
-		a.inferred.Network = true
-		a.inferred.Exec = true
-		a.add(CodeFetchExec, argv[0].path, "runs "+quoted(name)+", which downloads content when the server starts")
-		info.fetches = true
-		return info
-	case name == "eval":
-		a.inferred.Exec = true
-		if ctx != ctxNested {
-			a.add(CodeFetchExec, argv[0].path, "runs `eval`, which executes text as a command")
-			if w := joinArgs(args); w.lit && w.text != "" {
-				sc := &scan{a: a, path: w.path, depth: depth + 1}
-				sc.script(w.text)
-			}
-		}
-		return info
-	case netTools[name]:
-		a.inferred.Network = true
-		if name == "ssh" && ctx == ctxTop {
-			a.add(CodeRemoteEndpoint, argv[0].path, "runs the server on a remote host over ssh: your context leaves this machine")
-		}
-		info.fetches = name != "ssh" && name != "rsync" && name != "scp"
-		return info
-	case name == "npx" || name == "pnpx" || name == "bunx":
-		a.inferred.Network = true
-		a.npmRunner(args, name, depth)
-		return info
-	case name == "dnx":
-		a.inferred.Network = true
-		a.dnxRunner(args)
-		return info
-	case name == "uvx":
-		a.inferred.Network = true
-		a.pyRunner(args, "uvx")
-		return info
-	case name == "pipx":
-		a.inferred.Network = true
-		if len(args) > 0 && args[0].text == "run" {
-			a.pyRunner(args, "pipx run")
-		}
-		return info
-	case pkgManagers[name]:
-		a.inferred.Network = true
-		return a.pkgManager(name, argv, depth)
-	case fam == "python" || fam == "node" || fam == "perl" || fam == "ruby" || fam == "php" ||
-		fam == "lua" || name == "deno" || name == "osascript" || name == "rscript" || name == "tclsh" || name == "jshell":
-		return a.interpreter(fam, argv)
-	case name == "git":
-		if len(args) > 0 && (args[0].text == "clone" || args[0].text == "fetch" || args[0].text == "pull" || args[0].text == "ls-remote") {
-			a.inferred.Network = true
-		}
-	case name == "pip" || name == "pip3":
-		if len(args) > 0 && (args[0].text == "install" || args[0].text == "download") {
-			a.inferred.Network = true
-		}
-	case name == "go":
-		if len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
-			a.goRun(args[1:])
-		}
-	case name == "crontab":
-		if !(len(args) == 1 && args[0].text == "-l") {
-			a.add(CodePersistence, argv[0].path, "installs a crontab, which runs code on a schedule")
-		}
-	case name == "systemctl" || name == "launchctl" || name == "schtasks" || name == "reg":
-		if a.persistenceCommand(name, args) {
-			a.add(CodePersistence, argv[0].path, "registers a program to run at login or boot with "+quoted(name))
-		}
-	case decoder(name, args):
-		info.decodes = true
+	case script != nil:
+		a.inlineShell(c.name, *script, c.depth, isPOSIXShell(c.name))
+		info.runsArg = !script.lit
+	case file == nil && stdin:
+		info.stdinScript = true
 	}
 	return info
+}
+
+// fetcher judges a download tool.
+func (a *auditor) fetcher(c invocation) cmdInfo {
+	a.add(CodeFetchExec, c.argv[0].path, "runs "+quoted(c.name)+", which downloads content when the server starts")
+	return cmdInfo{name: c.name, fetches: true}
+}
+
+// eval judges eval run by the wiring itself (inside a script, the script
+// walker judges what eval runs).
+func (a *auditor) eval(c invocation) cmdInfo {
+	if c.ctx != ctxNested {
+		a.add(CodeFetchExec, c.argv[0].path, "runs `eval`, which executes text as a command")
+		if w := joinArgs(c.args()); w.lit && w.text != "" {
+			sc := &scan{a: a, path: w.path, depth: c.depth + 1}
+			sc.script(w.text)
+		}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// netTool judges a remote access or transfer tool; ssh as the server itself
+// is a remote endpoint.
+func (a *auditor) netTool(c invocation) cmdInfo {
+	if c.name == "ssh" && c.ctx == ctxTop {
+		a.add(CodeRemoteEndpoint, c.argv[0].path, "runs the server on a remote host over ssh: your context leaves this machine")
+	}
+	return cmdInfo{name: c.name, fetches: c.name != "ssh" && c.name != "rsync" && c.name != "scp"}
+}
+
+// npmRunnerAs judges an npm package runner named runner.
+func npmRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
+	return func(a *auditor, c invocation) cmdInfo {
+		a.npmRunner(c.args(), runner, c.depth)
+		return cmdInfo{name: c.name}
+	}
+}
+
+// pyRunnerAs judges a Python package runner named runner.
+func pyRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
+	return func(a *auditor, c invocation) cmdInfo {
+		a.pyRunner(c.args(), runner)
+		return cmdInfo{name: c.name}
+	}
+}
+
+// pipx judges pipx: `pipx run` is a package runner.
+func (a *auditor) pipx(c invocation) cmdInfo {
+	if args := c.args(); len(args) > 0 && args[0].text == "run" {
+		a.pyRunner(args, "pipx run")
+	}
+	return cmdInfo{name: c.name}
+}
+
+// goTool judges `go run` and `go install` of a module version.
+func (a *auditor) goTool(c invocation) cmdInfo {
+	if args := c.args(); len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
+		a.goRun(args[1:])
+	}
+	return cmdInfo{name: c.name}
+}
+
+// crontab judges crontab: anything but listing installs a table.
+func (a *auditor) crontab(c invocation) cmdInfo {
+	if args := c.args(); !(len(args) == 1 && args[0].text == "-l") {
+		a.add(CodePersistence, c.argv[0].path, "installs a crontab, which runs code on a schedule")
+	}
+	return cmdInfo{name: c.name}
+}
+
+// regAdd judges `reg add` of a Run key.
+func (a *auditor) regAdd(c invocation) cmdInfo {
+	add, run := false, false
+	for _, w := range c.args() {
+		t := lower(w.text)
+		add = add || t == "add"
+		run = run || strings.Contains(t, `currentversion\run`)
+	}
+	if add && run {
+		a.add(CodePersistence, c.argv[0].path, "registers a program to run at login or boot with "+quoted(c.name))
+	}
+	return cmdInfo{name: c.name}
 }
 
 // topWordScan judges a word of the [mcp] command line that the program
@@ -247,7 +276,8 @@ func (a *auditor) inlineShell(shell string, script arg, depth int, posix bool) {
 
 // pkgManager judges npm, pnpm, yarn and bun: their exec/dlx forms are package
 // runners; run/start/test run package scripts through a shell.
-func (a *auditor) pkgManager(name string, argv []arg, depth int) cmdInfo {
+func (a *auditor) pkgManager(c invocation) cmdInfo {
+	name, argv, depth := c.name, c.argv, c.depth
 	info := cmdInfo{name: name}
 	args := argv[1:]
 	if name == "bun" {
@@ -255,7 +285,7 @@ func (a *auditor) pkgManager(name string, argv []arg, depth int) cmdInfo {
 			a.npmRunner(args[1:], "bun x", depth)
 			return info
 		}
-		return a.interpreter("bun", argv)
+		return a.interpreter(c)
 	}
 	sub := skipFlags(args, set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F"))
 	if len(sub) == 0 {
@@ -276,9 +306,10 @@ func (a *auditor) pkgManager(name string, argv []arg, depth int) cmdInfo {
 
 // interpreter judges a language interpreter: an inline program is
 // inline_code; a program read from stdin makes it a pipe target.
-func (a *auditor) interpreter(fam string, argv []arg) cmdInfo {
+func (a *auditor) interpreter(c invocation) cmdInfo {
+	fam := family(c.name)
 	info := cmdInfo{name: fam}
-	args := argv[1:]
+	args := c.args()
 	code, file, stdin := inlineProgram(fam, args)
 	switch {
 	case code != nil:
@@ -405,61 +436,4 @@ func (a *auditor) codeHeuristics(code, path string) {
 	}
 }
 
-// persistenceCommand reports whether a service manager call registers a
-// program to start at login or boot.
-func (a *auditor) persistenceCommand(name string, args []arg) bool {
-	words := make([]string, 0, len(args))
-	for _, w := range args {
-		words = append(words, strings.ToLower(w.text))
-	}
-	has := func(xs ...string) bool {
-		for _, w := range words {
-			for _, x := range xs {
-				if w == x {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	switch name {
-	case "systemctl":
-		return has("enable", "link", "preset", "reenable")
-	case "launchctl":
-		return has("load", "bootstrap", "submit", "enable")
-	case "schtasks":
-		return has("/create", "-create")
-	case "reg":
-		return has("add") && strings.Contains(strings.Join(words, " "), `currentversion\run`)
-	}
-	return false
-}
-
-// decoder reports whether a program decodes encoded text to its output.
-func decoder(name string, args []arg) bool {
-	flag := func(xs ...string) bool {
-		for _, w := range args {
-			for _, x := range xs {
-				if w.text == x {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	switch name {
-	case "base64", "base32", "basenc", "gbase64":
-		return flag("-d", "--decode", "-D", "-di", "-id")
-	case "openssl":
-		return flag("-d", "-base64", "-a", "base64", "-A")
-	case "xxd":
-		return flag("-r", "-rp", "-pr", "-r -p")
-	case "uudecode", "gunzip", "zcat", "gzcat", "unxz", "xzcat", "bunzip2", "bzcat", "zstdcat":
-		return true
-	case "gzip", "xz", "bzip2", "zstd":
-		return flag("-d", "--decompress", "-dc", "-cd")
-	case "certutil":
-		return flag("-decode", "/decode", "-decodehex")
-	}
-	return false
-}
+func lower(s string) string { return strings.ToLower(s) }

@@ -247,7 +247,7 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 		}
 	default:
 		info = a.command(argv, s.depth+1, ctxNested)
-		if info.runsArg || info.stdinScript || posixShells[name] {
+		if info.runsArg || info.stdinScript || isPOSIXShell(name) {
 			// sh -c "$(curl …)", bash <(curl …), python <(…)
 			f, d := false, false
 			for _, w := range c.Args[1:] {
@@ -381,7 +381,7 @@ func (s *scan) redirects(st *syntax.Stmt) {
 			if f, d := s.substs(w); f || d {
 				s.execsText(f, d, "feeds the output of a command to "+quoted(info.name))
 			}
-			if r.Hdoc != nil && posixShells[info.name] {
+			if r.Hdoc != nil && isPOSIXShell(info.name) {
 				if t, ok := wordText(r.Hdoc); ok {
 					sc := &scan{a: s.a, path: s.path, depth: s.depth + 1}
 					sc.script(t)

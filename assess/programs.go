@@ -1,0 +1,237 @@
+package assess
+
+// The two tables below are the audit's knowledge of programs: which ones
+// wrap another command line (and how that line is found), and how every
+// other program is judged. A runner or wrapper is added with one entry.
+//
+// Names are matched as progName gives them (base name, lower case, without a
+// Windows executable suffix); a program not in the table is looked up again
+// by its family (python3.12 is python, nodejs is node).
+
+// peeler judges the words a wrapper itself takes and returns the command
+// line it runs. done reports that the wrapper judged that line itself, and
+// info is then the result for the whole command.
+type peeler func(a *auditor, c invocation) (next []arg, info cmdInfo, done bool)
+
+// programRule says how a program that runs (after its wrappers are peeled)
+// is judged.
+type programRule struct {
+	// judge reports what the program does; nil: nothing beyond its words.
+	judge func(a *auditor, c invocation) cmdInfo
+	// net and exec: the program always uses the network, always spawns.
+	net, exec bool
+	// reader: the program reads the files its arguments name, so a
+	// startup location among them is not a write.
+	reader bool
+	// shell: the program is a shell; its -c script is judged by its parsed
+	// structure, not as a word.
+	shell shellKind
+}
+
+type shellKind uint8
+
+const (
+	notShell   shellKind = iota
+	posixShell           // parsed with mvdan.cc/sh
+	otherShell           // its scripts are not parsed
+)
+
+// invocation is one program the wiring runs, with its words.
+type invocation struct {
+	name  string // progName of argv[0]
+	argv  []arg
+	depth int // scripts and wrappers already entered
+	ctx   ctxKind
+}
+
+func (c invocation) args() []arg { return c.argv[1:] }
+
+var (
+	// wrappers run the rest of their command line, or a line they build
+	// from it. Judging them means peeling them off.
+	wrappers map[string]peeler
+	// programs are judged by what they are.
+	programs map[string]programRule
+)
+
+// The tables are filled in init because their entries call back into the
+// audit, which reads the tables: a package-level initializer would be an
+// initialization cycle.
+func init() {
+	scheduling := skipOptions("-n", "-c", "-p", "--adjustment", "--class")
+	wrappers = map[string]peeler{
+		// Environment: env judges its assignments through envpolicy.
+		"env": func(a *auditor, c invocation) ([]arg, cmdInfo, bool) { return a.peelEnv(c.args()), cmdInfo{}, false },
+		// Privilege: reported, then peeled (su and runas take a script).
+		"sudo":    escalates(peelSudo),
+		"doas":    escalates(peelSudo),
+		"pkexec":  escalates(peelSudo),
+		"gosu":    escalates(peelSudo),
+		"su-exec": escalates(peelSudo),
+		"su":      escalates(peelSu),
+		"runas":   escalates(peelSu),
+		// Process attributes: options, then the command.
+		"busybox":    skipOptions(),
+		"nohup":      skipOptions(),
+		"setsid":     skipOptions(),
+		"exec":       skipOptions(),
+		"builtin":    skipOptions(),
+		"time":       skipOptions(),
+		"caffeinate": skipOptions(),
+		"command":    peelCommand,
+		"nice":       scheduling,
+		"ionice":     scheduling,
+		"chrt":       scheduling,
+		"taskset":    scheduling,
+		"stdbuf":     scheduling,
+		"timeout":    peelTimeout,
+		// Command interpreters of other systems: the line they read is
+		// judged as what they run.
+		"cmd":          done((*auditor).cmdExe),
+		"powershell":   done((*auditor).powershell),
+		"pwsh":         done((*auditor).powershell),
+		"pwsh-preview": done((*auditor).powershell),
+		"wsl":          done((*auditor).wsl),
+		// Project runners: uv run syncs an environment, then runs.
+		"uv": peelUV,
+		// Containers: the image is pulled; the command runs inside.
+		"docker":  done((*auditor).container),
+		"podman":  done((*auditor).container),
+		"nerdctl": done((*auditor).container),
+	}
+
+	shell := programRule{judge: (*auditor).shellProgram, exec: true, shell: posixShell}
+	foreignShell := programRule{judge: (*auditor).shellProgram, exec: true, shell: otherShell}
+	fetcher := programRule{judge: (*auditor).fetcher, net: true, exec: true}
+	netTool := programRule{judge: (*auditor).netTool, net: true}
+	interpreter := programRule{judge: (*auditor).interpreter}
+	reader := programRule{reader: true}
+	pkgManager := programRule{judge: (*auditor).pkgManager, net: true}
+	base64Decoder := decodes("-d", "--decode", "-D", "-di", "-id")
+	decompressor := decodes("-d", "--decompress", "-dc", "-cd")
+	programs = map[string]programRule{
+		// Shells.
+		"sh": shell, "bash": shell, "zsh": shell, "dash": shell, "ksh": shell, "mksh": shell, "ash": shell,
+		"yash": shell, "lksh": shell, "pdksh": shell, "rbash": shell,
+		"fish": foreignShell, "csh": foreignShell, "tcsh": foreignShell, "nu": foreignShell,
+		"elvish": foreignShell, "xonsh": foreignShell,
+		// Download tools: what they fetch is not what was reviewed.
+		"curl": fetcher, "wget": fetcher, "aria2c": fetcher, "xh": fetcher,
+		"invoke-webrequest": fetcher, "iwr": fetcher, "irm": fetcher, "invoke-restmethod": fetcher,
+		"eval": {judge: (*auditor).eval, exec: true},
+		// Remote access and transfer.
+		"ssh": netTool, "scp": netTool, "sftp": netTool, "nc": netTool, "ncat": netTool, "netcat": netTool,
+		"socat": netTool, "telnet": netTool, "ftp": netTool, "rsync": netTool,
+		// Package runners: the package must be pinned.
+		"npx":  {judge: npmRunnerAs("npx"), net: true},
+		"pnpx": {judge: npmRunnerAs("pnpx"), net: true},
+		"bunx": {judge: npmRunnerAs("bunx"), net: true},
+		"dnx":  {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args()); return cmdInfo{name: c.name} }, net: true},
+		"uvx":  {judge: pyRunnerAs("uvx"), net: true},
+		"pipx": {judge: (*auditor).pipx, net: true},
+		// Package managers: exec/dlx run packages, run/start run scripts.
+		"npm": pkgManager, "pnpm": pkgManager, "yarn": pkgManager, "bun": pkgManager,
+		// Interpreters: a program written inline is inline code.
+		"python": interpreter, "node": interpreter, "perl": interpreter, "ruby": interpreter, "php": interpreter,
+		"lua": interpreter, "deno": interpreter, "osascript": interpreter, "rscript": interpreter,
+		"tclsh": interpreter, "jshell": interpreter,
+		// Tools with subcommands that fetch.
+		"git": networkSubcommands("clone", "fetch", "pull", "ls-remote"),
+		"pip": networkSubcommands("install", "download"), "pip3": networkSubcommands("install", "download"),
+		"go": {judge: (*auditor).goTool},
+		// Schedulers and service managers: registering a program is
+		// persistence.
+		"crontab":   {judge: (*auditor).crontab},
+		"systemctl": registers("enable", "link", "preset", "reenable"),
+		"launchctl": registers("load", "bootstrap", "submit", "enable"),
+		"schtasks":  registers("/create", "-create"),
+		"reg":       {judge: (*auditor).regAdd},
+		// Decoders: their output is encoded text made runnable.
+		"base64": base64Decoder, "base32": base64Decoder, "basenc": base64Decoder, "gbase64": base64Decoder,
+		"openssl":  decodes("-d", "-base64", "-a", "base64", "-A"),
+		"xxd":      decodes("-r", "-rp", "-pr", "-r -p"),
+		"uudecode": decodes(), "gunzip": decodes(), "zcat": decodes(), "gzcat": decodes(), "unxz": decodes(),
+		"xzcat": decodes(), "bunzip2": decodes(), "bzcat": decodes(), "zstdcat": decodes(),
+		"gzip": decompressor, "xz": decompressor, "bzip2": decompressor, "zstd": decompressor,
+		"certutil": decodes("-decode", "/decode", "-decodehex"),
+		// Readers: a startup file they name is read, not written.
+		"source": reader, ".": reader, "cat": reader, "head": reader, "tail": reader, "less": reader, "more": reader,
+		"grep": reader, "test": reader, "[": reader, "ls": reader, "stat": reader, "wc": reader, "diff": reader,
+		"file": reader, "readlink": reader, "realpath": reader, "echo": reader, "printf": reader,
+		"dirname": reader, "basename": reader,
+	}
+}
+
+// programFor returns the rule of a program, by name and then by family.
+func programFor(name string) programRule {
+	if r, ok := programs[name]; ok {
+		return r
+	}
+	return programs[family(name)]
+}
+
+// isPOSIXShell reports whether name is a shell whose scripts are parsed.
+func isPOSIXShell(name string) bool { return programs[name].shell == posixShell }
+
+// escalates reports privilege escalation, then peels as p does.
+func escalates(p peeler) peeler {
+	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		a.add(CodePrivilegeEscalation, c.argv[0].path, "runs its command with elevated privileges through "+quoted(c.name))
+		return p(a, c)
+	}
+}
+
+// skipOptions peels a wrapper that takes options (those in withValue take a
+// value) and then the command.
+func skipOptions(withValue ...string) peeler {
+	values := set(withValue...)
+	return func(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		return skipFlags(c.args(), values), cmdInfo{}, false
+	}
+}
+
+// done makes a peeler of a judge that handles the command line it wraps.
+func done(judge func(a *auditor, argv []arg, depth int) cmdInfo) peeler {
+	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		return nil, judge(a, c.argv, c.depth), true
+	}
+}
+
+// networkSubcommands is a tool whose listed subcommands use the network.
+func networkSubcommands(subs ...string) programRule {
+	s := set(subs...)
+	return programRule{judge: func(a *auditor, c invocation) cmdInfo {
+		if args := c.args(); len(args) > 0 && s[args[0].text] {
+			a.inferred.Network = true
+		}
+		return cmdInfo{name: c.name}
+	}}
+}
+
+// registers is a service manager whose listed subcommands register a program
+// to run at login or boot.
+func registers(subs ...string) programRule {
+	s := set(subs...)
+	return programRule{judge: func(a *auditor, c invocation) cmdInfo {
+		for _, w := range c.args() {
+			if s[lower(w.text)] {
+				a.add(CodePersistence, c.argv[0].path, "registers a program to run at login or boot with "+quoted(c.name))
+				break
+			}
+		}
+		return cmdInfo{name: c.name}
+	}}
+}
+
+// decodes is a program that decodes encoded text to its output when given
+// one of flags (always, without flags).
+func decodes(flags ...string) programRule {
+	s := set(flags...)
+	return programRule{judge: func(_ *auditor, c invocation) cmdInfo {
+		info := cmdInfo{name: c.name, decodes: len(flags) == 0}
+		for _, w := range c.args() {
+			info.decodes = info.decodes || s[w.text]
+		}
+		return info
+	}}
+}
