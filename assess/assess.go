@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/envpolicy"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -22,8 +23,10 @@ import (
 // a level, a code, a message or a path changes it, and so does any change to
 // what a report carries (its schema); every stored report is then
 // re-assessed and rendered again. 2026.11.2: reports carry the wiring
-// digest, and their tier is bound to it.
-const Ruleset = "2026.11.2"
+// digest, and their tier is bound to it. 2026.12.1: cmd.exe, PowerShell,
+// wsl and ssh lines, Deno, command strings, command-line env values and
+// artifacts are read; doc_placeholder and command_line.
+const Ruleset = "2026.12.1"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -129,6 +132,17 @@ func (a *auditor) add(code, path, msg string) {
 	a.findings = append(a.findings, registry.Finding{Level: level, Code: code, Message: msg, Path: path})
 }
 
+// count returns how many findings of code were recorded so far.
+func (a *auditor) count(code string) int {
+	n := 0
+	for _, f := range a.findings {
+		if f.Code == code {
+			n++
+		}
+	}
+	return n
+}
+
 // sorted returns the findings deduplicated, in total order.
 func (a *auditor) sorted() []registry.Finding {
 	f := a.findings
@@ -162,6 +176,9 @@ func (a *auditor) wiring() {
 		// An install block fetches a package from a registry.
 		a.inferred.Network = true
 	}
+	if len(m.Artifacts) > 0 {
+		a.artifacts()
+	}
 	if m.Install != nil && len(m.Install.Verify) > 0 {
 		argv := make([]arg, len(m.Install.Verify))
 		for j, w := range m.Install.Verify {
@@ -182,15 +199,18 @@ func (a *auditor) wiring() {
 		a.envBlock()
 		return
 	}
-	argv := make([]arg, 0, 1+len(m.MCP.Args))
-	argv = append(argv, arg{text: m.MCP.Command, path: "mcp.command", lit: true})
+	argv := make([]arg, 1, 1+len(m.MCP.Args))
+	argv[0] = arg{text: m.MCP.Command, path: "mcp.command", lit: true}
 	for i, s := range m.MCP.Args {
 		argv = append(argv, arg{text: s, path: argPath(i), lit: true})
 	}
-	a.command(argv, 0, ctxTop)
 	for _, w := range argv {
 		a.blob(w.text, w.path)
 	}
+	if commandLine(m.MCP.Command) {
+		argv = a.commandField(argv[1:])
+	}
+	a.command(argv, 0, ctxTop)
 	a.envBlock()
 }
 
@@ -269,10 +289,31 @@ func (a *auditor) envBlock() {
 		}
 	}
 	a.add(CodeChildEnv, "mcp.env", msg)
+	forbidden := 0
 	for _, k := range keys {
-		a.envDecl(k, envPath(k))
+		if forbiddenKey(k) {
+			forbidden++
+		}
+	}
+	reported := 0
+	for _, k := range keys {
 		v := env[k]
 		p := envPath(k)
+		if forbiddenKey(k) {
+			// At most envpolicy.MaxReported per block, as upstream; the
+			// last one says how many more there are.
+			reported++
+			switch msg := forbiddenMessage(k); {
+			case reported < envpolicy.MaxReported:
+				a.add(CodeForbiddenEnv, p, msg)
+			case reported == envpolicy.MaxReported:
+				if more := forbidden - reported; more > 0 {
+					msg += "; " + plural(more, "more forbidden variable") + " of this block not listed"
+				}
+				a.add(CodeForbiddenEnv, p, msg)
+			}
+		}
+		a.envValue(k, arg{text: v, path: p, lit: true}, 0)
 		if secretName(k) && literalSecret(v) {
 			a.add(CodeLiteralSecret, p, "the environment variable "+keyLabel(k)+" holds a literal credential")
 		}
@@ -297,9 +338,18 @@ func (a *auditor) value(v, path string) {
 // envDecl judges one environment name the wiring sets, by whatever route.
 func (a *auditor) envDecl(key, path string) {
 	if forbiddenKey(key) {
-		a.add(CodeForbiddenEnv, path, "sets the environment variable "+keyLabel(key)+
-			", which changes what a trusted program loads or runs")
+		a.add(CodeForbiddenEnv, path, forbiddenMessage(key))
 	}
+}
+
+// forbiddenMessage says why key may not be set, and for a selector of the
+// user's own configuration or credentials what to do instead.
+func forbiddenMessage(key string) string {
+	if envpolicy.Selector(key) {
+		return "sets the environment variable " + keyLabel(key) + ", which selects the user's own configuration or credentials; " +
+			"the host refuses a declared value, so remove it: the server then reads the user's own profile or file from the user's environment"
+	}
+	return "sets the environment variable " + keyLabel(key) + ", which changes what a trusted program loads or runs"
 }
 
 func plural(n int, noun string) string {
@@ -307,4 +357,38 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// envSet judges one environment variable the wiring sets, by whatever
+// route, with its value.
+func (a *auditor) envSet(key string, value arg, depth int) {
+	a.envDecl(key, value.path)
+	a.envValue(key, value, depth)
+}
+
+// envValue judges the value of a variable that holds a command line.
+func (a *auditor) envValue(key string, value arg, depth int) {
+	if value.lit && commandEnv[strings.ToUpper(key)] {
+		a.envCommand(value, depth)
+	}
+}
+
+// commandEnv are variables whose value a program runs as a command line
+// through a shell (git, man, less, sudo …, when they need a pager, an
+// editor, an ssh transport or a browser).
+var commandEnv = set("GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+	"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE")
+
+// envCommand judges the value of a command-line variable like any script
+// the wiring runs, one quoting level down. The program runs it only when it
+// needs to, so what it does is not counted as what the server uses.
+func (a *auditor) envCommand(value arg, depth int) {
+	text := strings.TrimLeft(strings.TrimSpace(value.text), "|-") // LESSOPEN's "|cmd %s" and "||cmd"
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	saved := a.inferred
+	sc := &scan{a: a, path: value.path, depth: depth + 1}
+	sc.script(text)
+	a.inferred = saved
 }

@@ -155,7 +155,7 @@ func isAssignment(t string) (string, bool) {
 
 // peelEnv judges the options and assignments of env and returns the command
 // it runs (empty when env only prints the environment).
-func (a *auditor) peelEnv(args []arg) []arg {
+func (a *auditor) peelEnv(args []arg, depth int) []arg {
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		t := w.text
@@ -175,12 +175,12 @@ func (a *auditor) peelEnv(args []arg) []arg {
 				out = append(out, arg{text: f, path: args[i].path, lit: args[i].lit})
 			}
 			out = append(out, args[i+1:]...)
-			return a.peelEnv(out)
+			return a.peelEnv(out, depth)
 		case strings.HasPrefix(t, "-") && len(t) > 1:
 			// -i, -0, -v, --ignore-environment, --unset=X, --chdir=D …
 		default:
 			if k, ok := isAssignment(t); ok && w.lit {
-				a.envDecl(k, w.path)
+				a.envSet(k, arg{text: t[len(k)+1:], path: w.path, lit: true}, depth)
 				continue
 			}
 			return args[i:]
@@ -209,7 +209,7 @@ func peelSudo(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 			continue
 		}
 		if k, ok := isAssignment(t); ok && args[i].lit {
-			a.envDecl(k, args[i].path)
+			a.envSet(k, arg{text: t[len(k)+1:], path: args[i].path, lit: true}, c.depth)
 			i++
 			continue
 		}
@@ -285,40 +285,10 @@ func joinArgs(args []arg) arg {
 	return arg{text: strings.Join(parts, " "), path: args[0].path, lit: lit}
 }
 
-// cmdExe judges `cmd /c …` and `cmd /k …`: the rest of the line is read by
-// the Windows command interpreter. One plain command (the usual way to start
-// npx.cmd on Windows) is a wrapper; a line that chains, pipes or redirects
-// is an inline script.
-func (a *auditor) cmdExe(argv []arg, depth int) cmdInfo {
-	for i := 1; i < len(argv); i++ {
-		t := strings.ToLower(argv[i].text)
-		if t == "/c" || t == "/k" || t == "/r" {
-			rest := argv[i+1:]
-			line := joinArgs(rest)
-			if line.path == "" {
-				line.path = argv[i].path
-			}
-			if line.lit && !strings.ContainsAny(line.text, "&|<>^()") {
-				return a.command(rest, depth+1, ctxTop)
-			}
-			a.add(CodeShellExec, line.path, "runs an inline command line through `cmd`")
-			a.inferred.Exec = true
-			if line.lit {
-				sc := &scan{a: a, path: line.path, depth: depth + 1, lenient: true}
-				sc.script(line.text)
-			}
-			return cmdInfo{name: "cmd", runsArg: !line.lit}
-		}
-		if !strings.HasPrefix(t, "/") {
-			break
-		}
-	}
-	return cmdInfo{name: "cmd", stdinScript: len(argv) == 1}
-}
-
 // powershell judges the PowerShell command line: -Command, -EncodedCommand
 // (decoded from base64 UTF-16LE and judged), -File.
-func (a *auditor) powershell(argv []arg, _ int) cmdInfo {
+func (a *auditor) powershell(c invocation) cmdInfo {
+	argv := c.argv
 	name := progName(argv[0].text)
 	withValue := []string{"-executionpolicy", "-windowstyle", "-inputformat", "-outputformat",
 		"-configurationname", "-workingdirectory", "-settingsfile", "-custompipename", "-version", "-psconsolefile"}
@@ -332,7 +302,7 @@ func (a *auditor) powershell(argv []arg, _ int) cmdInfo {
 			if t == "-" {
 				return cmdInfo{name: name, stdinScript: true}
 			}
-			return a.psScript(name, joinArgs(argv[i+1:]), argv[i].path)
+			return a.psScript(name, joinArgs(argv[i+1:]), argv[i].path, c.depth)
 		case strings.HasPrefix("-encodedcommand", t) && len(t) >= 2 || t == "-ec" || t == "-enc":
 			if i+1 >= len(argv) {
 				return cmdInfo{name: name}
@@ -348,7 +318,7 @@ func (a *auditor) powershell(argv []arg, _ int) cmdInfo {
 				a.limit(w.path, "the encoded PowerShell command does not decode as base64 UTF-16LE")
 				return cmdInfo{name: name}
 			}
-			return a.psScript(name, arg{text: text, path: w.path, lit: true}, w.path)
+			return a.psScript(name, arg{text: text, path: w.path, lit: true}, w.path, c.depth)
 		case strings.HasPrefix("-file", t) && len(t) >= 2:
 			a.inferred.Exec = true // a script file: whatever it runs is not visible
 			return cmdInfo{name: name}
@@ -365,15 +335,18 @@ func (a *auditor) powershell(argv []arg, _ int) cmdInfo {
 				a.inferred.Exec = true
 				return cmdInfo{name: name}
 			}
-			return a.psScript(name, joinArgs(argv[i:]), argv[i].path)
+			return a.psScript(name, joinArgs(argv[i:]), argv[i].path, c.depth)
 		}
 	}
 	return cmdInfo{name: name, stdinScript: len(argv) == 1}
 }
 
-// psScript judges an inline PowerShell script. PowerShell is not parsed; the
-// download-and-run and decode-and-run idioms are matched on its words.
-func (a *auditor) psScript(name string, script arg, fallback string) cmdInfo {
+// psScript judges an inline PowerShell script: psWalk finds the commands it
+// runs, which are judged like any command line; the download-and-run and
+// decode-and-run idioms written as .NET calls rather than commands
+// ((New-Object Net.WebClient).DownloadString, [Convert]::FromBase64String)
+// are matched on its text.
+func (a *auditor) psScript(name string, script arg, fallback string, depth int) cmdInfo {
 	path := script.path
 	if path == "" {
 		path = fallback
@@ -383,23 +356,118 @@ func (a *auditor) psScript(name string, script arg, fallback string) cmdInfo {
 	if !script.lit {
 		return cmdInfo{name: name, runsArg: true}
 	}
-	s := strings.ToLower(script.text)
-	runs := containsAny(s, "iex", "invoke-expression", "scriptblock]::create", "start-process", "& (", "&(")
-	fetch := containsAny(s, "downloadstring", "downloadfile", "invoke-webrequest", "iwr ", "irm ", "invoke-restmethod", "net.webclient", "http://", "https://", "start-bitstransfer")
+	if len(script.text) > maxScriptBytes {
+		a.limit(path, "the script is longer than 16 KiB")
+		return cmdInfo{name: name}
+	}
+	piped, persisted := a.count(CodePipeToShell), a.count(CodePersistence)
+	w := &psWalk{a: a, src: script.text, path: path, depth: depth}
+	w.statements(0)
+	if w.ranFetched {
+		a.add(CodePipeToShell, path, "PowerShell executes downloaded text (Invoke-Expression of a download)")
+	}
+	if w.ranDecoded {
+		a.add(CodeObfuscatedExec, path, "PowerShell executes decoded text (Invoke-Expression of a decoder's output)")
+	}
+	s := strings.ToLower(psCode(script.text))
+	runs := containsAny(s, "iex", "invoke-expression", "scriptblock]::create", "invoke-command", "icm ")
+	fetch := containsAny(s, "downloadstring", "downloadfile", "downloaddata", "net.webclient", "invoke-webrequest", "iwr ",
+		"irm ", "invoke-restmethod", "start-bitstransfer", "httpclient")
 	decode := containsAny(s, "frombase64string", "-encodedcommand", "convert]::frombase64")
-	if fetch {
+	if fetch || strings.Contains(s, "http://") || strings.Contains(s, "https://") {
 		a.inferred.Network = true
 	}
-	if fetch && runs {
+	if fetch && runs && a.count(CodePipeToShell) == piped {
 		a.add(CodePipeToShell, path, "PowerShell downloads text and executes it (Invoke-Expression)")
 	}
-	if decode && runs {
+	if decode && runs && !w.ranDecoded {
 		a.add(CodeObfuscatedExec, path, "PowerShell decodes base64 text and executes it")
 	}
-	if persistencePath(s) || containsAny(s, `currentversion\run`, "register-scheduledtask", "new-service") {
+	if a.count(CodePersistence) == persisted && (persistencePath(s) || containsAny(s, `currentversion\run`, "register-scheduledtask", "new-service")) {
 		a.add(CodePersistence, path, "the PowerShell script touches a location that runs code at login or boot")
 	}
 	return cmdInfo{name: name}
+}
+
+// psInvoke judges Invoke-Expression (iex): a literal argument is a script
+// it runs; without one it runs what is piped in.
+func (a *auditor) psInvoke(c invocation) cmdInfo {
+	args := c.args()
+	if len(args) > 0 && strings.HasPrefix("-command", lower(args[0].text)) && len(args[0].text) > 1 {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return cmdInfo{name: c.name, stdinScript: true}
+	}
+	if w := joinArgs(args); w.lit && len(w.text) <= maxScriptBytes {
+		pw := &psWalk{a: a, src: w.text, path: w.path, depth: c.depth + 1}
+		pw.statements(0)
+		return cmdInfo{name: c.name}
+	}
+	return cmdInfo{name: c.name, runsArg: true}
+}
+
+// peelStartProcess peels PowerShell's Start-Process: -FilePath (or the first
+// positional argument) runs with -ArgumentList (or the second); -Verb RunAs
+// elevates.
+func peelStartProcess(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	var file []arg
+	var list []arg
+	args := c.args()
+	inList := false
+	for i := 0; i < len(args); i++ {
+		t := lower(args[i].text)
+		if len(t) > 1 && t[0] == '-' && !(inList && !startProcessParam(t[1:])) {
+			inList = false
+			p := strings.TrimSuffix(t[1:], ":")
+			switch {
+			case strings.HasPrefix("filepath", p) || p == "path" || p == "pspath":
+				if i+1 < len(args) {
+					i++
+					file = []arg{args[i]}
+				}
+			case strings.HasPrefix("argumentlist", p) || p == "args":
+				inList = true
+			case strings.HasPrefix("verb", p):
+				if i+1 < len(args) {
+					i++
+					if lower(args[i].text) == "runas" {
+						a.add(CodePrivilegeEscalation, c.argv[0].path, "runs its command with elevated privileges through "+quoted(c.name)+" -Verb RunAs")
+					}
+				}
+			case p != "wait" && p != "nonewwindow" && p != "passthru" && p != "usenewenvironment" && p != "loaduserprofile" && p != "lup":
+				i++ // -WorkingDirectory, -WindowStyle, -Credential, -RedirectStandard… take a value
+			}
+			continue
+		}
+		switch {
+		case file == nil:
+			file = []arg{args[i]}
+			inList = true
+		case inList:
+			for _, f := range strings.Fields(args[i].text) {
+				list = append(list, arg{text: f, path: args[i].path, lit: args[i].lit})
+			}
+		}
+	}
+	if file == nil {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	return append(file, list...), cmdInfo{}, false
+}
+
+// startProcessParam reports whether p abbreviates a parameter of
+// Start-Process (so that -y in an argument list is an argument).
+func startProcessParam(p string) bool {
+	p = strings.TrimSuffix(p, ":")
+	for _, full := range []string{"filepath", "argumentlist", "verb", "workingdirectory", "windowstyle", "credential",
+		"redirectstandardinput", "redirectstandardoutput", "redirectstandarderror", "wait", "nonewwindow", "passthru",
+		"usenewenvironment", "loaduserprofile", "environment", "path", "pspath", "args", "lup"} {
+		if strings.HasPrefix(full, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsAny(s string, subs ...string) bool {
@@ -424,34 +492,72 @@ func decodeUTF16Base64(s string) (string, bool) {
 	return string(utf16.Decode(u)), true
 }
 
-// wsl judges `wsl [options] [--exec] command…`: without --exec the Linux
-// login shell reads the command line.
-func (a *auditor) wsl(argv []arg, depth int) cmdInfo {
-	withValue := set("-d", "--distribution", "-u", "--user", "--cd", "--shell-type", "--distribution-id")
+// wsl judges `wsl [options] [--exec] command…`: the command runs in
+// Linux; without --exec (or --shell-type none) the default shell reads the
+// rest of the line.
+func (a *auditor) wsl(c invocation) cmdInfo {
+	argv, depth := c.argv, c.depth
+	withValue := set("-d", "--distribution", "-u", "--user", "--cd", "--distribution-id")
+	exec := false
 	for i := 1; i < len(argv); i++ {
 		t := argv[i].text
 		switch {
 		case t == "-e" || t == "--exec":
 			return a.command(argv[i+1:], depth+1, ctxNested)
+		case t == "--shell-type":
+			if i+1 < len(argv) {
+				i++
+				exec = argv[i].text == "none"
+			}
 		case t == "--":
-			return a.shellLine(argv[i+1:], depth)
+			return a.shellLine(argv[i+1:], depth, exec, true)
 		case withValue[t]:
 			i++
-		case strings.HasPrefix(t, "-"):
+		case strings.HasPrefix(t, "-") || t == "~":
 		default:
-			return a.shellLine(argv[i:], depth)
+			return a.shellLine(argv[i:], depth, exec, true)
 		}
 	}
 	return cmdInfo{name: "wsl"}
 }
 
-// shellLine judges words that a shell reads as one command line, without
-// calling it an inline script when it is one plain command.
-func (a *auditor) shellLine(args []arg, depth int) cmdInfo {
-	line := joinArgs(args)
-	if len(args) == 0 || !line.lit {
+// shellLine judges words that a shell reads as one command line (wsl, an
+// ssh remote command), without calling it an inline script when it is one
+// plain command. Words a shell reads as they are keep their own paths; a
+// documentation placeholder (<YOUR_KEY>) is reported at its word. exec: the
+// words are run as they are, no shell reads them. quote: a word with blanks
+// is quoted, as a Windows launcher quotes it on the command line that wsl
+// hands on (ssh joins its words as they are).
+func (a *auditor) shellLine(args []arg, depth int, exec, quote bool) cmdInfo {
+	if len(args) == 0 {
 		return cmdInfo{}
 	}
+	plain := true
+	for _, w := range args {
+		plain = plain && w.lit && plainShellWord(w.text)
+	}
+	if plain || exec {
+		return a.command(args, depth+1, ctxNested)
+	}
+	line := joinArgs(args)
+	if !line.lit {
+		return cmdInfo{}
+	}
+	parts := make([]string, len(args))
+	for i, w := range args {
+		text, names := placeholders(w.text, `'"`, '\\')
+		a.placeholderLeft(w.path, nil, names)
+		if quote && strings.ContainsAny(text, " \t") && !strings.ContainsAny(text, `"'`) {
+			text = `"` + text + `"` // as a launcher quotes a word with blanks
+		}
+		parts[i] = text
+	}
 	sc := &scan{a: a, path: line.path, depth: depth + 1}
-	return sc.script(line.text)
+	return sc.script(strings.Join(parts, " "))
+}
+
+// plainShellWord reports whether a POSIX shell reads s as one word, exactly
+// as written.
+func plainShellWord(s string) bool {
+	return s != "" && !strings.ContainsAny(s, " \t\n|&;<>()$`\\\"'*?[#~=%{}!")
 }

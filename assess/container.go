@@ -20,7 +20,8 @@ var containerValueFlags = set(
 // container judges `docker|podman|nerdctl run|exec …`: the image must be
 // pinned, environment set with -e goes through envpolicy, host-access flags
 // are reported, and the command after the image is judged too.
-func (a *auditor) container(argv []arg, depth int) cmdInfo {
+func (a *auditor) container(c invocation) cmdInfo {
+	argv, depth := c.argv, c.depth
 	name := progName(argv[0].text)
 	info := cmdInfo{name: name}
 	rest := skipFlags(argv[1:], set("-H", "--host", "--context", "-c", "--config", "--log-level", "-l", "--url", "--connection"))
@@ -80,7 +81,7 @@ func (a *auditor) container(argv []arg, depth int) cmdInfo {
 				}
 				v = args[i]
 			}
-			a.containerOption(flag, v, &pull)
+			a.containerOption(flag, v, &pull, depth)
 			if flag == "--entrypoint" {
 				ep := v
 				entrypoint = &ep
@@ -116,12 +117,12 @@ func (a *auditor) container(argv []arg, depth int) cmdInfo {
 }
 
 // containerOption judges one valued option of docker run/exec.
-func (a *auditor) containerOption(flag string, v arg, pull *bool) {
+func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 	lv := strings.ToLower(v.text)
 	switch flag {
 	case "-e", "--env":
 		if k, ok := isAssignment(v.text); ok && v.lit {
-			a.envDecl(k, v.path)
+			a.envSet(k, arg{text: v.text[len(k)+1:], path: v.path, lit: true}, depth)
 		}
 	case "--network", "--net", "--pid", "--ipc", "--uts", "--userns", "--cgroupns":
 		if lv == "host" {

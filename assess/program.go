@@ -89,13 +89,9 @@ func (a *auditor) eval(c invocation) cmdInfo {
 	return cmdInfo{name: c.name}
 }
 
-// netTool judges a remote access or transfer tool; ssh as the server itself
-// is a remote endpoint.
+// netTool judges a remote access or transfer tool.
 func (a *auditor) netTool(c invocation) cmdInfo {
-	if c.name == "ssh" && c.ctx == ctxTop {
-		a.add(CodeRemoteEndpoint, c.argv[0].path, "runs the server on a remote host over ssh: your context leaves this machine")
-	}
-	return cmdInfo{name: c.name, fetches: c.name != "ssh" && c.name != "rsync" && c.name != "scp"}
+	return cmdInfo{name: c.name, fetches: true}
 }
 
 // npmRunnerAs judges an npm package runner named runner.
@@ -310,17 +306,12 @@ func (a *auditor) interpreter(c invocation) cmdInfo {
 	fam := family(c.name)
 	info := cmdInfo{name: fam}
 	args := c.args()
-	code, file, stdin := inlineProgram(fam, args)
+	code, _, stdin := inlineProgram(fam, args)
 	switch {
 	case code != nil:
 		a.add(CodeInlineCode, code.path, "runs a "+quoted(fam)+" program written inline in the wiring")
 		if code.lit {
 			a.codeHeuristics(code.text, code.path)
-		}
-	case file != nil:
-		if fam == "deno" && (strings.HasPrefix(file.text, "https://") || strings.HasPrefix(file.text, "http://") ||
-			strings.HasPrefix(file.text, "npm:") || strings.HasPrefix(file.text, "jsr:")) {
-			a.inferred.Network = true
 		}
 	case stdin:
 		info.stdinScript = true
@@ -329,7 +320,7 @@ func (a *auditor) interpreter(c invocation) cmdInfo {
 }
 
 // inlineProgram finds the inline program (python -c, node -e/--eval/-p,
-// perl -e/-E, ruby -e, php -r, deno eval, bun -e, osascript -e, lua -e,
+// perl -e/-E, ruby -e, php -r, bun -e, osascript -e, lua -e,
 // Rscript -e), the script file, or whether the program comes from stdin.
 func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 	codeFlags := map[string]string{ // single-letter flags that take the program
@@ -340,23 +331,6 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC",
 		"lua": "l", "bun": "r",
 	}[fam]
-	if fam == "deno" {
-		if len(args) > 0 && args[0].text == "eval" {
-			for i := 1; i < len(args); i++ {
-				if !strings.HasPrefix(args[i].text, "-") {
-					return &args[i], nil, false
-				}
-			}
-			return nil, nil, false
-		}
-		if len(args) > 0 && args[0].text == "run" {
-			rest := skipFlags(args[1:], nil)
-			if len(rest) > 0 {
-				return nil, &rest[0], false
-			}
-		}
-		return nil, nil, false
-	}
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" {

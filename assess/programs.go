@@ -1,5 +1,7 @@
 package assess
 
+import "strings"
+
 // The two tables below are the audit's knowledge of programs: which ones
 // wrap another command line (and how that line is found), and how every
 // other program is judged. A runner or wrapper is added with one entry.
@@ -61,7 +63,9 @@ func init() {
 	scheduling := skipOptions("-n", "-c", "-p", "--adjustment", "--class")
 	wrappers = map[string]peeler{
 		// Environment: env judges its assignments through envpolicy.
-		"env": func(a *auditor, c invocation) ([]arg, cmdInfo, bool) { return a.peelEnv(c.args()), cmdInfo{}, false },
+		"env": func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+			return a.peelEnv(c.args(), c.depth), cmdInfo{}, false
+		},
 		// Privilege: reported, then peeled (su and runas take a script).
 		"sudo":    escalates(peelSudo),
 		"doas":    escalates(peelSudo),
@@ -92,8 +96,34 @@ func init() {
 		"pwsh":         done((*auditor).powershell),
 		"pwsh-preview": done((*auditor).powershell),
 		"wsl":          done((*auditor).wsl),
-		// Project runners: uv run syncs an environment, then runs.
-		"uv": peelUV,
+		// PowerShell's Start-Process (start, saps): -FilePath and
+		// -ArgumentList.
+		"start-process": peelStartProcess,
+		"saps":          peelStartProcess,
+		"start":         peelStartProcess,
+		// Project and environment runners: they run the command that
+		// follows their options in a prepared environment (uv run syncs it
+		// first). Their other subcommands are judged as programs.
+		"uv":         peelUV,
+		"poetry":     runsAfter("run"),
+		"pipenv":     runsAfter("run"),
+		"pdm":        runsAfter("run", "-p", "--project", "-v", "--venv"),
+		"hatch":      runsAfter("run"),
+		"rye":        runsAfter("run", "--pyproject"),
+		"pixi":       runsAfter("run", "-e", "--environment", "--manifest-path"),
+		"conda":      runsAfter("run", "-n", "--name", "-p", "--prefix", "--cwd"),
+		"mamba":      runsAfter("run", "-n", "--name", "-p", "--prefix", "--cwd"),
+		"micromamba": runsAfter("run", "-n", "--name", "-p", "--prefix", "--cwd"),
+		"asdf":       runsAfter("exec"),
+		"mise":       runsAfterDashes("exec", "x"),
+		"rtx":        runsAfterDashes("exec", "x"),
+		"direnv":     peelDirenv,
+		"op":         runsAfter("run", "--env-file", "--account", "--config"),
+		"doppler":    secretsRunner,
+		"infisical":  secretsRunner,
+		"tini":       skipOptions("-p", "-e"),
+		"dumb-init":  skipOptions("-r", "--rewrite"),
+		"xvfb-run":   skipOptions("-n", "-s", "-f", "-e", "-w", "-p"),
 		// Containers: the image is pulled; the command runs inside.
 		"docker":  done((*auditor).container),
 		"podman":  done((*auditor).container),
@@ -104,6 +134,7 @@ func init() {
 	foreignShell := programRule{judge: (*auditor).shellProgram, exec: true, shell: otherShell}
 	fetcher := programRule{judge: (*auditor).fetcher, net: true, exec: true}
 	netTool := programRule{judge: (*auditor).netTool, net: true}
+	sshTool := programRule{judge: (*auditor).sshTool, net: true}
 	interpreter := programRule{judge: (*auditor).interpreter}
 	reader := programRule{reader: true}
 	pkgManager := programRule{judge: (*auditor).pkgManager, net: true}
@@ -118,10 +149,13 @@ func init() {
 		// Download tools: what they fetch is not what was reviewed.
 		"curl": fetcher, "wget": fetcher, "aria2c": fetcher, "xh": fetcher,
 		"invoke-webrequest": fetcher, "iwr": fetcher, "irm": fetcher, "invoke-restmethod": fetcher,
+		"start-bitstransfer": fetcher,
+		// eval, and PowerShell's Invoke-Expression: text run as code.
 		"eval": {judge: (*auditor).eval, exec: true},
+		"iex":  {judge: (*auditor).psInvoke, exec: true}, "invoke-expression": {judge: (*auditor).psInvoke, exec: true},
 		// Remote access and transfer.
-		"ssh": netTool, "scp": netTool, "sftp": netTool, "nc": netTool, "ncat": netTool, "netcat": netTool,
-		"socat": netTool, "telnet": netTool, "ftp": netTool, "rsync": netTool,
+		"ssh": sshTool, "scp": sshTool, "sftp": sshTool, "rsync": {judge: (*auditor).rsync, net: true},
+		"nc": netTool, "ncat": netTool, "netcat": netTool, "socat": netTool, "telnet": netTool, "ftp": netTool,
 		// Package runners: the package must be pinned.
 		"npx":  {judge: npmRunnerAs("npx"), net: true},
 		"pnpx": {judge: npmRunnerAs("pnpx"), net: true},
@@ -129,11 +163,12 @@ func init() {
 		"dnx":  {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args()); return cmdInfo{name: c.name} }, net: true},
 		"uvx":  {judge: pyRunnerAs("uvx"), net: true},
 		"pipx": {judge: (*auditor).pipx, net: true},
+		"deno": {judge: (*auditor).deno}, "dx": {judge: (*auditor).dx},
 		// Package managers: exec/dlx run packages, run/start run scripts.
 		"npm": pkgManager, "pnpm": pkgManager, "yarn": pkgManager, "bun": pkgManager,
 		// Interpreters: a program written inline is inline code.
 		"python": interpreter, "node": interpreter, "perl": interpreter, "ruby": interpreter, "php": interpreter,
-		"lua": interpreter, "deno": interpreter, "osascript": interpreter, "rscript": interpreter,
+		"lua": interpreter, "osascript": interpreter, "rscript": interpreter,
 		"tclsh": interpreter, "jshell": interpreter,
 		// Tools with subcommands that fetch.
 		"git": networkSubcommands("clone", "fetch", "pull", "ls-remote"),
@@ -191,9 +226,9 @@ func skipOptions(withValue ...string) peeler {
 }
 
 // done makes a peeler of a judge that handles the command line it wraps.
-func done(judge func(a *auditor, argv []arg, depth int) cmdInfo) peeler {
+func done(judge func(a *auditor, c invocation) cmdInfo) peeler {
 	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
-		return nil, judge(a, c.argv, c.depth), true
+		return nil, judge(a, c), true
 	}
 }
 
@@ -234,4 +269,70 @@ func decodes(flags ...string) programRule {
 		}
 		return info
 	}}
+}
+
+// runsAfter peels `tool <sub> [options] [--] command…`; the options in
+// withValue take a value. Without sub the tool is judged as a program.
+func runsAfter(sub string, withValue ...string) peeler {
+	values := set(withValue...)
+	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		args := c.args()
+		if len(args) == 0 || args[0].text != sub {
+			return nil, a.program(c), true
+		}
+		return skipFlags(args[1:], values), cmdInfo{}, false
+	}
+}
+
+// runsAfterDashes peels `tool <sub> [tools…] -- command…` (mise exec).
+func runsAfterDashes(subs ...string) peeler {
+	s := set(subs...)
+	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		args := c.args()
+		if len(args) > 0 && s[args[0].text] {
+			for i, w := range args {
+				if w.text == "--" {
+					return args[i+1:], cmdInfo{}, false
+				}
+			}
+		}
+		return nil, a.program(c), true
+	}
+}
+
+// peelDirenv peels `direnv exec DIR command…`.
+func peelDirenv(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) < 2 || args[0].text != "exec" {
+		return nil, a.program(c), true
+	}
+	return args[2:], cmdInfo{}, false
+}
+
+// secretsRunner peels `doppler run` and `infisical run`: the command after
+// their options, or the shell script of --command.
+func secretsRunner(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) == 0 || args[0].text != "run" {
+		return nil, a.program(c), true
+	}
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		t := rest[i].text
+		switch {
+		case t == "--":
+			return rest[i+1:], cmdInfo{}, false
+		case t == "--command" || strings.HasPrefix(t, "--command="):
+			if w, ok := optValue(rest, &i, strings.TrimPrefix(t, "--command="), t != "--command"); ok {
+				a.inlineShell(c.name+" run --command", w, c.depth, true)
+				return nil, cmdInfo{name: c.name, runsArg: !w.lit}, true
+			}
+			return nil, cmdInfo{name: c.name}, true
+		case !strings.HasPrefix(t, "-"):
+			return rest[i:], cmdInfo{}, false
+		case !strings.Contains(t, "="):
+			i++ // --project x, --config x, --env x …
+		}
+	}
+	return nil, cmdInfo{name: c.name}, true
 }

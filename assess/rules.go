@@ -33,6 +33,8 @@ const (
 	CodePrivilegeEscalation = "privilege_escalation"
 	CodeContainerHostAccess = "container_host_access"
 	CodeLoopbackEndpoint    = "loopback_endpoint"
+	CodeDocPlaceholder      = "doc_placeholder"
+	CodeCommandLine         = "command_line"
 )
 
 // ruleTable is the single source of each code's level and blocking status.
@@ -41,23 +43,23 @@ var ruleTable = []registry.Rule{
 		"The MCP server is a remote HTTP endpoint (or reached over ssh): the context you share leaves your machine.",
 		"Prefer a local stdio server; if the endpoint is needed, document who operates it and what it receives."),
 	rule(CodeInsecureURL, registry.LevelDanger, true,
-		"The remote endpoint is not reached over HTTPS, so traffic and credentials travel unencrypted.",
-		"Serve the endpoint over https:// and point mcp.url at it."),
+		"A URL the wiring connects to or downloads from (the endpoint, an [artifacts] URL, a module a runner fetches) is not HTTPS, so traffic, credentials and downloaded code travel unencrypted and can be replaced on the way.",
+		"Use https:// URLs: serve the endpoint over https and point mcp.url at it; download artifacts and modules over https."),
 	rule(CodeRequestHeaders, registry.LevelWarn, false,
 		"The HTTP transport sends request headers, which may carry credentials.",
 		"Send only the headers the server needs, with secrets as ${VAR} placeholders the user fills in."),
 	rule(CodeShellExec, registry.LevelDanger, true,
-		"The wiring runs an inline shell script (sh -c, cmd /c, powershell -Command, npx -c …): arbitrary command execution.",
+		"The wiring runs an inline shell script (sh -c, a cmd /c line that chains or is written as one string, powershell -Command, npx -c …): arbitrary command execution. What the script runs is judged too.",
 		"Run the server binary directly with its arguments instead of through a shell."),
 	rule(CodeFetchExec, registry.LevelDanger, true,
-		"The wiring runs a download or eval primitive (curl, wget, eval) that fetches or executes external content.",
+		"The wiring runs a download or eval primitive (curl, wget, Invoke-WebRequest, eval) that fetches or executes external content.",
 		"Ship the server as a pinned package or binary and run it directly."),
 	rule(CodeShellMeta, registry.LevelWarn, false,
 		"A shell reads text of the wiring that chains commands, redirects or substitutes (| ; & $( ) ` > <).",
 		"Run one program with plain arguments; move any orchestration into the server itself."),
 	rule(CodeUnpinned, registry.LevelWarn, false,
-		"A package or image is fetched without an exact version, so what runs can change without notice.",
-		"Pin an exact version (pkg@1.2.3, pkg==1.2.3, image@sha256:…, a full git commit)."),
+		"A package, module, image or artifact is fetched without an exact version or digest (npx, uvx, deno npm:/jsr:/https: specifiers, docker images, [artifacts] without sha256), so what runs can change without notice.",
+		"Pin an exact version (pkg@1.2.3, pkg==1.2.3, npm:pkg@1.2.3, jsr:@scope/pkg@1.2.3, a versioned module URL, image@sha256:…, a full git commit) and give every artifact its sha256."),
 	rule(CodeChildEnv, registry.LevelInfo, false,
 		"The wiring passes environment variables to the server process.",
 		"Nothing to fix when the variables are needed; keep secrets as placeholders the user fills in."),
@@ -74,7 +76,7 @@ var ruleTable = []registry.Rule{
 		"[capabilities] declares exec = \"full\" but the wiring shows no subprocess use.",
 		"Declare an explicit list of binaries, or exec = \"none\"."),
 	rule(CodePipeToShell, registry.LevelDanger, true,
-		"Downloaded or generated text is executed by a shell or interpreter (curl … | sh, sh <(curl …), eval \"$(curl …)\").",
+		"Downloaded or generated text is executed by a shell or interpreter (curl … | sh, sh <(curl …), eval \"$(curl …)\", iwr … | iex).",
 		"Install a pinned, checksummed package instead of executing fetched text."),
 	rule(CodeObfuscatedExec, registry.LevelDanger, true,
 		"Encoded text is decoded and executed (base64 -d | sh, powershell -EncodedCommand, exec(b64decode(…))).",
@@ -86,13 +88,13 @@ var ruleTable = []registry.Rule{
 		"The wiring carries a long base64 or base64url blob whose content a reviewer cannot read.",
 		"Pass readable arguments, or reference a file shipped with a pinned package."),
 	rule(CodeForbiddenEnv, registry.LevelDanger, true,
-		"The wiring sets an environment variable that turns a trusted program into another one (loader, interpreter option, PATH, config home…).",
-		"Remove the variable; pass the setting as a program argument or a config file of the server."),
+		"The wiring sets an environment variable that turns a trusted program into another one (loader, interpreter option, PATH) or selects the user's configuration or credentials (HOME, AWS_PROFILE, KUBECONFIG …); at most 8 per env block are listed.",
+		"Remove the variable. A credential or configuration selector (AWS_PROFILE, KUBECONFIG, GOOGLE_APPLICATION_CREDENTIALS, HOME …) is refused by the host that spawns the server, so the manifest would not install: leave it out, and the server reads the user's own profile or file from the user's environment. Pass any other setting as a program argument or a config file of the server."),
 	rule(CodeInlineCode, registry.LevelDanger, true,
-		"An interpreter runs a program written inline in the wiring (python -c, node -e, perl -e …).",
+		"An interpreter runs a program written inline in the wiring (python -c, node -e, perl -e, deno eval …), also behind a wrapper (uv run python -c, poetry run …) or in a command string.",
 		"Ship the program as a file of a pinned package and run that."),
 	rule(CodeUnparsableShell, registry.LevelWarn, true,
-		"A shell script, encoded command or wrapper chain of the wiring could not be parsed, or is beyond the analysis limits.",
+		"A shell script, encoded command or wrapper chain of the wiring could not be parsed, or is beyond the analysis limits (8 nested scripts or wrappers, 32 wrappers on one command line, 64 nested brackets, 16 KiB per script, 10,000 syntax nodes per audit).",
 		"Use a short, plain script (or none): what cannot be analysed cannot be listed."),
 	rule(CodeLiteralSecret, registry.LevelDanger, true,
 		"The manifest contains a literal credential (URL userinfo, a secret query parameter, a token in a header or env value).",
@@ -106,6 +108,12 @@ var ruleTable = []registry.Rule{
 	rule(CodeLoopbackEndpoint, registry.LevelInfo, false,
 		"The HTTP endpoint is on this machine (loopback); the user must run that server separately.",
 		"Nothing to fix; document how the local server is started."),
+	rule(CodeDocPlaceholder, registry.LevelWarn, false,
+		"A placeholder from documentation (<YOUR_API_KEY>) is left in a command line that a shell reads, which takes it for a redirection: the wiring does not run as written.",
+		"Put the value, or a ${VAR} placeholder the user fills in, in its place."),
+	rule(CodeCommandLine, registry.LevelWarn, true,
+		"mcp.command holds a whole command line rather than one program: a launcher that starts programs directly cannot run it, and one that uses a shell reads it as a script.",
+		"Put the program alone in mcp.command and each of its words, in order, in mcp.args."),
 }
 
 var ruleIndex = func() map[string]registry.Rule {

@@ -60,6 +60,8 @@ func TestRules(t *testing.T) {
 		"privilege_escalation":  {registry.LevelDanger, true},
 		"container_host_access": {registry.LevelDanger, false},
 		"loopback_endpoint":     {registry.LevelInfo, false},
+		"doc_placeholder":       {registry.LevelWarn, false},
+		"command_line":          {registry.LevelWarn, true},
 	}
 	got := map[string]lb{}
 	for c, r := range seen {
@@ -74,7 +76,7 @@ func TestRules(t *testing.T) {
 		assess.CodeCapExecOverdeclared, assess.CodePipeToShell, assess.CodeObfuscatedExec, assess.CodePersistence,
 		assess.CodeEncodedBlob, assess.CodeForbiddenEnv, assess.CodeInlineCode, assess.CodeUnparsableShell,
 		assess.CodeLiteralSecret, assess.CodePrivilegeEscalation, assess.CodeContainerHostAccess,
-		assess.CodeLoopbackEndpoint} {
+		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine} {
 		if _, ok := assess.RuleFor(c); !ok {
 			t.Errorf("code constant %s has no rule", c)
 		}

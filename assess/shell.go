@@ -58,6 +58,8 @@ func (s *scan) script(src string) cmdInfo {
 		a.limit(s.path, "the script nests too deeply")
 		return cmdInfo{}
 	}
+	src, names := placeholders(src, `'"`, '\\')
+	a.placeholderLeft(s.path, nil, names)
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		if !s.lenient {
@@ -149,7 +151,11 @@ func (s *scan) walk(root syntax.Node) {
 			}
 		case *syntax.Assign:
 			if x.Name != nil && !x.Naked { // `export PATH` alone sets nothing
-				a.envDecl(x.Name.Value, s.path)
+				v := arg{path: s.path}
+				if x.Value != nil {
+					v.text, v.lit = wordText(x.Value)
+				}
+				a.envSet(x.Name.Value, v, s.depth)
 			}
 		case *syntax.Stmt:
 			s.redirects(x)
@@ -173,13 +179,32 @@ func wordText(w *syntax.Word) (string, bool) {
 				if !ok {
 					return "", false
 				}
-				b.WriteString(l.Value)
+				b.WriteString(dqUnescape(l.Value))
 			}
 		default:
 			return "", false
 		}
 	}
 	return b.String(), true
+}
+
+// dqUnescape drops the backslashes that escape a character inside double
+// quotes ($ ` " \ and a newline); others stay, as the shell keeps them.
+func dqUnescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // unescape drops the backslashes of an unquoted word.
@@ -329,27 +354,32 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 	s.pipe[b] = true
 	flatten(b.X)
 	flatten(b.Y)
-	decoded := false
-	first := ""
+	infos := make([]cmdInfo, len(stages))
 	for i, st := range stages {
-		var info cmdInfo
 		if c, ok := st.Cmd.(*syntax.CallExpr); ok {
-			info = s.call(c)
+			infos[i] = s.call(c)
 		} else {
 			f, d := s.stmtsDo([]*syntax.Stmt{st})
-			info = cmdInfo{fetches: f, decodes: d}
+			infos[i] = cmdInfo{fetches: f, decodes: d}
 		}
-		if i == 0 {
-			first = info.name
-		}
+	}
+	s.a.pipeInto(infos, s.path)
+}
+
+// pipeInto judges the stages of one pipeline: a shell or interpreter
+// reading its input from an earlier stage runs that stage's output; after a
+// decoder it runs decoded text.
+func (a *auditor) pipeInto(stages []cmdInfo, path string) {
+	decoded := false
+	for i, info := range stages {
 		if i > 0 && info.stdinScript {
 			what := "pipes the output of an earlier command into " + quoted(info.name)
-			if first != "" {
+			if first := stages[0].name; first != "" {
 				what = "pipes the output of " + quoted(first) + " into " + quoted(info.name)
 			}
-			s.a.add(CodePipeToShell, s.path, what+", which executes it")
+			a.add(CodePipeToShell, path, what+", which executes it")
 			if decoded {
-				s.a.add(CodeObfuscatedExec, s.path, "decodes encoded text and pipes it into "+quoted(info.name))
+				a.add(CodeObfuscatedExec, path, "decodes encoded text and pipes it into "+quoted(info.name))
 			}
 		}
 		decoded = decoded || info.decodes

@@ -242,3 +242,52 @@ func (a *auditor) headers() {
 		}
 	}
 }
+
+// sha256Hex matches a sha256 digest written in hexadecimal.
+var sha256Hex = regexp.MustCompile(`^(sha256:)?[0-9a-fA-F]{64}$`)
+
+// artifacts judges [artifacts.<target-triple>]: every download URL like
+// any other (https, no credentials in it), each artifact pinned by a
+// sha256. Artifacts are downloaded at install time, over the network.
+func (a *auditor) artifacts() {
+	triples := make([]string, 0, len(a.m.Artifacts))
+	for t := range a.m.Artifacts {
+		triples = append(triples, t)
+	}
+	sort.Strings(triples)
+	for _, t := range triples {
+		art := a.m.Artifacts[t]
+		p := "artifacts." + t
+		if !a.m.HasPath(p) {
+			p = "artifacts" // a triple that may not be printed
+		}
+		label := "the artifact " + quoted(t)
+		if strings.TrimSpace(art.URL) != "" {
+			a.inferred.Network = true
+			up := p + ".url"
+			if !a.m.HasPath(up) {
+				up = p
+			}
+			u, ok := parseAnyURL(untemplate(strings.TrimSpace(art.URL)))
+			switch {
+			case !ok:
+				a.add(CodeInsecureURL, up, label+" is not downloaded from a valid https:// URL with a host")
+			case u.Scheme != "https" && !(u.Scheme == "http" && loopbackHost(u.Hostname())):
+				a.add(CodeInsecureURL, up, label+" is downloaded over "+safeText(u.Scheme, 16)+", not https, so anyone on the way can replace it")
+			}
+			if ok {
+				a.urlSecrets(untemplate(strings.TrimSpace(art.URL)), up)
+			}
+		}
+		switch {
+		case strings.TrimSpace(art.SHA256) == "":
+			a.add(CodeUnpinned, p, label+" has no sha256, so what is installed can change without notice")
+		case !sha256Hex.MatchString(strings.TrimSpace(art.SHA256)):
+			sp := p + ".sha256"
+			if !a.m.HasPath(sp) {
+				sp = p
+			}
+			a.add(CodeUnpinned, sp, label+" has a sha256 that is not 64 hexadecimal digits, so it pins nothing")
+		}
+	}
+}

@@ -95,6 +95,32 @@ var nameSet = func() map[string]struct{} {
 	return m
 }()
 
+// selectorNames are the forbidden names that only select which of the
+// user's own configuration homes, profiles or credential files a program
+// reads (HOME, AWS_PROFILE, KUBECONFIG …). A host that spawns the server
+// refuses a declared value; the server reads the user's own value from the
+// user's environment.
+var selectorNames = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, n := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "USERPROFILE", "HOMEDRIVE", "HOMEPATH",
+		"APPDATA", "LOCALAPPDATA", "KUBECONFIG", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_PROFILE",
+		"AWS_DEFAULT_PROFILE", "DOCKER_CONFIG", "GOOGLE_APPLICATION_CREDENTIALS", "AZURE_CONFIG_DIR",
+		"AZURE_AUTH_LOCATION", "CLOUDSDK_CONFIG", "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", "TF_CLI_CONFIG_FILE"} {
+		m[n] = struct{}{}
+	}
+	return m
+}()
+
+// Selector reports whether key is a forbidden name that selects the user's
+// own configuration or credentials (a config home, a cloud or cluster CLI
+// profile or credential file) rather than changing what a program loads.
+// Such a name is still forbidden; the remedy differs: leave it to the
+// user's environment.
+func Selector(key string) bool {
+	_, ok := selectorNames[upper(key)]
+	return ok
+}
+
 // Names returns the forbidden exact names, in upper case. The caller owns the
 // returned slice.
 func Names() []string { return append([]string(nil), forbiddenNames[:]...) }

@@ -244,3 +244,26 @@ func ExampleForbidden() {
 	fmt.Println(envpolicy.Forbidden("NODE_OPTIONS"), envpolicy.Forbidden("node_options"), envpolicy.Forbidden("claßpath"), envpolicy.Forbidden("LOG_LEVEL"))
 	// Output: true true true false
 }
+
+func TestSelector(t *testing.T) {
+	for _, k := range []string{"AWS_PROFILE", "aws_profile", "KUBECONFIG", "GOOGLE_APPLICATION_CREDENTIALS", "HOME", "APPDATA"} {
+		if !envpolicy.Selector(k) || !envpolicy.Forbidden(k) {
+			t.Errorf("Selector(%q) = %v, Forbidden = %v; want both true", k, envpolicy.Selector(k), envpolicy.Forbidden(k))
+		}
+	}
+	for _, k := range []string{"NODE_OPTIONS", "LD_PRELOAD", "PATH", "PYTHONPATH", "GIT_DIR", "MY_PROFILE", ""} {
+		if envpolicy.Selector(k) {
+			t.Errorf("Selector(%q) = true, want false", k)
+		}
+	}
+	// The 20 selectors are all among the forbidden names.
+	count := 0
+	for _, n := range envpolicy.Names() {
+		if envpolicy.Selector(n) {
+			count++
+		}
+	}
+	if count != 20 {
+		t.Errorf("%d forbidden names are selectors, want 20", count)
+	}
+}

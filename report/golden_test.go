@@ -48,6 +48,9 @@ var goldenCases = []goldenCase{
 	}},
 	{file: "removed.toml", removed: true},
 	{file: "no-mcp.json"},
+	{file: "command-string.toml"},
+	{file: "windows-cmd.toml"},
+	{file: "artifacts.toml"},
 }
 
 func parseGolden(data []byte, json bool) (*addon.Manifest, error) {

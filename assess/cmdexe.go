@@ -1,0 +1,418 @@
+package assess
+
+import (
+	"sort"
+	"strings"
+)
+
+// cmd.exe reads the text after /c (or /k, /r) as one command line, however
+// the manifest splits it into words. The audit rebuilds that line, reads it
+// the way cmd.exe does and judges what it runs:
+//
+//   - /s and the quote rule of /c: unless the text holds exactly two quotes
+//     around an executable's path, a leading quote and the last quote are
+//     removed ("npx -y pkg" runs npx);
+//   - quotes group blanks and operators into a word; outside quotes ^
+//     escapes the next character and & && | || < > >> ( ) are operators;
+//   - @ before a command, and the builtins start (with its title and
+//     options), call and set NAME=value, are peeled or judged.
+//
+// Not modelled: %VAR% and !VAR! expansion (the text is judged as written),
+// if/for and other builtins that embed a command (their words are judged,
+// not run), and ',', ';', '=' as separators of a builtin's arguments.
+
+// cmdLine is the command line a wrapper's words make, and which manifest
+// word each byte came from.
+type cmdLine struct {
+	text   string
+	starts []int    // offset in text where each word starts
+	paths  []string // the manifest path of each word
+	lit    bool
+}
+
+// newCmdLine joins words with blanks as a launcher hands them to cmd.exe. A
+// word that is one executable's path with blanks in it is quoted, as
+// launchers quote such words; other words are kept as written, so that a
+// word holding a whole command line reads as one.
+func newCmdLine(words []arg) cmdLine {
+	l := cmdLine{lit: true}
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		l.starts = append(l.starts, b.Len())
+		l.paths = append(l.paths, w.path)
+		l.lit = l.lit && w.lit
+		if strings.ContainsAny(w.text, " \t") && !strings.Contains(w.text, `"`) && executablePath(w.text) {
+			b.WriteString(`"` + w.text + `"`)
+		} else {
+			b.WriteString(w.text)
+		}
+	}
+	l.text = b.String()
+	return l
+}
+
+// wordAt is the index of the manifest word the byte at off came from.
+func (l cmdLine) wordAt(off int) int {
+	return max(sort.SearchInts(l.starts, off+1)-1, 0)
+}
+
+// pathAt is the manifest path of the word the byte at off came from.
+func (l cmdLine) pathAt(off int) string {
+	if i := l.wordAt(off); i < len(l.paths) {
+		return l.paths[i]
+	}
+	return ""
+}
+
+// executablePath reports whether s reads as the path of one program, blanks
+// included (C:\Program Files\nodejs\npx.cmd), rather than a command line: it
+// has a directory, and no blank-separated part after the first starts like
+// an option, another path or a URL.
+func executablePath(s string) bool {
+	if !strings.ContainsAny(s, `/\`) {
+		return false
+	}
+	parts := strings.Fields(s)
+	for _, p := range parts[1:] {
+		if strings.ContainsAny(p[:1], `-/\~"'`) || strings.Contains(p, "://") {
+			return false
+		}
+	}
+	return strings.ContainsAny(parts[len(parts)-1], `/\`) || strings.Contains(parts[len(parts)-1], ".")
+}
+
+// cmdWord is a word of a cmd.exe command: its text without quotes and
+// escapes, its offset in the line, and whether any of it was quoted.
+type cmdWord struct {
+	text   string
+	off    int
+	quoted bool
+}
+
+// cmdCommand is one simple command of a cmd.exe line.
+type cmdCommand struct {
+	words  []cmdWord
+	writes []cmdWord // targets of > and >>
+	pipe   bool      // its output goes to the next command
+}
+
+// cmdParse reads a cmd.exe command line into simple commands. It returns
+// whether the line chains, pipes or redirects.
+func cmdParse(line string) (cmds []cmdCommand, meta bool) {
+	p := cmdParser{line: line}
+	for i := 0; i < len(line); i++ {
+		i = p.char(i)
+	}
+	p.endCmd(false)
+	return p.cmds, p.meta
+}
+
+// cmdParser is the state of cmdParse.
+type cmdParser struct {
+	line          string
+	cmds          []cmdCommand
+	cur           cmdCommand
+	word          []byte
+	wordOff       int
+	inWord        bool
+	quoted        bool // the current word has a quoted part
+	inQuote, meta bool
+}
+
+func (p *cmdParser) endWord() {
+	if p.inWord {
+		p.cur.words = append(p.cur.words, cmdWord{text: string(p.word), off: p.wordOff, quoted: p.quoted})
+	}
+	p.word, p.inWord, p.quoted = p.word[:0], false, false
+}
+
+func (p *cmdParser) endCmd(pipe bool) {
+	p.endWord()
+	p.cur.pipe = pipe
+	if len(p.cur.words) > 0 || len(p.cur.writes) > 0 {
+		p.cmds = append(p.cmds, p.cur)
+	}
+	p.cur = cmdCommand{}
+}
+
+func (p *cmdParser) start(i int) {
+	if !p.inWord {
+		p.inWord, p.wordOff = true, i
+	}
+}
+
+// char reads the character at i and returns the index of the last one it
+// used.
+func (p *cmdParser) char(i int) int {
+	line := p.line
+	c := line[i]
+	switch {
+	case p.inQuote:
+		if c == '"' {
+			p.inQuote = false
+		} else {
+			p.word = append(p.word, c)
+		}
+	case c == '"':
+		p.start(i)
+		p.inQuote, p.quoted = true, true
+	case c == '^':
+		if i+1 < len(line) {
+			p.start(i)
+			i++
+			p.word = append(p.word, line[i])
+		}
+	case c == ' ' || c == '\t':
+		p.endWord()
+	case c == '&' || c == '|':
+		p.meta = true
+		double := i+1 < len(line) && line[i+1] == c
+		if double {
+			i++
+		}
+		p.endCmd(c == '|' && !double)
+	case c == '(' || c == ')':
+		p.meta = true
+		p.endCmd(false)
+	case c == '<' || c == '>':
+		return p.redirect(i)
+	default:
+		p.start(i)
+		p.word = append(p.word, c)
+	}
+	return i
+}
+
+// redirect reads a redirection at i: < file, > file, >> file, 2> file,
+// >&1. The targets of output redirections are kept.
+func (p *cmdParser) redirect(i int) int {
+	line := p.line
+	p.meta = true
+	if p.inWord && !p.quoted && len(p.word) == 1 && (p.word[0] == '1' || p.word[0] == '2') {
+		p.word, p.inWord = p.word[:0], false // the handle of 2>file
+	}
+	p.endWord()
+	out := line[i] == '>'
+	for i+1 < len(line) && line[i+1] == '>' {
+		i++
+	}
+	if i+1 < len(line) && line[i+1] == '&' {
+		return i + 2 // >&1: to another handle
+	}
+	t, next := cmdTarget(line, i+1)
+	if out {
+		p.cur.writes = append(p.cur.writes, t)
+	}
+	return next - 1
+}
+
+// cmdTarget reads the file name of a redirection starting at i (blanks
+// first) and returns it with the offset after it.
+func cmdTarget(line string, i int) (cmdWord, int) {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	w := cmdWord{off: i}
+	var b []byte
+	inQuote := false
+	for ; i < len(line); i++ {
+		c := line[i]
+		if inQuote {
+			if c == '"' {
+				inQuote = false
+			} else {
+				b = append(b, c)
+			}
+			continue
+		}
+		if c == '"' {
+			inQuote, w.quoted = true, true
+			continue
+		}
+		if strings.IndexByte(" \t&|<>()", c) >= 0 {
+			break
+		}
+		if c == '^' && i+1 < len(line) {
+			i++
+			c = line[i]
+		}
+		b = append(b, c)
+	}
+	w.text = string(b)
+	return w, i
+}
+
+// cmdSwitches reads cmd.exe's own switches from the start of its line and
+// returns the text of /c, /k or /r (ok false without one) and /s.
+func cmdSwitches(line string) (rest string, off int, s, ok bool) {
+	i := 0
+	for {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i+1 >= len(line) || line[i] != '/' {
+			return "", 0, s, false
+		}
+		switch line[i+1] | 0x20 {
+		case 'c', 'k', 'r':
+			i += 2
+			for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+				i++
+			}
+			return line[i:], i, s, true
+		case 's':
+			s = true
+		}
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+	}
+}
+
+// cmdQuoteRule applies the quote rule of /c to the command text: quotes are
+// kept when, without /s, exactly two of them enclose an executable's path
+// with blanks and no special character; otherwise a leading quote and the
+// last quote are blanked (so that offsets keep their bytes).
+func cmdQuoteRule(text string, s bool) string {
+	if !strings.HasPrefix(text, `"`) {
+		return text
+	}
+	last := strings.LastIndexByte(text, '"')
+	if !s && strings.Count(text, `"`) == 2 {
+		inner := text[1:last]
+		if !strings.ContainsAny(inner, "&<>()@^|") && strings.ContainsAny(inner, " \t") && executablePath(inner) {
+			return text
+		}
+	}
+	b := []byte(text)
+	b[0] = ' '
+	if last > 0 {
+		b[last] = ' '
+	}
+	return string(b)
+}
+
+// cmdExe judges `cmd /c …` (and /k, /r): the rest of the line is read by
+// the Windows command interpreter. One plain command written as separate
+// words (the usual way to start npx.cmd on Windows) is a wrapper: what it
+// runs is judged. A line that chains, pipes or redirects, or a command line
+// written as one string (cmd /c "npx -y pkg"), is an inline script
+// (shell_exec, as sh -c is), and every command in it is judged too.
+func (a *auditor) cmdExe(c invocation) cmdInfo {
+	line := newCmdLine(c.args())
+	rest, off, sflag, ok := cmdSwitches(line.text)
+	if !ok {
+		return cmdInfo{name: "cmd", stdinScript: len(c.argv) == 1}
+	}
+	path := line.pathAt(off)
+	if !line.lit {
+		a.add(CodeShellExec, path, "runs an inline command line through `cmd`")
+		a.inferred.Exec = true
+		return cmdInfo{name: "cmd", runsArg: true}
+	}
+	text, names := placeholders(cmdQuoteRule(rest, sflag), `"`, '^')
+	a.placeholderLeft(path, func(o int) string { return line.pathAt(off + o) }, names)
+	cmds, meta := cmdParse(text)
+	inline := meta || cmdOneString(line, off, cmds)
+	if inline {
+		a.add(CodeShellExec, path, "runs an inline command line through `cmd`")
+		a.inferred.Exec = true
+	}
+	if meta {
+		a.add(CodeShellMeta, path, "cmd reads this line, and it chains, pipes or redirects commands")
+	}
+	a.cmdRun(cmds, line, off, c, inline)
+	return cmdInfo{name: "cmd"}
+}
+
+// cmdOneString reports whether the command line was written as one manifest
+// word holding several words (cmd /c "npx -y pkg"): an inline script, as
+// sh -c "…" is.
+func cmdOneString(line cmdLine, off int, cmds []cmdCommand) bool {
+	for _, cmd := range cmds {
+		for i := 1; i < len(cmd.words); i++ {
+			if line.wordAt(off+cmd.words[i].off) == line.wordAt(off+cmd.words[i-1].off) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cmdRun judges the commands of a cmd.exe line and how they are piped.
+func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation, inline bool) {
+	ctx := c.ctx
+	if inline {
+		ctx = ctxNested
+	}
+	var stages []cmdInfo
+	for _, cmd := range cmds {
+		for _, w := range cmd.writes {
+			if persistencePath(w.text) {
+				a.add(CodePersistence, line.pathAt(off+w.off), "writes to a location that runs code at login or boot")
+			}
+		}
+		argv := make([]arg, 0, len(cmd.words))
+		for _, w := range cmd.words {
+			argv = append(argv, arg{text: w.text, path: line.pathAt(off + w.off), lit: true})
+		}
+		argv = a.cmdBuiltins(argv, cmd.words)
+		stages = append(stages, a.command(argv, c.depth+1, ctx))
+		if !cmd.pipe {
+			a.pipeInto(stages, line.pathAt(off))
+			stages = stages[:0]
+		}
+	}
+}
+
+// cmdBuiltins peels the builtins of cmd.exe that run another command
+// (start, call, a leading @) and judges set NAME=value. It returns the
+// command that runs, or nothing.
+func (a *auditor) cmdBuiltins(argv []arg, words []cmdWord) []arg {
+	for n := 0; len(argv) > 0 && n < maxPeel; n++ {
+		argv[0].text = strings.TrimPrefix(argv[0].text, "@")
+		switch strings.ToLower(argv[0].text) {
+		case "call":
+			argv, words = argv[1:], words[1:]
+		case "start":
+			i := 1
+			if i < len(words) && words[i].quoted {
+				i++ // the window title
+			}
+			for i < len(argv) && strings.HasPrefix(argv[i].text, "/") {
+				switch strings.ToLower(argv[i].text) {
+				case "/d", "/affinity", "/node":
+					i++
+				}
+				i++
+			}
+			if i >= len(argv) {
+				return nil
+			}
+			argv, words = argv[i:], words[i:]
+		case "set":
+			if len(argv) > 1 {
+				if k, v, ok := strings.Cut(strings.Join(texts(argv[1:]), " "), "="); ok && !strings.HasPrefix(k, "/") {
+					a.envSet(strings.TrimSpace(k), arg{text: v, path: argv[1].path, lit: true}, 0)
+				}
+			}
+			return nil
+		case "rem", "echo", "cd", "chdir", "pushd", "popd", "title", "cls", "exit", "setlocal", "endlocal", "ver", "pause":
+			return nil
+		default:
+			return argv
+		}
+	}
+	return argv
+}
+
+func texts(args []arg) []string {
+	out := make([]string, len(args))
+	for i, w := range args {
+		out[i] = w.text
+	}
+	return out
+}

@@ -1,0 +1,117 @@
+package assess
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// commandLine reports whether mcp.command holds a whole command line
+// ("uvx some-server --flag") rather than one program. A path with blanks in
+// a directory name (C:\Program Files\nodejs\node.exe) is one program,
+// unless its first word already names a program the audit knows
+// (/usr/bin/env bash -c …).
+func commandLine(s string) bool {
+	s = strings.TrimSpace(s)
+	i := strings.IndexAny(s, " \t")
+	if i < 0 {
+		return false
+	}
+	if s[0] == '"' || s[0] == '\'' {
+		end := strings.IndexByte(s[1:], s[0])
+		return end >= 0 && strings.TrimSpace(s[end+2:]) != ""
+	}
+	if !executablePath(s) {
+		return true
+	}
+	first := progName(s[:i])
+	_, wrapper := wrappers[first]
+	_, program := programs[first]
+	return wrapper || program || programs[family(first)].judge != nil
+}
+
+// commandField returns the command line [mcp] runs when mcp.command holds a
+// command line of its own (commandLine). It is reported, then read the way
+// a launcher that accepts one reads it: through a shell (cmd.exe for a
+// Windows path, sh otherwise), with mcp.args appended. One plain command
+// comes back as its words followed by args; a script comes back as the
+// shell running it.
+func (a *auditor) commandField(args []arg) []arg {
+	cmd := a.m.MCP.Command
+	const path = "mcp.command"
+	text, names := cmd, []docPlaceholder(nil)
+	windows := strings.Contains(cmd, `\`)
+	if windows {
+		text, names = placeholders(cmd, `"`, '^')
+	} else {
+		text, names = placeholders(cmd, `'"`, '\\')
+	}
+	a.placeholderLeft(path, nil, names)
+	var words []string
+	plain := false
+	if windows {
+		words, plain = cmdPlainWords(text)
+	} else {
+		words, plain = shellPlainWords(text)
+	}
+	n := len(strings.Fields(cmd))
+	if plain {
+		n = len(words)
+	}
+	a.add(CodeCommandLine, path, "holds a whole command line of "+plural(n, "word")+", not one program; put the program in command and each word in args")
+	if !plain {
+		line := cmd
+		for _, w := range args {
+			line += " " + w.text
+		}
+		if windows {
+			return []arg{{text: "cmd", path: path, lit: true}, {text: "/c", path: path, lit: true}, {text: line, path: path, lit: true}}
+		}
+		return []arg{{text: "sh", path: path, lit: true}, {text: "-c", path: path, lit: true}, {text: line, path: path, lit: true}}
+	}
+	argv := make([]arg, 0, len(words)+len(args))
+	for _, w := range words {
+		argv = append(argv, arg{text: w, path: path, lit: true})
+	}
+	return append(argv, args...)
+}
+
+// shellPlainWords splits a POSIX command line into its words when it is one
+// simple command of literal words (no operator, redirection, assignment or
+// expansion).
+func shellPlainWords(text string) ([]string, bool) {
+	if len(text) > maxScriptBytes || bracketDepth(text) > 2*maxNesting {
+		return nil, false
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil || len(f.Stmts) != 1 || chains(f) {
+		return nil, false
+	}
+	c, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Assigns) > 0 {
+		return nil, false
+	}
+	words := make([]string, 0, len(c.Args))
+	for _, w := range c.Args {
+		t, ok := wordText(w)
+		if !ok {
+			return nil, false
+		}
+		words = append(words, t)
+	}
+	return words, len(words) > 0
+}
+
+// cmdPlainWords splits a cmd.exe command line into its words when it is
+// one command without operators.
+func cmdPlainWords(text string) ([]string, bool) {
+	cmds, meta := cmdParse(text)
+	if meta || len(cmds) != 1 {
+		return nil, false
+	}
+	words := make([]string, len(cmds[0].words))
+	for i, w := range cmds[0].words {
+		words[i] = w.text
+	}
+	return words, true
+}

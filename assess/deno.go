@@ -1,0 +1,145 @@
+package assess
+
+import (
+	"regexp"
+	"strings"
+)
+
+// denoValueFlags are the options of deno run, serve and x that take a value
+// as the next word.
+var denoValueFlags = set("-c", "--config", "--import-map", "--cert", "--location", "--seed", "--ext", "-L",
+	"--log-level", "--preload", "--require", "--env-file", "--lock", "--port", "--host")
+
+// deno judges Deno: `deno eval` is inline code; `deno run` and `deno serve`
+// run a module and `deno x` (dx) a package, fetched at start when it is a
+// jsr:, npm: or http(s) specifier, which must then pin an exact version.
+func (a *auditor) deno(c invocation) cmdInfo {
+	info := cmdInfo{name: "deno"}
+	args := c.args()
+	if len(args) == 0 {
+		info.stdinScript = true // the REPL reads what is piped in
+		return info
+	}
+	sub := args[0].text
+	switch sub {
+	case "eval":
+		if rest := skipFlags(args[1:], denoValueFlags); len(rest) > 0 {
+			a.add(CodeInlineCode, rest[0].path, "runs a `deno` program written inline in the wiring")
+			if rest[0].lit {
+				a.codeHeuristics(rest[0].text, rest[0].path)
+			}
+		}
+	case "run", "serve", "x":
+		runner := "deno " + sub
+		if rest := skipFlags(args[1:], denoValueFlags); len(rest) > 0 {
+			if rest[0].text == "-" {
+				info.stdinScript = true
+				break
+			}
+			a.denoModule(rest[0], runner, sub == "x")
+		}
+	case "install", "add", "cache", "outdated", "upgrade", "compile":
+		a.inferred.Network = true
+	case "task":
+		a.inferred.Exec = true // tasks run through Deno's shell
+	default:
+		if !strings.HasPrefix(sub, "-") {
+			a.denoModule(args[0], "deno", false) // deno main.ts is deno run main.ts
+		}
+	}
+	return info
+}
+
+// dx judges dx, Deno's package runner (deno x).
+func (a *auditor) dx(c invocation) cmdInfo {
+	if rest := skipFlags(c.args(), denoValueFlags); len(rest) > 0 {
+		a.denoModule(rest[0], "dx", true)
+	}
+	return cmdInfo{name: "dx"}
+}
+
+// denoModule judges the module or package a Deno runner starts. pkg: a
+// bare name is an npm package (deno x, dx).
+func (a *auditor) denoModule(spec arg, runner string, pkg bool) {
+	if !spec.lit {
+		return
+	}
+	s := spec.text
+	lower := strings.ToLower(s)
+	switch {
+	case strings.HasPrefix(s, "npm:"):
+		a.inferred.Network = true
+		if !npmPinned(npmPackage(s[len("npm:"):])) {
+			a.add(CodeUnpinned, spec.path, quoted(runner)+" runs the npm package "+quoted(npmName(npmPackage(s[len("npm:"):])))+" without an exact version")
+		}
+	case strings.HasPrefix(s, "jsr:"):
+		a.inferred.Network = true
+		if !jsrPinned(s[len("jsr:"):]) {
+			a.add(CodeUnpinned, spec.path, quoted(runner)+" runs the JSR package "+quoted(jsrName(s[len("jsr:"):]))+" without an exact version")
+		}
+	case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
+		a.inferred.Network = true
+		u, ok := parseAnyURL(s)
+		if !ok {
+			a.add(CodeUnpinned, spec.path, quoted(runner)+" runs a module URL without an exact version")
+			return
+		}
+		a.urlSecrets(s, spec.path)
+		if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+			a.add(CodeInsecureURL, spec.path, quoted(runner)+" fetches code over plain http, which anyone on the way can replace")
+		}
+		if !urlPinned(u.Path) {
+			a.add(CodeUnpinned, spec.path, quoted(runner)+" runs a module from "+safeText(u.Host, 80)+" without an exact version in its URL")
+		}
+	case pkg && !localSpec(s):
+		a.inferred.Network = true
+		if !npmPinned(npmPackage(s)) {
+			a.unpinned(spec, runner)
+		}
+	}
+}
+
+// npmPackage cuts the path inside a package from an npm specifier
+// (@scope/name@1.2.3/bin/cli.js is @scope/name@1.2.3).
+func npmPackage(s string) string {
+	s = strings.TrimPrefix(s, "/")
+	from := 0
+	if strings.HasPrefix(s, "@") {
+		i := strings.IndexByte(s, '/')
+		if i < 0 {
+			return s
+		}
+		from = i + 1
+	}
+	if j := strings.IndexByte(s[from:], '/'); j >= 0 {
+		return s[:from+j]
+	}
+	return s
+}
+
+// jsrPinned reports whether a jsr: specifier (@scope/name@1.2.3[/path])
+// pins an exact version.
+func jsrPinned(s string) bool {
+	p := npmPackage(s)
+	at := strings.LastIndexByte(p, '@')
+	return at > 0 && semverExact.MatchString(p[at+1:])
+}
+
+// jsrName is the package name of a jsr: specifier.
+func jsrName(s string) string { return npmName(npmPackage(s)) }
+
+// versionSegment is a path segment that names an exact version: mod@1.2.3,
+// @v1.2.3, 1.2.3 (jsr.io, cdn paths) or a full commit.
+var versionSegment = regexp.MustCompile(`^(.*@)?v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$|^[0-9a-f]{40}$`)
+
+// urlPinned reports whether a module URL's path names an exact version in
+// one of its segments (deno.land/x/mod@v1.0.0/mod.ts, esm.sh/pkg@1.2.3,
+// jsr.io/@scope/name/1.2.3/mod.ts, raw.githubusercontent.com/o/r/<commit>/x).
+func urlPinned(path string) bool {
+	for _, seg := range strings.Split(path, "/") {
+		if versionSegment.MatchString(seg) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,660 @@
+package assess
+
+import (
+	"strings"
+)
+
+// PowerShell has no parser in Go. psWalk is a careful tokenizer for the
+// common forms of a -Command script, enough to find the commands it runs
+// and their arguments, which are then judged like any command line:
+//
+//   - statements end at a newline or ';' and chain with && and ||;
+//     pipelines are split at '|';
+//   - a statement that starts with a bare word, or with the call operator
+//     & (or dot-sourcing .), runs a command; one that starts with a
+//     variable, a string, a number, a type literal or a parenthesis is an
+//     expression, and after an assignment's '=' a pipeline follows;
+//   - arguments are bare words (with ` escapes), '…' literal and "…"
+//     expandable strings (literal unless they expand $…), here-strings,
+//     comma-separated arrays (each element one argument), $variables and
+//     expressions (not literal), and --% (the rest of the line, verbatim);
+//   - the commands inside (…), $(…), @(…) and script blocks {…} are
+//     judged too, wherever they appear: they run when the script does;
+//   - $env:NAME = 'value' sets an environment variable;
+//   - # and <# #> comments, and > >> 2> *> redirections (their targets are
+//     checked for startup locations).
+//
+// Not modelled: keywords' grammar (if, foreach, function … are read as
+// expressions whose blocks are judged), member invocation on expressions
+// ((New-Object Net.WebClient).DownloadString(…): psScript's idiom matching
+// covers the common download and decode calls), aliases beyond the
+// programs table, and splatting (@args is not literal).
+
+// psWalk walks one PowerShell script.
+type psWalk struct {
+	a     *auditor
+	src   string
+	pos   int
+	path  string
+	depth int // scripts and wrappers already entered
+	nest  int // brackets open
+	// stopped: a bound was hit and reported; the walk unwinds.
+	stopped bool
+	// ran: the script runs fetched or decoded text (reported here).
+	ranFetched, ranDecoded bool
+}
+
+// psEffect is what a piece of script does, for the rules that look at how
+// its parts combine.
+type psEffect struct {
+	fetches, decodes bool
+}
+
+func (e *psEffect) or(o psEffect) {
+	e.fetches = e.fetches || o.fetches
+	e.decodes = e.decodes || o.decodes
+}
+
+// psWord is one argument of a PowerShell command.
+type psWord struct {
+	text string
+	lit  bool
+	off  int
+	eff  psEffect // of the commands inside it
+}
+
+func (w *psWalk) peek() byte {
+	if w.pos < len(w.src) {
+		return w.src[w.pos]
+	}
+	return 0
+}
+
+func (w *psWalk) at(s string) bool { return strings.HasPrefix(w.src[w.pos:], s) }
+
+// tick spends one unit of the audit's budget; false once it is spent.
+func (w *psWalk) tick() bool {
+	if w.stopped {
+		return false
+	}
+	if w.a.budget <= 0 {
+		w.a.overrunAt(w.path)
+		w.stopped = true
+		return false
+	}
+	w.a.budget--
+	return true
+}
+
+// enter opens a bracket; false (reported once) beyond maxNesting.
+func (w *psWalk) enter() bool {
+	if w.nest >= maxNesting {
+		if !w.stopped {
+			w.a.limit(w.path, "the PowerShell script nests too deeply")
+		}
+		w.stopped = true
+		return false
+	}
+	w.nest++
+	return true
+}
+
+// blanks passes spaces, tabs, line continuations and comments; with
+// newlines, line breaks too.
+func (w *psWalk) blanks(newlines bool) {
+	for w.pos < len(w.src) {
+		c := w.src[w.pos]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			w.pos++
+		case c == '`' && w.pos+1 < len(w.src) && (w.src[w.pos+1] == '\n' || w.src[w.pos+1] == '\r'):
+			w.pos += 2
+		case c == '\n' && newlines:
+			w.pos++
+		case c == '#':
+			for w.pos < len(w.src) && w.src[w.pos] != '\n' {
+				w.pos++
+			}
+		case c == '<' && w.at("<#"):
+			end := strings.Index(w.src[w.pos+2:], "#>")
+			if end < 0 {
+				w.pos = len(w.src)
+			} else {
+				w.pos += end + 4
+			}
+		default:
+			return
+		}
+	}
+}
+
+// statements reads statements up to close (0: the end of the script) and
+// judges them.
+func (w *psWalk) statements(close byte) psEffect {
+	var eff psEffect
+	for w.tick() {
+		w.blanks(true)
+		c := w.peek()
+		switch {
+		case w.pos >= len(w.src):
+			return eff
+		case c == close:
+			w.pos++
+			return eff
+		case c == ';' || c == ')' || c == '}':
+			w.pos++ // a stray closing bracket: skip it
+			continue
+		}
+		start := w.pos
+		eff.or(w.pipeline(close))
+		if w.pos == start {
+			w.pos++ // never stall on a character no rule takes
+		}
+	}
+	return eff
+}
+
+// pipeline reads one pipeline (or a chain of them with && and ||) and judges
+// how its stages feed each other.
+func (w *psWalk) pipeline(close byte) psEffect {
+	var eff psEffect
+	var stages []cmdInfo
+	for w.tick() {
+		w.blanks(false)
+		info, e := w.element(close)
+		eff.or(e)
+		stages = append(stages, info)
+		w.blanks(false)
+		switch {
+		case w.at("||") || w.at("&&"):
+			w.pos += 2
+			w.a.pipeInto(stages, w.path)
+			stages = stages[:0]
+			continue
+		case w.peek() == '|':
+			w.pos++
+			continue
+		}
+		break
+	}
+	w.a.pipeInto(stages, w.path)
+	return eff
+}
+
+// element reads one stage of a pipeline: a command or an expression.
+func (w *psWalk) element(close byte) (cmdInfo, psEffect) {
+	c := w.peek()
+	switch {
+	case c == '&' && !w.at("&&"), c == '.' && w.pos+1 < len(w.src) && strings.IndexByte(" \t'\"$({", w.src[w.pos+1]) >= 0:
+		w.pos++
+		w.blanks(false)
+		return w.command(close)
+	case c == '$', c == '(', c == '[', c == '@', c == '\'', c == '"', c == '-' && w.pos+1 < len(w.src) && isDigit(w.src[w.pos+1]),
+		isDigit(c):
+		return w.expression(close)
+	}
+	if kw := strings.ToLower(w.bareAhead()); psKeywords[kw] {
+		w.pos += len(kw)
+		return w.expression(close)
+	}
+	return w.command(close)
+}
+
+var psKeywords = set("if", "elseif", "else", "while", "for", "foreach", "switch", "do", "until", "try", "catch",
+	"finally", "trap", "function", "filter", "workflow", "param", "return", "throw", "exit", "break", "continue",
+	"begin", "process", "end", "data", "class", "enum", "using")
+
+// bareAhead returns the bare word at the current position without moving.
+func (w *psWalk) bareAhead() string {
+	i := w.pos
+	for i < len(w.src) && (isLetter(w.src[i]) || isDigit(w.src[i]) || w.src[i] == '-' || w.src[i] == '_') {
+		i++
+	}
+	return w.src[w.pos:i]
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// ends reports whether the current character ends a command's arguments.
+func (w *psWalk) ends(close byte) bool {
+	c := w.peek()
+	return w.pos >= len(w.src) || c == '\n' || c == ';' || c == '|' || c == close || c == ')' || c == '}' ||
+		w.at("&&") || c == '&'
+}
+
+// command reads a command and its arguments and judges it.
+func (w *psWalk) command(close byte) (cmdInfo, psEffect) {
+	var eff psEffect
+	var words []psWord
+	for w.tick() {
+		w.blanks(false)
+		if w.ends(close) {
+			if w.peek() == '&' && !w.at("&&") {
+				w.pos++ // a background job
+			}
+			break
+		}
+		switch c := w.peek(); {
+		case c == ',':
+			w.pos++
+			continue
+		case c == '>' || (c == '2' || c == '*' || c == '1') && w.pos+1 < len(w.src) && w.src[w.pos+1] == '>':
+			w.redirect()
+			continue
+		case w.at("--%"):
+			w.pos += 3
+			end := strings.IndexByte(w.src[w.pos:], '\n')
+			if end < 0 {
+				end = len(w.src) - w.pos
+			}
+			for _, f := range strings.Fields(w.src[w.pos : w.pos+end]) {
+				words = append(words, psWord{text: f, lit: true})
+			}
+			w.pos += end
+			continue
+		}
+		start := w.pos
+		word := w.word()
+		if w.pos == start {
+			w.pos++
+			continue
+		}
+		eff.or(word.eff)
+		words = append(words, word)
+	}
+	if len(words) == 0 {
+		return cmdInfo{}, eff
+	}
+	argv := make([]arg, len(words))
+	for i, x := range words {
+		argv[i] = arg{text: x.text, path: w.path, lit: x.lit}
+	}
+	info := w.a.command(argv, w.depth+1, ctxNested)
+	if argv[0].lit && psInvokesText[progName(argv[0].text)] {
+		for _, x := range words[1:] {
+			w.ranFetched = w.ranFetched || x.eff.fetches
+			w.ranDecoded = w.ranDecoded || x.eff.decodes
+		}
+	}
+	eff.fetches = eff.fetches || info.fetches
+	eff.decodes = eff.decodes || info.decodes
+	return info, eff
+}
+
+// psInvokesText are the commands that execute text given as an argument.
+var psInvokesText = set("iex", "invoke-expression", "invoke-command", "icm")
+
+// redirect reads a redirection and checks its target.
+func (w *psWalk) redirect() {
+	for w.pos < len(w.src) && strings.IndexByte("12*>", w.src[w.pos]) >= 0 {
+		w.pos++
+	}
+	if w.peek() == '&' {
+		w.pos += 2 // 2>&1
+		return
+	}
+	w.blanks(false)
+	t := w.word()
+	if t.lit && persistencePath(t.text) {
+		w.a.add(CodePersistence, w.path, "writes to a location that runs code at login or boot")
+	}
+}
+
+// expression reads an expression statement: its brackets are walked for
+// the commands they run; after an assignment a pipeline follows.
+func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
+	var eff psEffect
+	envKey := ""
+	for w.tick() {
+		w.blanks(false)
+		if w.pos >= len(w.src) {
+			break
+		}
+		c := w.peek()
+		switch {
+		case c == '\n' || c == ';' || c == '|' || c == close || c == ')' || c == '}' || w.at("&&") || w.at("||"):
+			return cmdInfo{fetches: eff.fetches, decodes: eff.decodes}, eff
+		case c == '=' && !w.at("=="):
+			w.pos++
+			w.blanks(false)
+			if envKey != "" && (w.peek() == '\'' || w.peek() == '"') {
+				start := w.pos
+				v := w.word()
+				w.a.envSet(envKey, arg{text: v.text, path: w.path, lit: v.lit}, w.depth)
+				if w.pos == start {
+					w.pos++
+				}
+				continue
+			}
+			if envKey != "" {
+				w.a.envDecl(envKey, w.path)
+			}
+			info, e := w.element(close)
+			eff.or(e)
+			return info, eff
+		case c == '$' && strings.HasPrefix(strings.ToLower(w.src[w.pos:]), "$env:"):
+			w.pos += 5
+			envKey = w.bareAhead()
+			w.pos += len(envKey)
+		case c == '[':
+			w.skipType()
+		default:
+			start := w.pos
+			word := w.word()
+			eff.or(word.eff)
+			if w.pos == start {
+				w.pos++
+			}
+		}
+	}
+	return cmdInfo{fetches: eff.fetches, decodes: eff.decodes}, eff
+}
+
+// skipType passes a type literal [System.Convert] (nested brackets too).
+func (w *psWalk) skipType() {
+	n := 0
+	for ; w.pos < len(w.src); w.pos++ {
+		switch w.src[w.pos] {
+		case '[':
+			n++
+		case ']':
+			n--
+			if n == 0 {
+				w.pos++
+				return
+			}
+		case '\n':
+			return
+		}
+	}
+}
+
+// word reads one argument.
+func (w *psWalk) word() psWord {
+	start := w.pos
+	switch c := w.peek(); {
+	case c == '\'':
+		return w.literal(start)
+	case c == '"':
+		return w.expandable(start)
+	case c == '@' && (w.at("@'") || w.at(`@"`)):
+		return w.hereString(start)
+	case c == '(' || w.at("$(") || w.at("@("):
+		if c != '(' {
+			w.pos++
+		}
+		return w.group(start, ')')
+	case c == '{' || w.at("@{"):
+		if c != '{' {
+			w.pos++
+		}
+		return w.group(start, '}')
+	case c == '$':
+		return w.variable(start)
+	case c == '[':
+		w.skipType()
+		x := psWord{off: start}
+		w.member(&x)
+		return x
+	}
+	return w.bare(start)
+}
+
+// group reads (…) or {…}: the commands inside run.
+func (w *psWalk) group(start int, close byte) psWord {
+	w.pos++
+	x := psWord{off: start}
+	if !w.enter() {
+		w.pos = len(w.src)
+		return x
+	}
+	x.eff = w.statements(close)
+	w.nest--
+	w.member(&x)
+	return x
+}
+
+// member passes a member access or invocation after a value
+// (.Content, ::Create(…)), walking the arguments of the invocation.
+func (w *psWalk) member(x *psWord) {
+	for w.tick() {
+		switch {
+		case w.at("::") || w.peek() == '.' && w.pos+1 < len(w.src) && (isLetter(w.src[w.pos+1]) || w.src[w.pos+1] == '_'):
+			if w.at("::") {
+				w.pos += 2
+			} else {
+				w.pos++
+			}
+			w.pos += len(w.bareAhead())
+		case w.peek() == '(':
+			y := w.group(w.pos, ')')
+			x.eff.or(y.eff)
+		case w.peek() == '[':
+			y := w.group(w.pos, ']')
+			x.eff.or(y.eff)
+		default:
+			return
+		}
+	}
+}
+
+// variable reads $name, ${name}, $env:NAME, $_ and the like: never
+// literal.
+func (w *psWalk) variable(start int) psWord {
+	w.pos++
+	if w.peek() == '{' {
+		end := strings.IndexByte(w.src[w.pos:], '}')
+		if end < 0 {
+			w.pos = len(w.src)
+		} else {
+			w.pos += end + 1
+		}
+	} else {
+		for w.pos < len(w.src) {
+			c := w.src[w.pos]
+			if !(isLetter(c) || isDigit(c) || c == '_' || c == ':' || c == '?' || c == '$' || c == '^') {
+				break
+			}
+			w.pos++
+		}
+	}
+	x := psWord{off: start}
+	w.member(&x)
+	return x
+}
+
+// literal reads '…' (” is a quote).
+func (w *psWalk) literal(start int) psWord {
+	var b strings.Builder
+	w.pos++
+	for w.pos < len(w.src) {
+		c := w.src[w.pos]
+		w.pos++
+		if c == '\'' {
+			if w.peek() == '\'' {
+				w.pos++
+				b.WriteByte('\'')
+				continue
+			}
+			break
+		}
+		b.WriteByte(c)
+	}
+	x := psWord{text: b.String(), lit: true, off: start}
+	w.rest(&x)
+	return x
+}
+
+// expandable reads "…": literal unless it expands a variable or a
+// subexpression, whose commands are walked.
+func (w *psWalk) expandable(start int) psWord {
+	x := psWord{lit: true, off: start}
+	var b strings.Builder
+	w.pos++
+	for w.pos < len(w.src) && !w.stopped {
+		c := w.src[w.pos]
+		switch {
+		case c == '"':
+			w.pos++
+			if w.peek() == '"' {
+				w.pos++
+				b.WriteByte('"')
+				continue
+			}
+			x.text = b.String()
+			w.rest(&x)
+			return x
+		case c == '`' && w.pos+1 < len(w.src):
+			b.WriteByte(psEscape(w.src[w.pos+1]))
+			w.pos += 2
+		case c == '$' && w.at("$("):
+			x.lit = false
+			w.pos++
+			y := w.group(w.pos, ')')
+			x.eff.or(y.eff)
+		case c == '$' && w.pos+1 < len(w.src) && (isLetter(w.src[w.pos+1]) || w.src[w.pos+1] == '{' || w.src[w.pos+1] == '_'):
+			x.lit = false
+			w.variable(w.pos)
+		default:
+			b.WriteByte(c)
+			w.pos++
+		}
+	}
+	x.text = b.String()
+	return x
+}
+
+// psEscape is the character a backtick escape stands for.
+func psEscape(c byte) byte {
+	switch c {
+	case 'n':
+		return '\n'
+	case 't':
+		return '\t'
+	case 'r':
+		return '\r'
+	case '0':
+		return 0
+	case 'a':
+		return 7
+	case 'b':
+		return 8
+	case 'f':
+		return '\f'
+	case 'v':
+		return '\v'
+	case 'e':
+		return 0x1b
+	}
+	return c
+}
+
+// hereString reads @'…'@ or @"…"@ (the closing delimiter starts a line).
+func (w *psWalk) hereString(start int) psWord {
+	q := w.src[w.pos+1]
+	w.pos += 2
+	end := strings.Index(w.src[w.pos:], "\n"+string(q)+"@")
+	x := psWord{off: start}
+	if end < 0 {
+		w.pos = len(w.src)
+		return x
+	}
+	body := w.src[w.pos : w.pos+end]
+	w.pos += end + 3
+	if i := strings.IndexByte(body, '\n'); i >= 0 {
+		body = body[i+1:]
+	} else {
+		body = ""
+	}
+	x.text = strings.TrimSuffix(body, "\r")
+	x.lit = q == '\'' || !strings.Contains(body, "$")
+	return x
+}
+
+// bare reads a bare word, with ` escapes and quoted parts inside
+// (--key="a b").
+func (w *psWalk) bare(start int) psWord {
+	x := psWord{lit: true, off: start}
+	var b strings.Builder
+	for w.pos < len(w.src) {
+		c := w.src[w.pos]
+		switch {
+		case strings.IndexByte(" \t\r\n;|&(){},", c) >= 0:
+			x.text = b.String()
+			return x
+		case c == '`' && w.pos+1 < len(w.src):
+			b.WriteByte(psEscape(w.src[w.pos+1]))
+			w.pos += 2
+		case c == '\'':
+			y := w.literal(w.pos)
+			b.WriteString(y.text)
+		case c == '"':
+			y := w.expandable(w.pos)
+			b.WriteString(y.text)
+			x.lit = x.lit && y.lit
+			x.eff.or(y.eff)
+		case c == '$' && w.pos+1 < len(w.src) && (isLetter(w.src[w.pos+1]) || w.src[w.pos+1] == '{' || w.src[w.pos+1] == '('):
+			x.lit = false
+			if w.src[w.pos+1] == '(' {
+				w.pos++
+				y := w.group(w.pos, ')')
+				x.eff.or(y.eff)
+			} else {
+				w.variable(w.pos)
+			}
+		default:
+			b.WriteByte(c)
+			w.pos++
+		}
+	}
+	x.text = b.String()
+	return x
+}
+
+// rest joins what directly follows a quoted string into the same word
+// ('a'b is one argument).
+func (w *psWalk) rest(x *psWord) {
+	if w.pos < len(w.src) && strings.IndexByte(" \t\r\n;|&(){},", w.src[w.pos]) < 0 && w.src[w.pos] != '.' {
+		y := w.bare(w.pos)
+		x.text += y.text
+		x.lit = x.lit && y.lit
+		x.eff.or(y.eff)
+	}
+}
+
+// psCode returns a script without its comments, for the idiom matching.
+func psCode(src string) string {
+	if !strings.Contains(src, "#") {
+		return src
+	}
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '<' && strings.HasPrefix(src[i:], "<#"):
+			end := strings.Index(src[i+2:], "#>")
+			if end < 0 {
+				return b.String()
+			}
+			i += end + 3
+			continue
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			if i < len(src) {
+				b.WriteByte('\n')
+			}
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

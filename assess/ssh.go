@@ -1,0 +1,112 @@
+package assess
+
+import "strings"
+
+// sshValueFlags are the single-letter options of ssh that take a value.
+const sshValueFlags = "BbcDEeFIiJLlmOoPpQRSWw"
+
+// sshTool judges ssh, scp and sftp: the commands their -o options run
+// locally (ProxyCommand, LocalCommand, KnownHostsCommand) are judged like
+// any script; ssh's remote command is read as the remote shell reads it and
+// judged too, but it runs on the other host, so it is not counted as what
+// the wiring uses here. ssh as the server itself is a remote endpoint.
+func (a *auditor) sshTool(c invocation) cmdInfo {
+	if c.name == "ssh" && c.ctx == ctxTop {
+		a.add(CodeRemoteEndpoint, c.argv[0].path, "runs the server on a remote host over ssh: your context leaves this machine")
+	}
+	info := cmdInfo{name: c.name, fetches: c.name == "sftp"}
+	args := c.args()
+	subsystem := false
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			break
+		}
+		for j := 1; j < len(t); j++ {
+			if t[j] == 's' {
+				subsystem = true
+			}
+			if strings.IndexByte(sshValueFlags, t[j]) < 0 {
+				continue
+			}
+			v := arg{text: t[j+1:], path: args[i].path, lit: args[i].lit}
+			if v.text == "" && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			if t[j] == 'o' {
+				a.sshOption(v, c.depth)
+			}
+			break
+		}
+	}
+	if c.name != "ssh" || subsystem || i+1 >= len(args) {
+		return info
+	}
+	saved := a.inferred
+	a.shellLine(args[i+1:], c.depth, false, false)
+	a.inferred = saved
+	return info
+}
+
+// sshOption judges one -o option: the commands ssh runs locally.
+func (a *auditor) sshOption(v arg, depth int) {
+	if !v.lit {
+		return
+	}
+	key, val, ok := strings.Cut(v.text, "=")
+	if !ok {
+		key, val, _ = strings.Cut(strings.TrimSpace(v.text), " ")
+	}
+	switch strings.ToLower(strings.TrimSpace(key)) {
+	case "proxycommand", "localcommand", "knownhostscommand":
+		val = strings.TrimSpace(val)
+		if val == "" || strings.EqualFold(val, "none") {
+			return
+		}
+		sc := &scan{a: a, path: v.path, depth: depth + 1}
+		sc.script(val)
+	}
+}
+
+// rsync judges rsync: -e (--rsh) is the command line of its remote shell,
+// which runs here.
+func (a *auditor) rsync(c invocation) cmdInfo {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		var v arg
+		switch {
+		case t == "-e" || t == "--rsh":
+			if i+1 >= len(args) {
+				return cmdInfo{name: c.name}
+			}
+			i++
+			v = args[i]
+		case strings.HasPrefix(t, "--rsh="):
+			v = arg{text: t[len("--rsh="):], path: args[i].path, lit: args[i].lit}
+		case strings.HasPrefix(t, "-e") && !strings.HasPrefix(t, "--"):
+			v = arg{text: t[2:], path: args[i].path, lit: args[i].lit}
+		default:
+			continue
+		}
+		if v.lit {
+			if words, ok := shellPlainWords(v.text); ok {
+				argv := make([]arg, len(words))
+				for j, w := range words {
+					argv[j] = arg{text: w, path: v.path, lit: true}
+				}
+				a.command(argv, c.depth+1, ctxNested)
+			} else {
+				sc := &scan{a: a, path: v.path, depth: c.depth + 1}
+				sc.script(v.text)
+			}
+		}
+	}
+	return cmdInfo{name: c.name}
+}
