@@ -3,7 +3,6 @@ package addon
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -45,7 +44,7 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	}
 	var root map[string]any
 	if _, err := toml.Decode(src, &root); err != nil {
-		return nil, tomlError(err)
+		return nil, tomlError(src, err)
 	}
 	w := newWalker(pos.lines, "")
 	m := w.manifest(at{}, root)
@@ -164,15 +163,6 @@ var byteOrderMark = []byte("\ufeff")
 func tooLarge(what string, limit int) error {
 	return &registry.ValidationError{TooLarge: true, Fields: []registry.FieldError{{
 		Message: fmt.Sprintf("%s is larger than %d bytes", what, limit)}}}
-}
-
-func tomlError(err error) error {
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		return &registry.ValidationError{Fields: []registry.FieldError{{
-			Line: pe.Position.Line, Message: "TOML syntax error: " + quietMessage(pe.Message)}}}
-	}
-	return &registry.ValidationError{Fields: []registry.FieldError{{Message: "TOML syntax error"}}}
 }
 
 // rawProblem refuses a document whose bytes are not valid UTF-8 or that

@@ -38,7 +38,7 @@ const okHead = "[addon]\nname = \"ok\"\n"
 
 var badCases = []badCase{
 	// Syntax.
-	{name: "toml syntax", in: "[addon\nname = \"x\"\n", want: []where{{"", 2}}, maybe: "TOML syntax error"},
+	{name: "toml syntax", in: "[addon\nname = \"x\"\n", want: []where{{"", 1}}, maybe: "TOML syntax error at line 1, column 7: a table header is not closed"},
 	{name: "toml unterminated string", in: okHead + "[mcp]\ncommand = \"abc\n", want: []where{{"", 4}}, maybe: "TOML syntax error"},
 	{name: "toml duplicate key", in: okHead + "name = \"y\"\n", want: []where{{"", 3}}, maybe: "TOML syntax error"},
 	{name: "json syntax", json: true, in: "{\"addon\": {\"name\": \"x\",}}", want: []where{{"", 1}}, maybe: "JSON syntax error"},
