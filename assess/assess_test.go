@@ -423,6 +423,62 @@ func TestBounds(t *testing.T) {
 	}
 }
 
+// TestBoundsOfReaders feeds each reader of command text (wrappers, cmd.exe,
+// PowerShell, wsl, ssh, env values) input nested or sized beyond its
+// bound: the audit reports that it stopped instead of recursing on.
+func TestBoundsOfReaders(t *testing.T) {
+	repeat := func(word string, n int, last ...string) []string {
+		out := []string{}
+		for i := 0; i < n; i++ {
+			out = append(out, strings.Fields(word)...)
+		}
+		return append(out, last...)
+	}
+	psIex := "my-mcp"
+	for i := 0; i < 12; i++ {
+		psIex = "iex '" + strings.ReplaceAll(psIex, "'", "''") + "'"
+	}
+	envValue := "my-mcp"
+	for i := 0; i < 12; i++ {
+		envValue = "GIT_SSH_COMMAND=" + shellQuote(envValue) + " git fetch"
+	}
+	splits := []string{"-S"}
+	for i := 0; i < 40; i++ {
+		splits = append(splits, "-S")
+	}
+	for _, tc := range []struct {
+		name string
+		m    *addon.Manifest
+	}{
+		{"cmd /c nested 12 deep", stdio("cmd", repeat("/c cmd", 12, "/c", "my-mcp")...)},
+		{"cmd line over 16 KiB", stdio("cmd", "/c", strings.Repeat("my-mcp & ", 2000))},
+		{"PowerShell parentheses 1000 deep", stdio("powershell", "-c", strings.Repeat("(", 1000)+"x"+strings.Repeat(")", 1000))},
+		{"PowerShell script blocks 1000 deep", stdio("pwsh", "-c", strings.Repeat("& {", 1000)+"x"+strings.Repeat("}", 1000))},
+		{"PowerShell assignments 3000 long", stdio("pwsh", "-c", strings.Repeat("$a = ", 3000)+"x")},
+		{"Invoke-Expression nested 12 deep", stdio("powershell", "-c", psIex)},
+		{"PowerShell script over 16 KiB", stdio("powershell", "-c", strings.Repeat("my-mcp; ", 2100))},
+		{"env -S splitting 40 times", stdio("env", append(splits, "my-mcp")...)},
+		{"wrappers 48 deep", stdio("sudo", repeat("nice timeout 5 env", 12, "my-mcp")...)},
+		{"ssh remote commands 12 deep", stdio("ssh", repeat("h ssh", 12, "h", "my-mcp")...)},
+		{"wsl nested 12 deep", stdio("wsl", repeat("-e wsl", 12, "my-mcp")...)},
+		{"env values nested 12 deep", withEnv(stdio("my-mcp"), "GIT_SSH_COMMAND", envValue)},
+		{"docker in docker 12 deep", stdio("docker", repeat("run img:1 docker", 12, "run", "img:1")...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := assess.Audit(tc.m)
+			found := false
+			for _, f := range r.Findings {
+				if f.Code == assess.CodeUnparsableShell && strings.HasPrefix(f.Message, "not analysed: ") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no %s finding; got %v", assess.CodeUnparsableShell, brief(r.Findings))
+			}
+		})
+	}
+}
+
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // TestMessagesAreSafe checks that no message echoes control characters,

@@ -313,6 +313,10 @@ func (a *auditor) cmdExe(c invocation) cmdInfo {
 		a.inferred.Exec = true
 		return cmdInfo{name: "cmd", runsArg: true}
 	}
+	if len(rest) > maxScriptBytes {
+		a.limit(path, "the command line is longer than 16 KiB")
+		return cmdInfo{name: "cmd"}
+	}
 	text, names := placeholders(cmdQuoteRule(rest, sflag), `"`, '^')
 	a.placeholderLeft(path, func(o int) string { return line.pathAt(off + o) }, names)
 	cmds, meta := cmdParse(text)
@@ -350,6 +354,11 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 	}
 	var stages []cmdInfo
 	for _, cmd := range cmds {
+		if a.budget <= 0 {
+			a.overrunAt(line.pathAt(off))
+			return
+		}
+		a.budget--
 		for _, w := range cmd.writes {
 			if persistencePath(w.text) {
 				a.add(CodePersistence, line.pathAt(off+w.off), "writes to a location that runs code at login or boot")

@@ -170,12 +170,14 @@ func (a *auditor) peelEnv(args []arg, depth int) []arg {
 				i++
 				s = args[i].text
 			}
-			var out []arg
+			// The split words are env's again: handing them back behind
+			// an env word makes each -S one more wrapper peeled, within
+			// maxPeel.
+			out := []arg{{text: "env", path: args[i].path, lit: true}}
 			for _, f := range strings.Fields(s) {
 				out = append(out, arg{text: f, path: args[i].path, lit: args[i].lit})
 			}
-			out = append(out, args[i+1:]...)
-			return a.peelEnv(out, depth)
+			return append(out, args[i+1:]...)
 		case strings.HasPrefix(t, "-") && len(t) > 1:
 			// -i, -0, -v, --ignore-environment, --unset=X, --chdir=D …
 		default:

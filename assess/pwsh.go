@@ -329,7 +329,12 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 			if envKey != "" {
 				w.a.envDecl(envKey, w.path)
 			}
+			if !w.enter() { // $a = $b = … nests one element in another
+				w.pos = len(w.src)
+				return cmdInfo{}, eff
+			}
 			info, e := w.element(close)
+			w.nest--
 			eff.or(e)
 			return info, eff
 		case c == '$' && strings.HasPrefix(strings.ToLower(w.src[w.pos:]), "$env:"):
