@@ -3,6 +3,7 @@ package addon
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -42,11 +43,19 @@ func ParseTOML(b []byte) (*Manifest, error) {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{{
 			Path: printablePath(pos.widePath), Line: pos.wideLine, Message: "has more than " + strconv.Itoa(MaxArgs) + " elements"}}}
 	}
-	var root map[string]any
+	// Into an empty interface the decoder hands over the tables it built;
+	// into a map it would copy the top level and record its keys again.
+	var root any
 	if _, err := toml.Decode(src, &root); err != nil {
 		return nil, tomlError(src, err)
 	}
 	w := newWalker(pos.lines, "")
+	// Without a prefix the paths the scanner recorded are the model's
+	// field paths, with their lines: the manifest keeps that map rather
+	// than building a second one, and the walker adds what the scanner
+	// did not reach.
+	w.shareLines = true
+	w.scratch = pos.path
 	m := w.manifest(at{}, root)
 	return w.finish(m)
 }
@@ -209,33 +218,97 @@ func printablePath(p string) string {
 // at is a position in the document being walked: disp is the field path
 // that may be printed, raw the path as written (for line lookup). Once a key
 // that is not safe to print is passed, disp stops growing (hidden).
+//
+// key and index do not join strings: they add a pending step (a key or an
+// index) to the parent's paths, up to two, and resolve joins them when a
+// path is needed as a string (an error, a field the scanner did not record,
+// a third step). Most fields are visited once and never printed, so most
+// paths are never made.
 type at struct {
 	disp, raw string
-	hidden    bool
+	hidden    bool // the resolved paths are already hidden
+	steps     [2]step
+	n         int // pending steps
+	shown     int // how many of the pending steps extend disp (the rest are hidden)
 }
 
-// key and index share one string between disp and raw when the two are
-// equal, as they are for every printable path outside a registry file.
+// step is one pending step of a path: a key, or an index when index >= 0.
+type step struct {
+	key   string
+	index int
+}
+
+func (a at) isHidden() bool { return a.hidden || a.shown < a.n }
+
 func (a at) key(k string, safe bool) at {
-	r := join(a.raw, k)
-	if a.hidden || !safe {
-		return at{disp: a.disp, raw: r, hidden: true}
-	}
-	if a.disp == a.raw {
-		return at{disp: r, raw: r}
-	}
-	return at{disp: join(a.disp, k), raw: r}
+	return a.push(step{key: k, index: -1}, safe)
 }
 
 func (a at) index(i int) at {
-	r := indexPath(a.raw, i)
-	if a.hidden {
-		return at{disp: a.disp, raw: r, hidden: true}
+	return a.push(step{index: i}, true)
+}
+
+func (a at) push(st step, safe bool) at {
+	if a.n == len(a.steps) {
+		a = a.resolve()
 	}
-	if a.disp == a.raw {
-		return at{disp: r, raw: r}
+	if safe && !a.isHidden() {
+		a.shown++
 	}
-	return at{disp: indexPath(a.disp, i), raw: r}
+	a.steps[a.n] = st
+	a.n++
+	return a
+}
+
+func (st step) appendTo(b []byte, empty bool) []byte {
+	if st.index >= 0 {
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(st.index), 10)
+		return append(b, ']')
+	}
+	if !empty {
+		b = append(b, '.')
+	}
+	return append(b, st.key...)
+}
+
+func (st step) join(p string) string {
+	if st.index >= 0 {
+		return indexPath(p, st.index)
+	}
+	return join(p, st.key)
+}
+
+// resolve joins the pending steps. disp and raw share one string when they
+// are equal, as they are for every printable path outside a registry file.
+func (a at) resolve() at {
+	if a.n == 0 {
+		return a
+	}
+	r := a.raw
+	for _, st := range a.steps[:a.n] {
+		r = st.join(r)
+	}
+	out := at{raw: r, hidden: a.isHidden()}
+	switch {
+	case a.disp == a.raw && a.shown == a.n:
+		out.disp = r
+	default:
+		out.disp = a.disp
+		for _, st := range a.steps[:a.shown] {
+			out.disp = st.join(out.disp)
+		}
+	}
+	return out
+}
+
+// appendDisp appends the printable path of a (not hidden) to b.
+func (a at) appendDisp(b []byte) []byte {
+	b = append(b, a.disp...)
+	for _, st := range a.steps[:a.shown] {
+		b = st.appendTo(b, len(b) == 0)
+	}
+	return b
 }
 
 // report collects field errors for one document.
@@ -324,10 +397,15 @@ func (r *report) result() error {
 type walker struct {
 	report
 	lines map[string]int // raw path -> line
+	// shareLines: the manifest's fields are lines itself (raw and shown
+	// paths are the same).
+	shareLines bool
 	// keyBuf backs the key lists sortedKeys returns. It only grows: a
 	// list handed out is never written again, so nested tables may take
 	// theirs while an enclosing loop still reads its own.
 	keyBuf []string
+	// scratch holds a path being looked up.
+	scratch []byte
 }
 
 func newWalker(lines map[string]int, prefix string) *walker {
@@ -351,6 +429,7 @@ func (w *walker) sortedKeys(t map[string]any) []string {
 }
 
 func (w *walker) line(a at) int {
+	a = a.resolve()
 	for p := a.raw; p != ""; {
 		if l := w.lines[p]; l > 0 {
 			return l
@@ -364,11 +443,27 @@ func (w *walker) line(a at) int {
 	return 0
 }
 
-func (w *walker) fail(a at, msg string) { w.add(a.disp, w.line(a), msg) }
+func (w *walker) fail(a at, msg string) {
+	a = a.resolve()
+	w.add(a.disp, w.line(a), msg)
+}
 
 // seen records that the field at a is present, with its line.
 func (w *walker) seen(a at) {
-	if a.hidden || a.disp == "" || w.m == nil {
+	if a.isHidden() || w.m == nil {
+		return
+	}
+	// Most fields are known with their line already (the scanner's map is
+	// the manifest's): look the path up without making its string.
+	if w.scratch == nil {
+		w.scratch = make([]byte, 0, 64)
+	}
+	w.scratch = a.appendDisp(w.scratch[:0])
+	if l, ok := w.m.fields[string(w.scratch)]; ok && l != 0 {
+		return
+	}
+	a = a.resolve()
+	if a.disp == "" {
 		return
 	}
 	// Record the path, and its line unless one is already known.
@@ -478,7 +573,9 @@ func (w *walker) strList(a at, v any) []string {
 	out := make([]string, 0, len(list))
 	for i, e := range list {
 		ea := a.index(i)
-		w.seen(ea)
+		if !w.shareLines { // Manifest.HasPath knows the elements of its lists
+			w.seen(ea)
+		}
 		out = append(out, w.str(ea, e))
 	}
 	return out
@@ -493,11 +590,15 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 	for _, k := range w.sortedKeys(t) {
 		ka := a.key(k, safe(k))
 		w.seen(ka)
-		if ka.hidden && !a.hidden {
+		if ka.isHidden() && !a.isHidden() {
 			if w.m.keyLines == nil {
 				w.m.keyLines = map[string]int{}
 			}
-			w.m.keyLines[keyLineKey(a.disp, k)] = w.line(ka)
+			w.m.keyLines[keyLineKey(a.resolve().disp, k)] = w.line(ka)
+			if w.shareLines {
+				// A key that may not be printed has no field path.
+				delete(w.m.fields, ka.resolve().raw)
+			}
 		}
 		out[k] = w.str(ka, t[k])
 	}
@@ -509,7 +610,12 @@ func (w *walker) manifest(base at, v any) *Manifest {
 	if n > 256 {
 		n = 256
 	}
-	m := &Manifest{fields: make(map[string]int, n)}
+	m := &Manifest{}
+	if w.shareLines && w.prefix == "" && w.lines != nil {
+		m.fields = w.lines
+	} else {
+		m.fields = make(map[string]int, n)
+	}
 	m.MCP.Transport = TransportStdio
 	w.m = m
 	root, ok := w.table(base, v)

@@ -41,6 +41,11 @@
 // install.verify are argument vectors, whose order does.
 package addon
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Transport is how an MCP server is reached.
 type Transport string
 
@@ -206,7 +211,14 @@ func (m *Manifest) Line(path string) int {
 	if m == nil {
 		return 0
 	}
-	return m.fields[path]
+	if l, ok := m.fields[path]; ok {
+		return l
+	}
+	if list, _, ok := m.listElement(path); ok {
+		// An element on its list's first line is not recorded on its own.
+		return m.fields[list]
+	}
+	return 0
 }
 
 // HasPath reports whether the field at path (`mcp.args[2]`, `mcp.env.X`,
@@ -215,6 +227,53 @@ func (m *Manifest) HasPath(path string) bool {
 	if m == nil {
 		return false
 	}
-	_, ok := m.fields[path]
+	if _, ok := m.fields[path]; ok {
+		return true
+	}
+	_, _, ok := m.listElement(path)
 	return ok
+}
+
+// listElement reports whether path is list[i] for a list of strings the
+// source had (mcp.args, addon.keywords …) with more than i elements.
+func (m *Manifest) listElement(path string) (list string, i int, ok bool) {
+	if !strings.HasSuffix(path, "]") {
+		return "", 0, false
+	}
+	open := strings.LastIndexByte(path, '[')
+	if open <= 0 {
+		return "", 0, false
+	}
+	list = path[:open]
+	i, err := strconv.Atoi(path[open+1 : len(path)-1])
+	if err != nil || i < 0 || path[open+1] == '+' || (len(path)-open > 3 && path[open+1] == '0') {
+		return "", 0, false
+	}
+	var elems []string
+	switch list {
+	case "mcp.args":
+		elems = m.MCP.Args
+	case "addon.categories":
+		elems = m.Addon.Categories
+	case "addon.keywords":
+		elems = m.Addon.Keywords
+	case "install.verify":
+		if m.Install != nil {
+			elems = m.Install.Verify
+		}
+	case "capabilities.env":
+		if m.Capabilities != nil {
+			elems = m.Capabilities.Env
+		}
+	case "capabilities.exec":
+		if m.Capabilities != nil {
+			elems = m.Capabilities.ExecAllow
+		}
+	default:
+		return "", 0, false
+	}
+	if _, present := m.fields[list]; !present || i >= len(elems) {
+		return "", 0, false
+	}
+	return list, i, true
 }

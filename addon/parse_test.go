@@ -643,3 +643,25 @@ func TestParseAcceptsShownText(t *testing.T) {
 		}
 	}
 }
+
+// TestListElementPaths checks that the elements of a list written on its
+// first line, which the position scanner does not record one by one, still
+// have their path and line, and that no other index passes for one.
+func TestListElementPaths(t *testing.T) {
+	m, err := ParseTOML([]byte("[addon]\nname = \"a\"\nkeywords = [\"x\", \"y\"]\n[mcp]\ncommand = \"c\"\nargs = [\"-y\", \"pkg\",\n  \"--flag\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]int{
+		"addon.keywords[0]": 3, "addon.keywords[1]": 3, "mcp.args[0]": 6, "mcp.args[1]": 6, "mcp.args[2]": 7,
+		"addon.keywords[2]": 0, "mcp.args[3]": 0, "mcp.args[01]": 0, "mcp.args[+1]": 0, "mcp.args[-1]": 0,
+		"mcp.args[]": 0, "mcp.argz[0]": 0, "addon.categories[0]": 0, "capabilities.env[0]": 0, "[0]": 0,
+	} {
+		if got := m.Line(p); got != want {
+			t.Errorf("Line(%q) = %d, want %d", p, got, want)
+		}
+		if got := m.HasPath(p); got != (want > 0) {
+			t.Errorf("HasPath(%q) = %v, want %v", p, got, want > 0)
+		}
+	}
+}

@@ -26,32 +26,82 @@ type tomlPositions struct {
 	// segs backs the key segments keyPath returns, which every caller has
 	// finished with before the next call.
 	segs [4]string
+	// path is the path being read. Each path recorded is copied to the end
+	// of arena, and recs says where and on which line; lines is filled at
+	// the end from one string made of arena, so that recording a path
+	// costs no allocation of its own.
+	path  []byte
+	arena []byte
+	recs  []pathRec
 }
 
-func scanTOML(src string) *tomlPositions {
-	s := &tomlPositions{lines: make(map[string]int, positionsHint(src)), src: src, line: 1}
+// pathRec is one recorded path, first seen on line: arena up to end, from
+// the end of the record before.
+type pathRec struct{ end, line int32 }
+
+func scanTOML(src string) tomlPositions {
+	hint := positionsHint(src)
+	s := tomlPositions{src: src, line: 1, recs: make([]pathRec, 0, hint), arena: make([]byte, 0, 12*hint),
+		path: make([]byte, 0, 64)}
 	s.run()
+	s.lines = make(map[string]int, len(s.recs))
+	all := string(s.arena)
+	// Last record first, so that the first line recorded for a path is
+	// the one that stays.
+	for i := len(s.recs) - 1; i >= 0; i-- {
+		start := int32(0)
+		if i > 0 {
+			start = s.recs[i-1].end
+		}
+		if k := all[start:s.recs[i].end]; k != "" {
+			s.lines[k] = int(s.recs[i].line)
+		}
+	}
+	s.recs, s.arena = nil, nil
+	s.path = s.path[:0] // the walker's scratch from here on
 	return s
 }
 
-// positionsHint estimates how many positions src records (about one per key
-// and per array element), bounded so that a large document cannot make the
-// scanner reserve much memory before it has read anything.
+// positionsHint estimates how many positions src records: about one per
+// line (a key or a table header) and one per comma (an array element),
+// bounded so that a large document cannot make the scanner reserve much
+// memory before it has read anything. Counting one byte is a vectorised
+// pass, far cheaper than the scan.
 func positionsHint(src string) int {
-	n := 0
-	for i := 0; i < len(src); i++ {
-		switch src[i] {
-		case '=', ',', '[':
-			n++
-		}
-	}
-	return min(n, 128)
+	return min(strings.Count(src, "\n")+strings.Count(src, ",")+2, 128)
 }
 
-func (s *tomlPositions) set(path string, line int) {
-	if _, ok := s.lines[path]; !ok && path != "" {
-		s.lines[path] = line
+// set records the current path at line; the first line recorded for a path
+// is the one kept.
+func (s *tomlPositions) set(line int) {
+	if len(s.path) == 0 || len(s.arena) > 8*len(s.src)+4096 {
+		// Long paths repeated over many keys could make the record far
+		// larger than the document: past this bound the walker finds the
+		// lines of the rest from their parents.
+		return
 	}
+	s.arena = append(s.arena, s.path...)
+	s.recs = append(s.recs, pathRec{int32(len(s.arena)), int32(line)})
+}
+
+// push adds a key to the current path and returns the length to go back
+// to.
+func (s *tomlPositions) push(k string) int {
+	n := len(s.path)
+	if n > 0 {
+		s.path = append(s.path, '.')
+	}
+	s.path = append(s.path, k...)
+	return n
+}
+
+// pushIndex adds an index to the current path.
+func (s *tomlPositions) pushIndex(i int) int {
+	n := len(s.path)
+	s.path = append(s.path, '[')
+	s.path = strconv.AppendInt(s.path, int64(i), 10)
+	s.path = append(s.path, ']')
+	return n
 }
 
 func (s *tomlPositions) peek() byte {
@@ -81,7 +131,8 @@ func (s *tomlPositions) skip(newlines bool) {
 }
 
 func (s *tomlPositions) run() {
-	table := ""
+	var tableBuf [128]byte // the current table's path; most fit
+	table := tableBuf[:0]
 	tableDepth := 0
 	for {
 		s.skip(true)
@@ -109,13 +160,14 @@ func (s *tomlPositions) run() {
 				return
 			}
 			s.pos += len(closing)
-			table = s.headerPath(segs, array, line)
+			s.headerPath(segs, array, line)
+			table = append(table[:0], s.path...)
 			tableDepth = len(segs)
 			if array {
 				tableDepth++
 			}
 			if tableDepth > MaxDepth && s.deepLine == 0 {
-				s.deepLine, s.deepPath = line, table
+				s.deepLine, s.deepPath = line, string(table)
 			}
 			continue
 		}
@@ -123,49 +175,52 @@ func (s *tomlPositions) run() {
 		if !ok {
 			return
 		}
-		path := table
+		s.path = append(s.path[:0], table...)
 		for _, k := range segs {
-			path = join(path, k)
-			s.set(path, line)
+			s.push(k)
+			s.set(line)
 		}
 		s.skip(false)
 		if s.peek() != '=' {
 			return
 		}
 		s.pos++
-		if !s.value(path, tableDepth+len(segs)) {
+		if !s.value(tableDepth + len(segs)) {
 			return
 		}
 	}
 }
 
-// headerPath resolves a table header to its path, inserting the current
-// index of every enclosing array of tables, and records its line.
-func (s *tomlPositions) headerPath(segs []string, array bool, line int) string {
-	path := ""
+// headerPath resolves a table header to its path (left in s.path),
+// inserting the current index of every enclosing array of tables, and
+// records its line.
+func (s *tomlPositions) headerPath(segs []string, array bool, line int) {
+	s.path = s.path[:0]
 	for i, k := range segs {
-		path = join(path, k)
+		s.push(k)
 		last := i == len(segs)-1
 		if last && array {
-			idx, seen := s.arrayIdx[path]
+			p := string(s.path)
+			idx, seen := s.arrayIdx[p]
 			if seen {
 				idx++
 			}
 			if s.arrayIdx == nil {
 				s.arrayIdx = map[string]int{}
 			}
-			s.arrayIdx[path] = idx
-			s.set(path, line)
-			path += "[" + strconv.Itoa(idx) + "]"
-			s.set(path, line)
-			return path
+			s.arrayIdx[p] = idx
+			s.set(line)
+			s.pushIndex(idx)
+			s.set(line)
+			return
 		}
-		if idx, ok := s.arrayIdx[path]; ok {
-			path += "[" + strconv.Itoa(idx) + "]"
+		if s.arrayIdx != nil {
+			if idx, ok := s.arrayIdx[string(s.path)]; ok {
+				s.pushIndex(idx)
+			}
 		}
-		s.set(path, line)
+		s.set(line)
 	}
-	return path
 }
 
 // keyPath reads a dotted key (bare or quoted segments).
@@ -228,11 +283,12 @@ func (s *tomlPositions) key() (string, bool) {
 }
 
 // value passes one value, recording the lines of array elements and
-// inline-table keys under path. depth is the nesting of path.
-func (s *tomlPositions) value(path string, depth int) bool {
+// inline-table keys under the current path. depth is the nesting of the
+// path.
+func (s *tomlPositions) value(depth int) bool {
 	if depth > MaxDepth {
 		if s.deepLine == 0 {
-			s.deepLine, s.deepPath = s.line, path
+			s.deepLine, s.deepPath = s.line, string(s.path)
 		}
 		return false
 	}
@@ -242,6 +298,10 @@ func (s *tomlPositions) value(path string, depth int) bool {
 		return s.str(c)
 	case '[':
 		s.pos++
+		// An element on the line the array opens on has the array's
+		// line: it is not recorded (Manifest.HasPath and Line know the
+		// elements of the model's lists).
+		open := s.line
 		for i := 0; ; i++ {
 			s.skip(true)
 			if s.peek() == ']' {
@@ -251,14 +311,17 @@ func (s *tomlPositions) value(path string, depth int) bool {
 			if i == MaxArgs {
 				// No list may be this long; stop before the decoder
 				// builds it.
-				s.wideLine, s.widePath = s.line, path
+				s.wideLine, s.widePath = s.line, string(s.path)
 				return false
 			}
-			el := indexPath(path, i)
-			s.set(el, s.line)
-			if !s.value(el, depth+1) {
+			n := s.pushIndex(i)
+			if s.line != open {
+				s.set(s.line)
+			}
+			if !s.value(depth + 1) {
 				return false
 			}
+			s.path = s.path[:n]
 			s.skip(true)
 			switch s.peek() {
 			case ',':
@@ -283,19 +346,20 @@ func (s *tomlPositions) value(path string, depth int) bool {
 			if !ok {
 				return false
 			}
-			p := path
+			n := len(s.path)
 			for _, k := range segs {
-				p = join(p, k)
-				s.set(p, line)
+				s.push(k)
+				s.set(line)
 			}
 			s.skip(false)
 			if s.peek() != '=' {
 				return false
 			}
 			s.pos++
-			if !s.value(p, depth+len(segs)) {
+			if !s.value(depth + len(segs)) {
 				return false
 			}
+			s.path = s.path[:n]
 			s.skip(true)
 			switch s.peek() {
 			case ',':
@@ -349,7 +413,18 @@ func (s *tomlPositions) str(q byte) bool {
 		return false
 	}
 	s.pos++
+	stops := "\"\n\\"
+	if q == '\'' {
+		stops = "'\n"
+	}
 	for s.pos < len(s.src) {
+		// Jump to the next character that matters.
+		i := strings.IndexAny(s.src[s.pos:], stops)
+		if i < 0 {
+			s.pos = len(s.src)
+			return false
+		}
+		s.pos += i
 		switch s.src[s.pos] {
 		case q:
 			s.pos++
@@ -357,9 +432,7 @@ func (s *tomlPositions) str(q byte) bool {
 		case '\n':
 			return false
 		case '\\':
-			if q == '"' {
-				s.pos++
-			}
+			s.pos++ // only in a basic string: the escaped character
 		}
 		s.pos++
 	}

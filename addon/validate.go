@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -187,11 +188,12 @@ func (r *report) strMap(path string, mp map[string]string, safe func(string) boo
 		r.at(path, "has more than "+strconv.Itoa(MaxMapEntries)+" entries")
 		return
 	}
-	keys := make([]string, 0, len(mp))
+	var buf [16]string // most maps are small: no allocation for the keys
+	keys := buf[:0]
 	for k := range mp {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	for _, k := range keys {
 		// where is the path and line an error about k is reported at; it
 		// is worked out only for a key or value refused.
