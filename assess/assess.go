@@ -10,7 +10,8 @@
 package assess
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,7 +71,7 @@ func Audit(m *addon.Manifest) Result {
 	if m == nil {
 		return Result{Findings: []registry.Finding{}}
 	}
-	a := &auditor{m: m, budget: maxNodes}
+	a := &auditor{m: m, budget: maxNodes, findings: make([]registry.Finding, 0, 2)}
 	a.wiring()
 	a.coherence()
 	return Result{Findings: a.sorted(), Inferred: a.inferred}
@@ -146,27 +147,21 @@ func (a *auditor) count(code string) int {
 // sorted returns the findings deduplicated, in total order.
 func (a *auditor) sorted() []registry.Finding {
 	f := a.findings
-	sort.Slice(f, func(i, j int) bool {
-		x, y := f[i], f[j]
-		if x.Level != y.Level {
-			return x.Level > y.Level
-		}
-		if x.Code != y.Code {
-			return x.Code < y.Code
-		}
-		if x.Path != y.Path {
-			return x.Path < y.Path
-		}
-		return x.Message < y.Message
-	})
-	out := make([]registry.Finding, 0, len(f))
-	for i, x := range f {
-		if i > 0 && x == f[i-1] {
-			continue
-		}
-		out = append(out, x)
+	if len(f) == 0 {
+		return []registry.Finding{}
 	}
-	return out
+	slices.SortFunc(f, func(x, y registry.Finding) int {
+		switch {
+		case x.Level != y.Level:
+			return cmp.Compare(y.Level, x.Level)
+		case x.Code != y.Code:
+			return strings.Compare(x.Code, y.Code)
+		case x.Path != y.Path:
+			return strings.Compare(x.Path, y.Path)
+		}
+		return strings.Compare(x.Message, y.Message)
+	})
+	return slices.Compact(f) // the auditor is done with its findings
 }
 
 // wiring judges the [mcp] block, the env block and the install block.
@@ -214,7 +209,20 @@ func (a *auditor) wiring() {
 	a.envBlock()
 }
 
-func argPath(i int) string { return "mcp.args[" + strconv.Itoa(i) + "]" }
+func argPath(i int) string {
+	if i < len(argPaths) {
+		return argPaths[i]
+	}
+	return "mcp.args[" + strconv.Itoa(i) + "]"
+}
+
+// argPaths are the paths of the first arguments, made once.
+var argPaths = func() (p [32]string) {
+	for i := range p {
+		p[i] = "mcp.args[" + strconv.Itoa(i) + "]"
+	}
+	return p
+}()
 
 // envPath is the path of the [mcp.env] entry key.
 func envPath(key string) string {
@@ -267,39 +275,44 @@ func (a *auditor) envBlock() {
 	if len(env) == 0 {
 		return
 	}
-	keys := make([]string, 0, len(env))
+	var buf [16]string // most blocks are small: no allocation for the keys
+	keys := buf[:0]
 	for k := range env {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	var shown []string
-	hidden := 0
-	for _, k := range keys {
+	slices.Sort(keys)
+	var msg strings.Builder
+	msg.WriteString("passes " + plural(len(keys), "environment variable") + " to the server")
+	shown, hidden, forbidden := 0, 0, 0
+	var bad [16]bool
+	for i, k := range keys {
 		if echoSafeKey(k) {
-			shown = append(shown, k)
+			if shown == 0 {
+				msg.WriteString(": ")
+			} else {
+				msg.WriteString(", ")
+			}
+			msg.WriteString(k)
+			shown++
 		} else {
 			hidden++
 		}
-	}
-	msg := "passes " + plural(len(keys), "environment variable") + " to the server"
-	if len(shown) > 0 {
-		msg += ": " + strings.Join(shown, ", ")
-		if hidden > 0 {
-			msg += " and " + plural(hidden, "unprintable name")
-		}
-	}
-	a.add(CodeChildEnv, "mcp.env", msg)
-	forbidden := 0
-	for _, k := range keys {
 		if forbiddenKey(k) {
 			forbidden++
+			if i < len(bad) {
+				bad[i] = true
+			}
 		}
 	}
+	if shown > 0 && hidden > 0 {
+		msg.WriteString(" and " + plural(hidden, "unprintable name"))
+	}
+	a.add(CodeChildEnv, "mcp.env", msg.String())
 	reported := 0
-	for _, k := range keys {
+	for i, k := range keys {
 		v := env[k]
 		p := envPath(k)
-		if forbiddenKey(k) {
+		if (i < len(bad) && bad[i]) || (i >= len(bad) && forbiddenKey(k)) {
 			// At most envpolicy.MaxReported per block, as upstream; the
 			// last one says how many more there are.
 			reported++

@@ -121,7 +121,7 @@ func TestPureImports(t *testing.T) {
 		t.Skipf("go list unavailable: %v", err)
 	}
 	allowed := map[string]bool{
-		"encoding/base64": true, "net/netip": true, "net/url": true, "regexp": true, "sort": true,
+		"bytes": true, "cmp": true, "encoding/base64": true, "slices": true, "net/netip": true, "net/url": true, "regexp": true, "sort": true,
 		"strconv": true, "strings": true, "unicode/utf16": true,
 		"github.com/registryd/registryd/addon": true, "github.com/registryd/registryd/envpolicy": true,
 		"github.com/registryd/registryd/registry": true, "github.com/registryd/registryd/safetext": true,

@@ -191,11 +191,15 @@ func (a *auditor) peelEnv(args []arg, depth int) []arg {
 	return []arg{}
 }
 
+// sudoValueFlags are the options of sudo (and doas, pkexec …) that take a
+// value.
+var sudoValueFlags = set("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
+	"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from")
+
 // peelSudo drops sudo's options and judges its environment assignments.
 func peelSudo(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	args := c.args()
-	withValue := set("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
-		"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from")
+	withValue := sudoValueFlags
 	i := 0
 	for i < len(args) {
 		t := args[i].text
@@ -243,9 +247,11 @@ func peelCommand(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	return skipFlags(c.args(), nil), cmdInfo{}, false
 }
 
+var timeoutValueFlags = set("-s", "-k", "--signal", "--kill-after")
+
 // peelTimeout drops timeout's options and its duration.
 func peelTimeout(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
-	next := skipFlags(c.args(), set("-s", "-k", "--signal", "--kill-after"))
+	next := skipFlags(c.args(), timeoutValueFlags)
 	if len(next) > 0 {
 		next = next[1:]
 	}
@@ -494,12 +500,14 @@ func decodeUTF16Base64(s string) (string, bool) {
 	return string(utf16.Decode(u)), true
 }
 
+var wslValueFlags = set("-d", "--distribution", "-u", "--user", "--cd", "--distribution-id")
+
 // wsl judges `wsl [options] [--exec] command…`: the command runs in
 // Linux; without --exec (or --shell-type none) the default shell reads the
 // rest of the line.
 func (a *auditor) wsl(c invocation) cmdInfo {
 	argv, depth := c.argv, c.depth
-	withValue := set("-d", "--distribution", "-u", "--user", "--cd", "--distribution-id")
+	withValue := wslValueFlags
 	exec := false
 	for i := 1; i < len(argv); i++ {
 		t := argv[i].text

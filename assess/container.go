@@ -17,6 +17,10 @@ var containerValueFlags = set(
 	"--device-cgroup-rule", "--cgroup-parent", "--isolation", "--init-path", "--annotation", "--arch", "--os",
 	"--secret", "--hooks-dir", "--pod", "--env-host", "--hostuser", "--variant", "--cpuset-cpus")
 
+// containerGlobalFlags are the options before docker's subcommand that
+// take a value.
+var containerGlobalFlags = set("-H", "--host", "--context", "-c", "--config", "--log-level", "-l", "--url", "--connection")
+
 // container judges `docker|podman|nerdctl run|exec …`: the image must be
 // pinned, environment set with -e goes through envpolicy, host-access flags
 // are reported, and the command after the image is judged too.
@@ -24,7 +28,7 @@ func (a *auditor) container(c invocation) cmdInfo {
 	argv, depth := c.argv, c.depth
 	name := progName(argv[0].text)
 	info := cmdInfo{name: name}
-	rest := skipFlags(argv[1:], set("-H", "--host", "--context", "-c", "--config", "--log-level", "-l", "--url", "--connection"))
+	rest := skipFlags(argv[1:], containerGlobalFlags)
 	if len(rest) > 0 && rest[0].text == "container" {
 		rest = rest[1:]
 	}

@@ -145,13 +145,15 @@ func imagePinned(ref string) (pinned bool, why string) {
 	return true, ""
 }
 
+var npmRunnerValueFlags = set("--registry", "--cache", "--prefix", "--userconfig", "--workspace", "-w", "--node-options", "--shell")
+
 // npmRunner judges npx, pnpx, bunx, npm exec, pnpm dlx, yarn dlx, bun x:
 // the packages (--package/-p or the first positional) must be pinned; -c
 // runs a script through a shell.
 func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 	var specs []arg
 	var first *arg
-	withValue := set("--registry", "--cache", "--prefix", "--userconfig", "--workspace", "-w", "--node-options", "--shell")
+	withValue := npmRunnerValueFlags
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		switch {
@@ -242,6 +244,14 @@ func (a *auditor) proxyTarget(args []arg, pkg *arg) {
 	}
 }
 
+// pyRunnerValueFlags are the options of uvx, uv tool run and pipx run that
+// take a value.
+var pyRunnerValueFlags = set("--python", "-p", "--index", "--index-url", "--extra-index-url", "--default-index",
+	"--find-links", "-f", "--constraints", "-c", "--overrides", "--directory", "--project", "--config-file",
+	"--cache-dir", "--python-preference", "--env-file", "--pip-args", "--backend", "--exclude-newer",
+	"--index-strategy", "--resolution", "--prerelease", "--with-requirements", "--with-editable", "-b",
+	"--build-constraints", "--keyring-provider", "--link-mode", "--color", "--allow-insecure-host")
+
 // pyRunner judges uvx, uv tool run and pipx run: --from/--spec name the
 // package (else the first positional does); --with adds packages.
 func (a *auditor) pyRunner(args []arg, runner string) {
@@ -250,11 +260,7 @@ func (a *auditor) pyRunner(args []arg, runner string) {
 	}
 	var specs []arg
 	var from *arg
-	withValue := set("--python", "-p", "--index", "--index-url", "--extra-index-url", "--default-index",
-		"--find-links", "-f", "--constraints", "-c", "--overrides", "--directory", "--project", "--config-file",
-		"--cache-dir", "--python-preference", "--env-file", "--pip-args", "--backend", "--exclude-newer",
-		"--index-strategy", "--resolution", "--prerelease", "--with-requirements", "--with-editable", "-b",
-		"--build-constraints", "--keyring-provider", "--link-mode", "--color", "--allow-insecure-host")
+	withValue := pyRunnerValueFlags
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		name, val, hasVal := strings.Cut(t, "=")
@@ -352,9 +358,11 @@ func (a *auditor) dnxRunner(args []arg) {
 	a.unpinned(*spec, "dnx")
 }
 
+var goValueFlags = set("-C", "-exec", "-tags", "-mod", "-o")
+
 // goRun judges `go run pkg@version` and `go install pkg@version`.
 func (a *auditor) goRun(args []arg) {
-	rest := skipFlags(args, set("-C", "-exec", "-tags", "-mod", "-o"))
+	rest := skipFlags(args, goValueFlags)
 	if len(rest) == 0 || !rest[0].lit {
 		return
 	}
@@ -369,13 +377,15 @@ func (a *auditor) goRun(args []arg) {
 	}
 }
 
+var uvRunValueFlags = set("--python", "-p", "--package", "--extra", "--group", "--only-group", "--directory",
+	"--project", "--index", "--index-url", "--extra-index-url", "--default-index", "--env-file",
+	"--config-file", "--cache-dir", "-f", "--find-links", "--with-requirements", "--with-editable",
+	"--python-preference", "--no-group", "--exclude-newer")
+
 // peelUVRun judges `uv run`'s options (its --with packages must be pinned)
 // and returns the command it runs.
 func (a *auditor) peelUVRun(args []arg) []arg {
-	withValue := set("--python", "-p", "--package", "--extra", "--group", "--only-group", "--directory",
-		"--project", "--index", "--index-url", "--extra-index-url", "--default-index", "--env-file",
-		"--config-file", "--cache-dir", "-f", "--find-links", "--with-requirements", "--with-editable",
-		"--python-preference", "--no-group", "--exclude-newer")
+	withValue := uvRunValueFlags
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		name, val, hasVal := strings.Cut(t, "=")

@@ -270,6 +270,8 @@ func (a *auditor) inlineShell(shell string, script arg, depth int, posix bool) {
 	sc.script(script.text)
 }
 
+var pkgManagerValueFlags = set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F")
+
 // pkgManager judges npm, pnpm, yarn and bun: their exec/dlx forms are package
 // runners; run/start/test run package scripts through a shell.
 func (a *auditor) pkgManager(c invocation) cmdInfo {
@@ -283,7 +285,7 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 		}
 		return a.interpreter(c)
 	}
-	sub := skipFlags(args, set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F"))
+	sub := skipFlags(args, pkgManagerValueFlags)
 	if len(sub) == 0 {
 		return info
 	}
@@ -319,18 +321,24 @@ func (a *auditor) interpreter(c invocation) cmdInfo {
 	return info
 }
 
+var (
+	// inlineCodeFlags are the single-letter flags that take the program.
+	inlineCodeFlags = map[string]string{
+		"python": "c", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "osascript": "e",
+		"rscript": "e", "node": "ep", "bun": "ep", "tclsh": "", "jshell": "",
+	}
+	// inlineValueFlags are the single-letter flags whose value follows.
+	inlineValueFlags = map[string]string{
+		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC",
+		"lua": "l", "bun": "r",
+	}
+)
+
 // inlineProgram finds the inline program (python -c, node -e/--eval/-p,
 // perl -e/-E, ruby -e, php -r, bun -e, osascript -e, lua -e,
 // Rscript -e), the script file, or whether the program comes from stdin.
 func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
-	codeFlags := map[string]string{ // single-letter flags that take the program
-		"python": "c", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "osascript": "e",
-		"rscript": "e", "node": "ep", "bun": "ep", "tclsh": "", "jshell": "",
-	}[fam]
-	valueFlags := map[string]string{ // single-letter flags whose value follows
-		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC",
-		"lua": "l", "bun": "r",
-	}[fam]
+	codeFlags, valueFlags := inlineCodeFlags[fam], inlineValueFlags[fam]
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" {

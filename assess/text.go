@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/registryd/registryd/envpolicy"
@@ -53,18 +54,43 @@ func tokenSafe(s string) bool {
 // secretName reports whether a header, query parameter or env name suggests
 // its value is a credential.
 func secretName(name string) bool {
-	n := strings.ToLower(name)
-	n = strings.NewReplacer("-", "_", ".", "_").Replace(n)
-	switch n {
+	var buf [64]byte
+	n := normalName(name, &buf)
+	switch string(n) {
 	case "authorization", "proxy_authorization", "cookie", "key", "sig", "signature", "auth", "pwd", "pass", "code":
 		return true
 	}
-	for _, w := range []string{"token", "secret", "password", "passwd", "api_key", "apikey", "access_key", "private_key", "credential", "session", "bearer"} {
-		if strings.Contains(n, w) {
+	for _, w := range secretWords {
+		if bytes.Contains(n, w) {
 			return true
 		}
 	}
-	return strings.HasSuffix(n, "_key") || strings.HasPrefix(n, "key_")
+	return bytes.HasSuffix(n, []byte("_key")) || bytes.HasPrefix(n, []byte("key_"))
+}
+
+var secretWords = [][]byte{[]byte("token"), []byte("secret"), []byte("password"), []byte("passwd"), []byte("api_key"),
+	[]byte("apikey"), []byte("access_key"), []byte("private_key"), []byte("credential"), []byte("session"), []byte("bearer")}
+
+// normalName lower-cases a name and writes '-' and '.' as '_'. A short
+// ASCII name is written into buf, so that no memory is allocated.
+func normalName(name string, buf *[64]byte) []byte {
+	if len(name) > len(buf) {
+		return []byte(strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToLower(name)))
+	}
+	n := buf[:len(name)]
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 0x80:
+			return []byte(strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToLower(name)))
+		case 'A' <= c && c <= 'Z':
+			n[i] = c + 'a' - 'A'
+		case c == '-' || c == '.':
+			n[i] = '_'
+		default:
+			n[i] = c
+		}
+	}
+	return n
 }
 
 // placeholder reports whether v is a template the user or host fills in
