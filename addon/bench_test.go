@@ -2,6 +2,8 @@ package addon
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -121,4 +123,53 @@ func BenchmarkRefuseWideArray(b *testing.B) {
 			b.Fatal("accepted")
 		}
 	}
+}
+
+// BenchmarkParseSlowest parses the slowest inputs FuzzParseManifest found
+// (testdata/fuzz/FuzzParseManifest/slowest-*, regression seeds too), beside
+// the typical manifest: the strict parse of anything within the size limits
+// stays within a small multiple of the decoder's own time.
+func BenchmarkParseSlowest(b *testing.B) {
+	b.Run("typical", func(b *testing.B) {
+		in := []byte(typical)
+		for b.Loop() {
+			if _, err := ParseTOML(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzParseManifest", "slowest-*"))
+	for _, f := range files {
+		data, asJSON := fuzzManifestInput(b, f)
+		b.Run(filepath.Base(f), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			parse := ParseTOML
+			if asJSON {
+				parse = ParseJSON
+			}
+			for b.Loop() {
+				_, _ = parse(data) // refused or not, the time is what counts
+			}
+		})
+	}
+}
+
+// fuzzManifestInput reads a FuzzParseManifest corpus file: the document
+// and whether it is JSON.
+func fuzzManifestInput(b *testing.B, path string) ([]byte, bool) {
+	b.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	if len(lines) < 3 {
+		b.Fatalf("%s: not a corpus file", path)
+	}
+	v := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(lines[1]), "[]byte("), ")")
+	s, err := strconv.Unquote(v)
+	if err != nil {
+		b.Fatalf("%s: %v", path, err)
+	}
+	return []byte(s), strings.Contains(lines[2], "true")
 }

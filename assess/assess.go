@@ -104,13 +104,16 @@ func BinaryPinned(m *addon.Manifest) bool {
 }
 
 // Analysis bounds: pathological input finishes fast with an
-// unparsable_shell finding instead of exhausting time or stack.
+// unparsable_shell finding instead of exhausting time or stack. Every
+// recursion of the audit (wrappers, scripts, command lines of cmd.exe,
+// PowerShell, wsl and ssh, values of command-line variables) passes
+// through one of them; docs/limits.md lists them.
 const (
-	maxScriptBytes = 16 << 10 // one shell script (addon.MaxArgBytes)
-	maxNodes       = 10000    // syntax nodes visited over the whole audit
-	maxNesting     = 64       // syntax tree depth
+	maxScriptBytes = 16 << 10 // one script or command line (addon.MaxArgBytes)
+	maxNodes       = 10000    // syntax nodes, cmd.exe commands and PowerShell tokens over the whole audit
+	maxNesting     = 64       // nesting within one script
 	maxDepth       = 8        // scripts within scripts, wrappers within wrappers
-	maxPeel        = 32       // wrappers peeled off one argv
+	maxPeel        = 32       // wrappers peeled off one command line
 )
 
 // auditor collects the findings and inferences of one audit.
@@ -120,6 +123,9 @@ type auditor struct {
 	inferred Inferred
 	budget   int  // syntax nodes left to visit
 	overrun  bool // the budget ran out (reported once)
+	// piped and persisted count the pipe_to_shell and persistence
+	// findings, which psScript compares before and after its walk.
+	piped, persisted int
 }
 
 // add records a finding at the level of code's rule. Every code passed is
@@ -131,17 +137,24 @@ func (a *auditor) add(code, path, msg string) {
 		level = r.Level
 	}
 	a.findings = append(a.findings, registry.Finding{Level: level, Code: code, Message: msg, Path: path})
+	switch code {
+	case CodePipeToShell:
+		a.piped++
+	case CodePersistence:
+		a.persisted++
+	}
 }
 
-// count returns how many findings of code were recorded so far.
+// count returns how many findings of code were recorded so far; it knows
+// the codes that psScript asks about.
 func (a *auditor) count(code string) int {
-	n := 0
-	for _, f := range a.findings {
-		if f.Code == code {
-			n++
-		}
+	switch code {
+	case CodePipeToShell:
+		return a.piped
+	case CodePersistence:
+		return a.persisted
 	}
-	return n
+	panic("assess: count of " + code + " is not kept")
 }
 
 // sorted returns the findings deduplicated, in total order.

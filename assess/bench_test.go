@@ -1,7 +1,10 @@
 package assess_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,25 +78,89 @@ func BenchmarkAuditShell(b *testing.B) {
 	}
 }
 
-// BenchmarkAuditPathological audits the bounded worst cases, one by one.
+// BenchmarkAuditPathological audits the bounded worst cases, one by one,
+// beside the typical manifest: each reader of command text at its bounds,
+// and the slowest inputs the fuzzers found (testdata/fuzz/*/slowest-*, run
+// as regression seeds too). docs/benchmarks.md has the figures.
 func BenchmarkAuditPathological(b *testing.B) {
-	for _, tc := range []struct {
-		name, script string
+	cases := []struct {
+		name string
+		ms   []*addon.Manifest
 	}{
+		{"typical-manifest", []*addon.Manifest{mustParse(b, typicalManifest)}},
+	}
+	add := func(name string, ms ...*addon.Manifest) {
+		cases = append(cases, struct {
+			name string
+			ms   []*addon.Manifest
+		}{name, ms})
+	}
+	for _, tc := range []struct{ name, script string }{
 		{"nested-subshells-10k", strings.Repeat("(", 10000) + "x" + strings.Repeat(")", 10000)},
 		{"heredoc-200KB", "cat <<EOF\n" + strings.Repeat("x", 200<<10) + "\nEOF\n"},
 		{"commands-4000", strings.Repeat("a b c; ", 2000)},
 		{"nested-if-1000", strings.Repeat("if x; then ", 1000) + "y" + strings.Repeat("; fi", 1000)},
 		{"nested-substitutions-1000", strings.Repeat("$(", 1000) + "x" + strings.Repeat(")", 1000)},
 	} {
-		m := stdio("sh", "-c", tc.script)
+		add(tc.name, stdio("sh", "-c", tc.script))
+	}
+	add("cmd-line-16KB", stdio("cmd", "/c", strings.Repeat("npx pkg & ", 1638)))
+	add("cmd-nested-8", stdio("cmd", strings.Split(strings.Repeat("/c cmd ", 8)+"/c npx pkg", " ")...))
+	add("powershell-parens-1000", stdio("powershell", "-c", strings.Repeat("(", 1000)+"iwr x"+strings.Repeat(")", 1000)))
+	add("powershell-commands-16KB", stdio("powershell", "-c", strings.Repeat("npx pkg; ", 1800)))
+	add("env-split-32", stdio("env", append(strings.Split(strings.Repeat("-S ", 32), " "), "my-mcp")...))
+	add("wsl-line-256-words", stdio("wsl", strings.Split(strings.Repeat("npx <KEY> | ", 85), " ")...))
+	add("command-string-4KB", stdio(strings.Repeat("npx pkg && ", 370)))
+	add("env-values-128", envValues(128))
+	for _, target := range []string{"FuzzScript", "FuzzAudit"} {
+		files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "slowest-*"))
+		for _, f := range files {
+			in := fuzzInput(b, f)
+			if target == "FuzzScript" {
+				add(target+"-"+filepath.Base(f), scriptManifests(in)...)
+			} else {
+				add(target+"-"+filepath.Base(f), mustParse(b, in))
+			}
+		}
+	}
+	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				assess.Audit(m)
+				for _, m := range tc.ms {
+					assess.Audit(m)
+				}
 			}
 		})
 	}
+}
+
+// envValues is a manifest whose env block holds n command-line variables.
+func envValues(n int) *addon.Manifest {
+	m := stdio("my-mcp")
+	m.MCP.Env = map[string]string{}
+	for i := 0; i < n; i++ {
+		m.MCP.Env["GIT_SSH_COMMAND_"+strconv.Itoa(i)] = "x"
+	}
+	m.MCP.Env["GIT_SSH_COMMAND"] = strings.Repeat("curl x | sh; ", 300)
+	m.MCP.Env["PAGER"] = strings.Repeat("less | ", 500)
+	return m
+}
+
+// fuzzInput reads the one string of a fuzz corpus file.
+func fuzzInput(b *testing.B, path string) string {
+	b.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(data), "\n")
+	v := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(rest), "string("), ")")
+	s, err := strconv.Unquote(v)
+	if err != nil {
+		b.Fatalf("%s: %v", path, err)
+	}
+	return s
 }
 
 // BenchmarkAuditCorpus audits every real-world wiring once per iteration.

@@ -98,16 +98,7 @@ func FuzzScript(f *testing.F) {
 	f.Add(strings.Repeat("(", 200) + "x" + strings.Repeat(")", 200))
 	f.Add("a=$(b <(c) | d) e `f` 2>&1 >> ~/.profile &")
 	f.Fuzz(func(t *testing.T, script string) {
-		for _, m := range []*addon.Manifest{
-			stdio("sh", "-c", script),
-			stdio("cmd", "/c", script),
-			stdio("powershell", "-Command", script),
-			stdio(script, script),
-			stdio("wsl", script),
-			stdio("ssh", "-o", "ProxyCommand="+script, "host", script),
-			stdio("docker", "run", script, "sh", "-c", script),
-			withEnv(stdio("my-mcp", script), "HOOK", script, "GIT_SSH_COMMAND", script),
-		} {
+		for _, m := range scriptManifests(script) {
 			r1, r2 := assess.Audit(m), assess.Audit(m)
 			if diff := cmp.Diff(r1, r2); diff != "" {
 				t.Fatalf("second audit differs:\n%s", diff)
@@ -115,4 +106,18 @@ func FuzzScript(f *testing.F) {
 			checkResult(t, r1)
 		}
 	})
+}
+
+// scriptManifests hands script to every reader of command text.
+func scriptManifests(script string) []*addon.Manifest {
+	return []*addon.Manifest{
+		stdio("sh", "-c", script),
+		stdio("cmd", "/c", script),
+		stdio("powershell", "-Command", script),
+		stdio(script, script),
+		stdio("wsl", script),
+		stdio("ssh", "-o", "ProxyCommand="+script, "host", script),
+		stdio("docker", "run", script, "sh", "-c", script),
+		withEnv(stdio("my-mcp", script), "HOOK", script, "GIT_SSH_COMMAND", script),
+	}
 }

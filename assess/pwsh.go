@@ -70,7 +70,7 @@ func (w *psWalk) peek() byte {
 	return 0
 }
 
-func (w *psWalk) at(s string) bool { return strings.HasPrefix(w.src[w.pos:], s) }
+func (w *psWalk) at(s string) bool { return w.pos < len(w.src) && strings.HasPrefix(w.src[w.pos:], s) }
 
 // tick spends one unit of the audit's budget; false once it is spent.
 func (w *psWalk) tick() bool {
@@ -290,7 +290,7 @@ func (w *psWalk) redirect() {
 		w.pos++
 	}
 	if w.peek() == '&' {
-		w.pos += 2 // 2>&1
+		w.pos = min(w.pos+2, len(w.src)) // 2>&1
 		return
 	}
 	w.blanks(false)

@@ -1,7 +1,10 @@
 package assess_test
 
 import (
+	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -130,5 +133,27 @@ func TestPathsExist(t *testing.T) {
 				t.Errorf("%s: finding %s has path %q, which the manifest does not have", v.ID, f.Code, f.Path)
 			}
 		}
+	}
+}
+
+// TestLimitsDocumented keeps the analysis limits in docs/limits.md and the
+// constants in step.
+func TestLimitsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/limits.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"maxScriptBytes": assess.MaxScriptBytes, "maxNodes": assess.MaxNodes,
+		"maxNesting": assess.MaxNesting, "maxDepth": assess.MaxDepth, "maxPeel": assess.MaxPeel}
+	got := map[string]int{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(max\\w+)` \\| (\\d+) \\|").FindAllSubmatch(b, -1) {
+		n, err := strconv.Atoi(string(m[2]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[string(m[1])] = n
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("docs/limits.md (-code +doc):\n%s", diff)
 	}
 }

@@ -36,7 +36,7 @@ func (s *scan) script(src string) cmdInfo {
 		a.budget = sub.budget
 		for _, f := range sub.findings {
 			if f.Code == CodePipeToShell || f.Code == CodeObfuscatedExec {
-				a.findings = append(a.findings, f)
+				a.add(f.Code, f.Path, f.Message)
 			}
 		}
 		return cmdInfo{}

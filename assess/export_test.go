@@ -1,0 +1,10 @@
+package assess
+
+// The analysis limits, for the test that keeps docs/limits.md in step.
+const (
+	MaxScriptBytes = maxScriptBytes
+	MaxNodes       = maxNodes
+	MaxNesting     = maxNesting
+	MaxDepth       = maxDepth
+	MaxPeel        = maxPeel
+)
