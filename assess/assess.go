@@ -343,19 +343,21 @@ func (a *auditor) envBlock() {
 		if secretName(k) && literalSecret(v) {
 			a.add(CodeLiteralSecret, p, "the environment variable "+keyLabel(k)+" holds a literal credential")
 		}
-		a.value(v, p)
+		// A command-line variable's value was judged as the script it is.
+		a.value(v, p, !commandEnv[strings.ToUpper(k)])
 	}
 }
 
 // value applies the content heuristics to a string the wiring hands over as
 // data (an env value): a download-and-run or decode-and-run pipeline spelled
-// out in it, a persistence path, an encoded blob.
-func (a *auditor) value(v, path string) {
+// out in it (unless script is false: the value was judged as a script
+// already), a persistence path, an encoded blob.
+func (a *auditor) value(v, path string, script bool) {
 	a.blob(v, path)
 	if persistencePath(v) {
 		a.add(CodePersistence, path, "names a location that runs code at login or boot")
 	}
-	if len(v) <= maxScriptBytes && (strings.ContainsAny(v, "|`") || strings.Contains(v, "$(") || strings.Contains(v, "<(")) {
+	if script && len(v) <= maxScriptBytes && (strings.ContainsAny(v, "|`") || strings.Contains(v, "$(") || strings.Contains(v, "<(")) {
 		sc := &scan{a: a, path: path, depth: maxDepth - 1, quiet: true}
 		sc.script(v)
 	}
