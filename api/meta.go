@@ -12,6 +12,7 @@ import (
 	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/safetext"
+	"github.com/registryd/registryd/storage"
 )
 
 // OpenAPI is the OpenAPI 3.1 document of this API, served as it is at GET
@@ -88,7 +89,7 @@ func (s *server) auditLog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	es, next, err := s.reader.AuditLog(r.Context(), p)
+	es, next, err := s.reader.AuditLog(r.Context(), storage.AuditFilter{}, p)
 	if err != nil {
 		return listErr(err)
 	}

@@ -306,7 +306,7 @@ func TestPush(t *testing.T) {
 			if !strings.Contains(string(rep.Bytes), `"removed":true`) {
 				t.Errorf("report of a removed addon does not say so: %s", rep.Bytes)
 			}
-			log, _, err := st.AuditLog(ctx, storage.Page{})
+			log, _, err := st.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -80,6 +80,15 @@ type PublishedServer struct {
 	Upstream   string
 }
 
+// AuditFilter narrows the audit log. Zero fields match everything.
+type AuditFilter struct {
+	Actor  string // exactly this actor
+	Action string // exactly this action, such as "submission.approve"
+	// Addon selects the entries about the addon of this name and about
+	// its submissions (targets "addon/NAME" and "submission/ID").
+	Addon string
+}
+
 // Reader is every read the server makes outside a transaction. Methods
 // return an error wrapping registry.ErrNotFound when the thing does not
 // exist, and registry.ErrInvalid for a malformed cursor. Lists return a
@@ -110,7 +119,12 @@ type Reader interface {
 	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
 	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
 
-	AuditLog(ctx context.Context, p Page) ([]registry.AuditEntry, string, error)
+	// AuditLog lists the entries f matches, newest first.
+	AuditLog(ctx context.Context, f AuditFilter, p Page) ([]registry.AuditEntry, string, error)
+	// AuditChoices returns the distinct actors and the distinct actions of
+	// the audit log, each in the database's order, for its filters. Its
+	// cost grows with the number of distinct values, not of entries.
+	AuditChoices(ctx context.Context) (actors, actions []string, err error)
 	// TokenByHash and Tokens fill each token's Principal (ID and Name).
 	TokenByHash(ctx context.Context, hash []byte) (registry.Token, error)
 	Tokens(ctx context.Context) ([]registry.Token, error)

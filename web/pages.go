@@ -727,30 +727,3 @@ func (h *Handler) unsuppress(w http.ResponseWriter, r *http.Request, v *view) er
 	http.Redirect(w, r, "/addons/"+url.PathEscape(name), http.StatusSeeOther)
 	return nil
 }
-
-type auditItem struct {
-	registry.AuditEntry
-	At string
-}
-
-type auditPage struct {
-	Entries []auditItem
-	Next    string
-}
-
-func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request, v *view) error {
-	entries, next, err := h.d.Reader.AuditLog(r.Context(), storage.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 100})
-	if err != nil {
-		return err
-	}
-	p := auditPage{}
-	for _, e := range entries {
-		p.Entries = append(p.Entries, auditItem{AuditEntry: e, At: e.At.UTC().Format(time.RFC3339)})
-	}
-	if next != "" {
-		p.Next = "/review/audit-log?cursor=" + url.QueryEscape(next)
-	}
-	v.Data = p
-	h.render(w, r, http.StatusOK, "auditlog", v)
-	return nil
-}

@@ -56,7 +56,7 @@ func TestFailingSubmissionTakesAnOverride(t *testing.T) {
 	if p := post(url.Values{"override": {"true"}, "reason": {"our installer, read line by line"}}); p.status != http.StatusSeeOther {
 		t.Fatalf("override with reason: status %d\n%s", p.status, p.body)
 	}
-	log, _, err := e.store.AuditLog(context.Background(), storage.Page{})
+	log, _, err := e.store.AuditLog(context.Background(), storage.AuditFilter{}, storage.Page{})
 	if err != nil || len(log) == 0 || log[0].Action != "submission.approve" || !strings.Contains(log[0].Detail, `"override":true`) ||
 		log[0].Reason != "our installer, read line by line" {
 		t.Errorf("audit log = %+v, %v", log, err)

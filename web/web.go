@@ -50,7 +50,8 @@ type Reader interface {
 	Report(ctx context.Context, submissionID string) (registry.Report, error)
 	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
 	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
-	AuditLog(ctx context.Context, p storage.Page) ([]registry.AuditEntry, string, error)
+	AuditLog(ctx context.Context, f storage.AuditFilter, p storage.Page) ([]registry.AuditEntry, string, error)
+	AuditChoices(ctx context.Context) (actors, actions []string, err error)
 }
 
 // Workflow is the review workflow the maintainers' forms drive.

@@ -249,7 +249,7 @@ func TestApproveFailingVerdict(t *testing.T) {
 		if err != nil || got.Status != registry.StatusApproved {
 			t.Fatalf("ApproveOverride = %+v, %v", got, err)
 		}
-		log, _, err := h.store.AuditLog(ctx, storage.Page{})
+		log, _, err := h.store.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 		if err != nil || len(log) == 0 {
 			t.Fatal(log, err)
 		}
@@ -275,7 +275,7 @@ func TestApproveFailingVerdict(t *testing.T) {
 		if _, err := h.svc.ApproveOverride(ctx, alice, ok.ID, "no need"); err != nil {
 			t.Fatal(err)
 		}
-		log, _, _ = h.store.AuditLog(ctx, storage.Page{})
+		log, _, _ = h.store.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 		if strings.Contains(log[0].Detail, "override") {
 			t.Errorf("a plain approval records an override: %s", log[0].Detail)
 		}

@@ -73,7 +73,7 @@ func TestImport(t *testing.T) {
 		if b, err := h.store.UpstreamBinding(ctx, "io.x/one"); err != nil || b.Addon != "one-abc" {
 			t.Errorf("binding = %+v, %v", b, err)
 		}
-		log, _, err := h.store.AuditLog(ctx, storage.Page{Limit: 50})
+		log, _, err := h.store.AuditLog(ctx, storage.AuditFilter{}, storage.Page{Limit: 50})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -79,7 +79,7 @@ func TestDecide(t *testing.T) {
 		if err != nil || a.LatestVersion != "1.0.0" || a.Description != "A pinned local server." || !a.CreatedAt.Equal(decided) {
 			t.Errorf("addon = %+v, %v", a, err)
 		}
-		log, _, err := h.store.AuditLog(ctx, storage.Page{})
+		log, _, err := h.store.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestConcurrentApprove(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		log, _, _ := h.store.AuditLog(ctx, storage.Page{})
+		log, _, _ := h.store.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 		if len(log) != 1 || log[0].Actor != s.DecidedBy {
 			t.Errorf("audit log = %+v; want one entry by %s", log, s.DecidedBy)
 		}
@@ -218,7 +218,7 @@ func TestSetVerified(t *testing.T) {
 		if bytes.Equal(before.Bytes, suppressed.Bytes) {
 			t.Errorf("suppressing did not change the report")
 		}
-		log, _, _ := h.store.AuditLog(ctx, storage.Page{})
+		log, _, _ := h.store.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 		var actions []string
 		for _, e := range log {
 			actions = append(actions, e.Actor+" "+e.Action)
@@ -404,7 +404,7 @@ func TestExpireSuppressions(t *testing.T) {
 		if sps, _ := h.store.Suppressions(ctx, "lasting"); len(sps) != 1 {
 			t.Errorf("suppressions of lasting = %+v, want one", sps)
 		}
-		log, _, _ := h.store.AuditLog(ctx, storage.Page{})
+		log, _, _ := h.store.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 		if len(log) == 0 || log[0].Action != "suppression.expire" || log[0].Actor != workflow.SystemActor {
 			t.Errorf("newest audit entry = %+v; want suppression.expire by %s", log[0], workflow.SystemActor)
 		}

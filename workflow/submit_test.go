@@ -210,7 +210,7 @@ func TestPublish(t *testing.T) {
 		if a, _ := h.store.Addon(ctx, "pushed"); a.LatestVersion != "2.0.0" {
 			t.Errorf("latest after publishing 1.9.9 = %s, want 2.0.0", a.LatestVersion)
 		}
-		log, _, err := h.store.AuditLog(ctx, storage.Page{})
+		log, _, err := h.store.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 		if err != nil {
 			t.Fatal(err)
 		}

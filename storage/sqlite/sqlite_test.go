@@ -173,7 +173,7 @@ func TestDecidersAcrossStores(t *testing.T) {
 			t.Errorf("decider: %v", err)
 		}
 	}
-	log, _, err := stores[1].AuditLog(ctx, storage.Page{})
+	log, _, err := stores[1].AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestAuditLogAppendOnly(t *testing.T) {
 				t.Errorf("%s succeeded, want the append-only trigger to refuse it", stmt)
 			}
 		}
-		log, _, err := s.AuditLog(ctx, storage.Page{})
+		log, _, err := s.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 		if err != nil || len(log) != 1 || log[0].Actor != "carol" {
 			t.Errorf("audit log after refused changes = %+v, %v; want the one entry unchanged", log, err)
 		}

@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Suppressions", testSuppressions},
 		{"VerifyApproval", testVerifyApproval},
 		{"AuditLog", testAuditLog},
+		{"AuditLogFilter", testAuditLogFilter},
 		{"Tokens", testTokens},
 		{"Principals", testPrincipals},
 		{"VersionKeys", testVersionKeys},
@@ -1088,7 +1089,7 @@ func testAuditLog(t *testing.T, s storage.Store) {
 	var sizes []int
 	cursor := ""
 	for range 10 {
-		page, next, err := s.AuditLog(ctx, storage.Page{Cursor: cursor, Limit: 3})
+		page, next, err := s.AuditLog(ctx, storage.AuditFilter{}, storage.Page{Cursor: cursor, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1370,7 +1371,7 @@ func testMalformedCursor(t *testing.T, s storage.Store) {
 			wantErr(t, "Addons", err, registry.ErrInvalid)
 			_, _, err = s.Versions(ctx, "alpha", p)
 			wantErr(t, "Versions", err, registry.ErrInvalid)
-			_, _, err = s.AuditLog(ctx, p)
+			_, _, err = s.AuditLog(ctx, storage.AuditFilter{}, p)
 			wantErr(t, "AuditLog", err, registry.ErrInvalid)
 			_, _, err = s.Deliveries(ctx, p)
 			wantErr(t, "Deliveries", err, registry.ErrInvalid)
@@ -1414,7 +1415,7 @@ func testInTxRollback(t *testing.T, s storage.Store) {
 	if _, err := s.Delivery(ctx, "d-1"); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("rolled-back delivery: got %v, want ErrNotFound", err)
 	}
-	if log, _, err := s.AuditLog(ctx, storage.Page{}); err != nil || len(log) != 0 {
+	if log, _, err := s.AuditLog(ctx, storage.AuditFilter{}, storage.Page{}); err != nil || len(log) != 0 {
 		t.Errorf("rolled-back audit log: got %d entries, %v; want none", len(log), err)
 	}
 
@@ -1479,7 +1480,7 @@ func testConcurrentDeciders(t *testing.T, s storage.Store) {
 	}
 	// A decider whose transaction was retried may have seen pending in a
 	// rolled-back attempt; the audit log counts committed decisions.
-	log, _, err := s.AuditLog(ctx, storage.Page{})
+	log, _, err := s.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}

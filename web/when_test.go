@@ -1,0 +1,33 @@
+package web
+
+import (
+	"testing"
+	"time"
+)
+
+func TestAge(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		ago  time.Duration
+		want string
+	}{
+		{-time.Hour, "just now"}, // a clock behind the database's
+		{0, "just now"},
+		{59 * time.Second, "just now"},
+		{time.Minute, "1 min"},
+		{59*time.Minute + 59*time.Second, "59 min"},
+		{time.Hour, "1 h"},
+		{47*time.Hour + 59*time.Minute, "47 h"},
+		{48 * time.Hour, "2 days"},
+		{400 * 24 * time.Hour, "400 days"},
+	}
+	for _, tt := range tests {
+		if got := age(now.Add(-tt.ago), now).Text; got != tt.want {
+			t.Errorf("age(now-%s) = %q, want %q", tt.ago, got, tt.want)
+		}
+	}
+	w := age(time.Date(2026, 11, 29, 9, 8, 7, 0, time.FixedZone("UTC+1", 3600)), now)
+	if w.DateTime != "2026-11-29T08:08:07Z" || w.Exact != "2026-11-29 08:08:07 UTC" {
+		t.Errorf("age's instant = %+v, want it in UTC", w)
+	}
+}
