@@ -24,19 +24,23 @@ func (p Page) Bounded() int {
 // Cursor is a decoded list position: the sort key of the last row of the
 // previous page. At is used by lists ordered by time (UTC, microsecond
 // precision); Key is the row's unique key (an ID or a name) that breaks ties.
+// Rank is the position of a list's leading sort key when that key is a
+// small number (a verdict's severity), 0 otherwise.
 type Cursor struct {
-	At  time.Time
-	Key string
+	At   time.Time
+	Key  string
+	Rank int
 }
 
 type cursorWire struct {
 	T int64  `json:"t"`
 	K string `json:"k"`
+	R int    `json:"r,omitempty"`
 }
 
 // Encode returns c as an opaque URL-safe string.
 func (c Cursor) Encode() string {
-	b, _ := json.Marshal(cursorWire{T: c.At.UnixMicro(), K: c.Key})
+	b, _ := json.Marshal(cursorWire{T: c.At.UnixMicro(), K: c.Key, R: c.Rank})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -61,5 +65,5 @@ func DecodeCursor(s string) (Cursor, error) {
 	if err := json.Unmarshal(b, &w); err != nil || w.K == "" {
 		return bad()
 	}
-	return Cursor{At: time.UnixMicro(w.T).UTC(), Key: w.K}, nil
+	return Cursor{At: time.UnixMicro(w.T).UTC(), Key: w.K, Rank: w.R}, nil
 }

@@ -33,6 +33,7 @@ func TestCursorRoundTrip(t *testing.T) {
 		{At: time.Date(2026, 11, 30, 1, 2, 3, 456789000, time.UTC), Key: "sub_01"},
 		{At: time.UnixMicro(0).UTC(), Key: "name-with-ü and \"quotes\""},
 		{At: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), Key: "zero-time"},
+		{At: time.Date(2026, 11, 30, 1, 2, 3, 0, time.UTC), Key: "sub_02", Rank: 2},
 	}
 	for _, c := range tests {
 		enc := c.Encode()

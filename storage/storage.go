@@ -37,6 +37,37 @@ type SubmissionFilter struct {
 	Source         registry.Source
 	Addon          string
 	SubmitterToken string // only this token's submissions (a submitter sees its own)
+	// Order is the list's order; the zero value is OldestFirst. A cursor
+	// continues the order it was made in.
+	Order SubmissionOrder
+}
+
+// SubmissionOrder is the order of a list of submissions. Each breaks ties
+// by ID.
+type SubmissionOrder string
+
+// The orders of a list of submissions.
+const (
+	// OldestFirst lists by creation time, the longest waiting first.
+	OldestFirst SubmissionOrder = ""
+	// NewestFirst lists by creation time, the latest first.
+	NewestFirst SubmissionOrder = "newest"
+	// WorstFirst lists by verdict, fail then review then pass, and by
+	// creation time within a verdict, oldest first.
+	WorstFirst SubmissionOrder = "verdict"
+)
+
+// QueueEntry is a submission as the review queue lists it: with its
+// report's findings counted and the version it updates.
+type QueueEntry struct {
+	registry.Submission
+	// Danger, Warn and Info count the current report's findings of each
+	// level, suppressed ones not included.
+	Danger, Warn, Info int
+	// Updates is the addon's version this submission updates: the one
+	// published most recently before it was decided (before now while
+	// it is pending), or "" for an addon that had none.
+	Updates string
 }
 
 // AddonFilter narrows the published registry. Zero fields match everything.
@@ -97,6 +128,9 @@ type AuditFilter struct {
 type Reader interface {
 	Submission(ctx context.Context, id string) (registry.Submission, error)
 	Submissions(ctx context.Context, f SubmissionFilter, p Page) ([]registry.Submission, string, error)
+	// ReviewQueue lists what Submissions lists for f and p, each with
+	// what the review queue shows of it beyond its record.
+	ReviewQueue(ctx context.Context, f SubmissionFilter, p Page) ([]QueueEntry, string, error)
 	// Report returns the current report of a submission.
 	Report(ctx context.Context, submissionID string) (registry.Report, error)
 	Findings(ctx context.Context, submissionID string) ([]registry.StoredFinding, error)

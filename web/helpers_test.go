@@ -9,7 +9,9 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/registryd/registryd/api"
 	"github.com/registryd/registryd/internal/fixture"
@@ -26,18 +28,43 @@ type env struct {
 	srv    *httptest.Server
 	store  storage.Store
 	svc    *workflow.Service
+	clock  *clock
 	tokens map[string]string // name → secret
+}
+
+// clock is an env's time, for the workflow and the pages alike. It starts
+// at the real time and moves a millisecond each time it is read, so that
+// what happens in order has times in that order, and further when a test
+// advances it.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Millisecond)
+	return c.t
+}
+
+// Advance moves the clock d forward.
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	st := fixture.SQLite.Open(t)
-	svc := workflow.New(st, workflow.Options{})
-	pages := web.New(web.Deps{Reader: st, Workflow: svc, Sessions: st})
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	svc := workflow.New(st, workflow.Options{Now: clk.Now})
+	pages := web.New(web.Deps{Reader: st, Workflow: svc, Sessions: st, Now: clk.Now})
 	h := api.New(api.Deps{Reader: st, Workflow: svc, Web: pages})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, srv: srv, store: st, svc: svc, tokens: map[string]string{}}
+	e := &env{t: t, srv: srv, store: st, svc: svc, clock: clk, tokens: map[string]string{}}
 	for _, tk := range []struct {
 		name string
 		role registry.Role

@@ -429,62 +429,6 @@ type option struct {
 	Selected     bool
 }
 
-type queueItem struct {
-	registry.Submission
-	Link   string
-	Origin origin
-}
-
-type queuePage struct {
-	Statuses    []option
-	Verdicts    []option
-	Submissions []queueItem
-	Next        string
-}
-
-func (h *Handler) queue(w http.ResponseWriter, r *http.Request, v *view) error {
-	q := r.URL.Query()
-	status := q.Get("status")
-	if _, ok := r.URL.Query()["status"]; !ok {
-		status = string(registry.StatusPending)
-	}
-	verdict := q.Get("verdict")
-	f := storage.SubmissionFilter{}
-	p := queuePage{}
-	for _, s := range []registry.SubmissionStatus{registry.StatusPending, registry.StatusApproved, registry.StatusRejected} {
-		p.Statuses = append(p.Statuses, option{Value: string(s), Label: string(s), Selected: status == string(s)})
-		if status == string(s) {
-			f.Status = s
-		}
-	}
-	p.Statuses = append(p.Statuses, option{Value: "all", Label: "all", Selected: f.Status == ""})
-	for _, vd := range []registry.Verdict{registry.VerdictPass, registry.VerdictReview, registry.VerdictFail} {
-		p.Verdicts = append(p.Verdicts, option{Value: string(vd), Label: string(vd), Selected: verdict == string(vd)})
-		if verdict == string(vd) {
-			f.Verdict = vd
-		}
-	}
-	subs, next, err := h.d.Reader.Submissions(r.Context(), f, storage.Page{Cursor: q.Get("cursor"), Limit: 50})
-	if err != nil {
-		return err
-	}
-	for _, s := range subs {
-		p.Submissions = append(p.Submissions, queueItem{Submission: s, Link: "/review/submissions/" + url.PathEscape(s.ID), Origin: originOf(s)})
-	}
-	if next != "" {
-		nq := url.Values{}
-		nq.Set("status", status)
-		if verdict != "" {
-			nq.Set("verdict", verdict)
-		}
-		nq.Set("cursor", next)
-		p.Next = "/review?" + nq.Encode()
-	}
-	v.Data = p
-	h.render(w, r, http.StatusOK, "queue", v)
-	return nil
-}
-
 type sourceLine struct {
 	Text  string
 	Class string

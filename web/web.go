@@ -45,7 +45,7 @@ type Reader interface {
 	Versions(ctx context.Context, addon string, p storage.Page) ([]registry.Version, string, error)
 	Version(ctx context.Context, addon, version string) (registry.Version, error)
 	PublishedReport(ctx context.Context, addon, version string) (registry.Report, error)
-	Submissions(ctx context.Context, f storage.SubmissionFilter, p storage.Page) ([]registry.Submission, string, error)
+	ReviewQueue(ctx context.Context, f storage.SubmissionFilter, p storage.Page) ([]storage.QueueEntry, string, error)
 	Submission(ctx context.Context, id string) (registry.Submission, error)
 	Report(ctx context.Context, submissionID string) (registry.Report, error)
 	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)

@@ -18,19 +18,19 @@ func at(t time.Time) when {
 	return when{DateTime: t.Format(time.RFC3339), Exact: t.Format("2006-01-02 15:04:05 UTC"), Text: t.Format("2006-01-02 15:04 UTC")}
 }
 
-// age shows how long before now t was: "just now", "12 min", "5 h",
-// "3 days".
+// age shows how long before now t was: "just now", "12 min ago", "5 h
+// ago", "3 days ago".
 func age(t, now time.Time) when {
 	w := at(t)
 	switch d := now.Sub(t); {
 	case d < time.Minute:
 		w.Text = "just now"
 	case d < time.Hour:
-		w.Text = fmt.Sprintf("%d min", int(d/time.Minute))
+		w.Text = fmt.Sprintf("%d min ago", int(d/time.Minute))
 	case d < 48*time.Hour:
-		w.Text = fmt.Sprintf("%d h", int(d/time.Hour))
+		w.Text = fmt.Sprintf("%d h ago", int(d/time.Hour))
 	default:
-		w.Text = fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+		w.Text = fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
 	}
 	return w
 }

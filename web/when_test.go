@@ -14,12 +14,12 @@ func TestAge(t *testing.T) {
 		{-time.Hour, "just now"}, // a clock behind the database's
 		{0, "just now"},
 		{59 * time.Second, "just now"},
-		{time.Minute, "1 min"},
-		{59*time.Minute + 59*time.Second, "59 min"},
-		{time.Hour, "1 h"},
-		{47*time.Hour + 59*time.Minute, "47 h"},
-		{48 * time.Hour, "2 days"},
-		{400 * 24 * time.Hour, "400 days"},
+		{time.Minute, "1 min ago"},
+		{59*time.Minute + 59*time.Second, "59 min ago"},
+		{time.Hour, "1 h ago"},
+		{47*time.Hour + 59*time.Minute, "47 h ago"},
+		{48 * time.Hour, "2 days ago"},
+		{400 * 24 * time.Hour, "400 days ago"},
 	}
 	for _, tt := range tests {
 		if got := age(now.Add(-tt.ago), now).Text; got != tt.want {

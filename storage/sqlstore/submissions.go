@@ -67,9 +67,24 @@ func (r reader) Submission(ctx context.Context, id string) (registry.Submission,
 	return s, nil
 }
 
-// Submissions lists submissions matching f, oldest first (created_at, then
-// ID), one page at a time.
-func (r reader) Submissions(ctx context.Context, f storage.SubmissionFilter, p storage.Page) ([]registry.Submission, string, error) {
+// severitySQL ranks a submission's verdict for WorstFirst: fail 0, review
+// 1, pass 2. severity is the same rank in Go, for the cursor.
+const severitySQL = `(CASE verdict WHEN 'fail' THEN 0 WHEN 'review' THEN 1 ELSE 2 END)`
+
+func severity(v registry.Verdict) int {
+	switch v {
+	case registry.VerdictFail:
+		return 0
+	case registry.VerdictReview:
+		return 1
+	}
+	return 2
+}
+
+// submissionsQuery returns the query listing the columns cols of the
+// submissions f matches, one page of p in f's order (one row more than
+// the page, to tell whether another follows), and its arguments.
+func submissionsQuery(d Dialect, cols string, f storage.SubmissionFilter, p storage.Page) (string, args, error) {
 	var a args
 	var where []string
 	if f.Status != "" {
@@ -87,19 +102,86 @@ func (r reader) Submissions(ctx context.Context, f storage.SubmissionFilter, p s
 	if f.SubmitterToken != "" {
 		where = append(where, "submitter_token = "+a.add(f.SubmitterToken))
 	}
-	where, err := r.cursorAfter(&a, where, "created_at, id", ">", p.Cursor)
+	var order string
+	switch f.Order {
+	case storage.OldestFirst:
+		order = "created_at, id"
+	case storage.NewestFirst:
+		order = "created_at DESC, id DESC"
+	case storage.WorstFirst:
+		order = severitySQL + ", created_at, id"
+	default:
+		return "", nil, invalid("order", "is not a known order")
+	}
+	if p.Cursor != "" {
+		c, err := storage.DecodeCursor(p.Cursor)
+		if err != nil {
+			return "", nil, err
+		}
+		op := ">"
+		if f.Order == storage.NewestFirst {
+			op = "<"
+		}
+		after := "(created_at, id) " + op + " (" + a.add(d.Time(c.At)) + ", " + a.add(c.Key) + ")"
+		if f.Order == storage.WorstFirst {
+			after = "(" + severitySQL + " > " + a.add(c.Rank) + " OR (" + severitySQL + " = " + a.add(c.Rank) + " AND " + after + "))"
+		}
+		where = append(where, after)
+	}
+	return `SELECT ` + cols + ` FROM submissions` + whereSQL(where) + ` ORDER BY ` + order + ` LIMIT ` + a.add(p.Bounded()+1), a, nil
+}
+
+// submissionCursor is the cursor of the page that follows s.
+func submissionCursor(s registry.Submission) storage.Cursor {
+	return storage.Cursor{At: s.CreatedAt, Key: s.ID, Rank: severity(s.Verdict)}
+}
+
+// Submissions lists submissions matching f in f's order, one page at a
+// time. An unknown order is a validation error naming the field "order".
+func (r reader) Submissions(ctx context.Context, f storage.SubmissionFilter, p storage.Page) ([]registry.Submission, string, error) {
+	query, a, err := submissionsQuery(r.d, submissionCols, f, p)
+	if err != nil {
+		return nil, "", fmt.Errorf("list submissions: %w", err)
+	}
+	out, err := list(r, ctx, "list submissions", r.scanSubmission, query, a...)
 	if err != nil {
 		return nil, "", err
 	}
-	limit := p.Bounded()
-	out, err := list(r, ctx, "list submissions", r.scanSubmission, `SELECT `+submissionCols+` FROM submissions`+
-		whereSQL(where)+` ORDER BY created_at, id LIMIT `+a.add(limit+1), a...)
+	out, next := page(out, p.Bounded(), submissionCursor)
+	return out, next, nil
+}
+
+// queueCols are a submission's columns and what the review queue adds:
+// its unsuppressed findings counted by level, and the version it updates
+// (see storage.QueueEntry), each read through an index (findings' key;
+// versions_published).
+const queueCols = submissionCols + `,
+	(SELECT count(*) FROM findings f WHERE f.submission_id = submissions.id AND f.level = 'danger' AND NOT f.suppressed),
+	(SELECT count(*) FROM findings f WHERE f.submission_id = submissions.id AND f.level = 'warn' AND NOT f.suppressed),
+	(SELECT count(*) FROM findings f WHERE f.submission_id = submissions.id AND f.level = 'info' AND NOT f.suppressed),
+	COALESCE((SELECT v.version FROM versions v WHERE v.addon = submissions.addon AND v.submission_id <> submissions.id
+		AND (submissions.decided_at IS NULL OR v.published_at < submissions.decided_at)
+		ORDER BY v.published_at DESC, v.version DESC LIMIT 1), '')`
+
+// ReviewQueue lists the submissions Submissions lists for f and p, each
+// with its findings counted by level and the version it updates.
+func (r reader) ReviewQueue(ctx context.Context, f storage.SubmissionFilter, p storage.Page) ([]storage.QueueEntry, string, error) {
+	query, a, err := submissionsQuery(r.d, queueCols, f, p)
+	if err != nil {
+		return nil, "", fmt.Errorf("review queue: %w", err)
+	}
+	out, err := list(r, ctx, "review queue", func(row Row) (storage.QueueEntry, error) {
+		var e storage.QueueEntry
+		dst, finish := r.submissionFields(&e.Submission)
+		if err := row.Scan(append(dst, &e.Danger, &e.Warn, &e.Info, &e.Updates)...); err != nil {
+			return e, err
+		}
+		return e, finish()
+	}, query, a...)
 	if err != nil {
 		return nil, "", err
 	}
-	out, next := page(out, limit, func(s registry.Submission) storage.Cursor {
-		return storage.Cursor{At: s.CreatedAt, Key: s.ID}
-	})
+	out, next := page(out, p.Bounded(), func(e storage.QueueEntry) storage.Cursor { return submissionCursor(e.Submission) })
 	return out, next, nil
 }
 

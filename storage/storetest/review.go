@@ -112,3 +112,148 @@ func auditIDs(es []registry.AuditEntry) []string {
 	}
 	return ids
 }
+
+// The review queue's orders: by age either way and by verdict, each
+// paging without gaps or repeats.
+func testSubmissionOrders(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	verdicts := map[string]registry.Verdict{
+		"sub_0": registry.VerdictPass, "sub_1": registry.VerdictFail, "sub_2": registry.VerdictReview,
+		"sub_3": registry.VerdictFail, "sub_4": registry.VerdictPass, "sub_5": registry.VerdictReview,
+		"sub_6": registry.VerdictFail,
+	}
+	inTx(t, s, func(tx storage.Tx) error {
+		// sub_5 and sub_6 share a time: the ID breaks the tie.
+		for _, i := range []int{4, 1, 6, 0, 3, 5, 2} {
+			sub := submission(fmt.Sprintf("sub_%d", i), "alpha", fmt.Sprintf("1.0.%d", i), min(i, 5))
+			sub.Verdict = verdicts[sub.ID]
+			if err := tx.CreateSubmission(ctx, sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	tests := []struct {
+		order storage.SubmissionOrder
+		f     storage.SubmissionFilter
+		want  []string
+	}{
+		{storage.OldestFirst, storage.SubmissionFilter{}, []string{"sub_0", "sub_1", "sub_2", "sub_3", "sub_4", "sub_5", "sub_6"}},
+		{storage.NewestFirst, storage.SubmissionFilter{}, []string{"sub_6", "sub_5", "sub_4", "sub_3", "sub_2", "sub_1", "sub_0"}},
+		{storage.WorstFirst, storage.SubmissionFilter{}, []string{"sub_1", "sub_3", "sub_6", "sub_2", "sub_5", "sub_0", "sub_4"}},
+		{storage.WorstFirst, storage.SubmissionFilter{Verdict: registry.VerdictReview}, []string{"sub_2", "sub_5"}},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%q %s", tc.order, tc.f.Verdict), func(t *testing.T) {
+			tc.f.Order = tc.order
+			for _, limit := range []int{1, 2, 3, 7} {
+				var got, gotQueue []string
+				cursor, queueCursor := "", ""
+				for range 10 {
+					page, next, err := s.Submissions(ctx, tc.f, storage.Page{Cursor: cursor, Limit: limit})
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, ids(page, subID)...)
+					queue, queueNext, err := s.ReviewQueue(ctx, tc.f, storage.Page{Cursor: queueCursor, Limit: limit})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, e := range queue {
+						gotQueue = append(gotQueue, e.ID)
+					}
+					cursor, queueCursor = next, queueNext
+					if next == "" {
+						break
+					}
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("Submissions, %d a page (-want +got):\n%s", limit, diff)
+				}
+				if diff := cmp.Diff(tc.want, gotQueue); diff != "" {
+					t.Errorf("ReviewQueue, %d a page (-want +got):\n%s", limit, diff)
+				}
+			}
+		})
+	}
+	_, _, err := s.Submissions(ctx, storage.SubmissionFilter{Order: "size"}, storage.Page{})
+	wantErr(t, "Submissions(unknown order)", err, registry.ErrInvalid)
+	_, _, err = s.ReviewQueue(ctx, storage.SubmissionFilter{Order: "size"}, storage.Page{})
+	wantErr(t, "ReviewQueue(unknown order)", err, registry.ErrInvalid)
+}
+
+// The review queue counts each submission's unsuppressed findings by
+// level and names the version it updates: the one published last before
+// it was decided, or before now while it is pending.
+func testReviewQueue(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	decided := func(sub registry.Submission, status registry.SubmissionStatus, i int) registry.Submission {
+		sub.Status, sub.DecidedBy, sub.DecidedAt = status, "carol", ptr(at(i))
+		return sub
+	}
+	inTx(t, s, func(tx storage.Tx) error {
+		subs := []registry.Submission{
+			decided(submission("sub_a0", "alpha", "0.9.0", 0), registry.StatusRejected, 2),
+			decided(submission("sub_a1", "alpha", "1.0.0", 0), registry.StatusApproved, 1),
+			decided(submission("sub_a2", "alpha", "1.1.0", 2), registry.StatusApproved, 3),
+			submission("sub_a3", "alpha", "1.2.0", 4),
+			submission("sub_b1", "beta", "1.0.0", 5),
+			submission("sub_c1", "alpha-two", "1.0.0", 6),
+		}
+		for _, sub := range subs {
+			if err := tx.CreateSubmission(ctx, sub); err != nil {
+				return err
+			}
+		}
+		for _, v := range []registry.Version{
+			{Addon: "alpha", Version: "1.0.0", SubmissionID: "sub_a1", PublishedAt: at(1)},
+			{Addon: "alpha", Version: "1.1.0", SubmissionID: "sub_a2", PublishedAt: at(3)},
+		} {
+			if err := tx.CreateVersion(ctx, v); err != nil {
+				return err
+			}
+		}
+		f := func(l registry.Level, code string, suppressed bool) registry.StoredFinding {
+			return registry.StoredFinding{Finding: registry.Finding{Level: l, Code: code, Message: code, Path: "mcp.args[0]"}, Suppressed: suppressed}
+		}
+		return tx.PutReport(ctx, report("sub_a3", "r1", `{"a3":1}`), []registry.StoredFinding{
+			f(registry.LevelDanger, "shell_exec", false), f(registry.LevelDanger, "fetch_exec", true),
+			f(registry.LevelWarn, "unpinned", false), f(registry.LevelInfo, "child_env", false),
+			f(registry.LevelInfo, "remote_endpoint", false), f(registry.LevelInfo, "request_headers", false),
+		})
+	})
+	got, next, err := s.ReviewQueue(ctx, storage.SubmissionFilter{}, storage.Page{})
+	if err != nil || next != "" {
+		t.Fatalf("ReviewQueue: next %q, %v", next, err)
+	}
+	type summary struct {
+		ID                 string
+		Danger, Warn, Info int
+		Updates            string
+	}
+	var sums []summary
+	for _, e := range got {
+		sums = append(sums, summary{e.ID, e.Danger, e.Warn, e.Info, e.Updates})
+	}
+	want := []summary{
+		{ID: "sub_a0", Updates: "1.0.0"}, // rejected after 1.0.0 was published
+		{ID: "sub_a1"},                   // the first version: updates nothing
+		{ID: "sub_a2", Updates: "1.0.0"},
+		{ID: "sub_a3", Danger: 1, Warn: 1, Info: 3, Updates: "1.1.0"}, // pending: the latest until now
+		{ID: "sub_b1"},
+		{ID: "sub_c1"}, // alpha-two is another addon than alpha
+	}
+	if diff := cmp.Diff(want, sums); diff != "" {
+		t.Errorf("ReviewQueue summaries (-want +got):\n%s", diff)
+	}
+	// The entries are the submissions Submissions returns.
+	subs, _, err := s.Submissions(ctx, storage.SubmissionFilter{}, storage.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range subs {
+		if diff := cmp.Diff(subs[i], got[i].Submission, opts); diff != "" {
+			t.Errorf("ReviewQueue's submission %s differs from Submissions' (-want +got):\n%s", subs[i].ID, diff)
+		}
+	}
+}

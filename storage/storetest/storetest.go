@@ -40,6 +40,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"UpdateSubmission", testUpdateSubmission},
 		{"SubmissionsPaging", testSubmissionsPaging},
 		{"SubmissionsFilter", testSubmissionsFilter},
+		{"SubmissionOrders", testSubmissionOrders},
+		{"ReviewQueue", testReviewQueue},
 		{"SubmissionsOfAddon", testSubmissionsOfAddon},
 		{"Reports", testReports},
 		{"ReportErrors", testReportErrors},
