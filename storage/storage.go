@@ -77,6 +77,9 @@ type AddonFilter struct {
 	Verdict        registry.Verdict // of the latest published version
 	UpdatedSince   *time.Time       // for mirrors: addons changed at or after this instant
 	IncludeRemoved bool
+	// Order is the list's order; the zero value is ByName. A cursor
+	// continues the order it was made in.
+	Order AddonOrder
 }
 
 // LatestVersion is the ServerFilter.Version that selects each addon's
@@ -111,6 +114,18 @@ type PublishedServer struct {
 	Upstream   string
 }
 
+// AddonOrder is the order of a list of addons.
+type AddonOrder string
+
+// The orders of a list of addons.
+const (
+	// ByName lists by name.
+	ByName AddonOrder = ""
+	// RecentlyUpdated lists the addons changed last first, then by name
+	// in reverse.
+	RecentlyUpdated AddonOrder = "updated"
+)
+
 // AuditFilter narrows the audit log. Zero fields match everything.
 type AuditFilter struct {
 	Actor  string // exactly this actor
@@ -137,6 +152,10 @@ type Reader interface {
 
 	Addon(ctx context.Context, name string) (registry.Addon, error)
 	Addons(ctx context.Context, f AddonFilter, p Page) ([]registry.Addon, string, error)
+	// CountAddons returns how many addons Addons lists for f, counting no
+	// further than max: more is true when over max match (n is then max).
+	// It costs in proportion to min(matches, max).
+	CountAddons(ctx context.Context, f AddonFilter, max int) (n int, more bool, err error)
 	Versions(ctx context.Context, addon string, p Page) ([]registry.Version, string, error)
 	// Version returns the published addon@version.
 	Version(ctx context.Context, addon, version string) (registry.Version, error)

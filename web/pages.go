@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,13 +24,31 @@ const maxField = 500
 
 type addonItem struct {
 	Name, Title, Version, Description string
-	Link, BadgeURL, BadgeText         string
+	Link, BadgeURL                    string
+	Tier                              registry.Tier
+	Verdict                           registry.Verdict
 }
 
 type registryPage struct {
 	Query, Tier, Verdict string
+	Orders               []option
+	Filtered             bool
+	Count                string // "3 addons"
 	Addons               []addonItem
-	Next                 string
+	Next, First          string
+}
+
+// registryPageSize is how many addons a page of the registry shows, and
+// registryCountMax how far the page counts them.
+const (
+	registryPageSize = 30
+	registryCountMax = 10_000
+)
+
+// registryOrders are the registry's orders, the default first.
+var registryOrders = []option{
+	{Value: "", Label: "name"},
+	{Value: string(storage.RecentlyUpdated), Label: "recently updated"},
 }
 
 func (h *Handler) registry(w http.ResponseWriter, r *http.Request, v *view) error {
@@ -50,13 +69,21 @@ func (h *Handler) registry(w http.ResponseWriter, r *http.Request, v *view) erro
 	} else {
 		p.Verdict = ""
 	}
-	addons, next, err := h.d.Reader.Addons(r.Context(), f, storage.Page{Cursor: q.Get("cursor"), Limit: 30})
-	if errors.Is(err, registry.ErrInvalid) {
-		addons, next, err = h.d.Reader.Addons(r.Context(), f, storage.Page{Limit: 30})
+	p.Orders = selectOne(registryOrders, q.Get("sort"), func(s string) { f.Order = storage.AddonOrder(s) })
+	p.Filtered = f != storage.AddonFilter{}
+	ctx := r.Context()
+	addons, next, err := h.d.Reader.Addons(ctx, f, storage.Page{Cursor: q.Get("cursor"), Limit: registryPageSize})
+	if errors.Is(err, registry.ErrInvalid) { // a cursor this server did not make: start over
+		addons, next, err = h.d.Reader.Addons(ctx, f, storage.Page{Limit: registryPageSize})
 	}
 	if err != nil {
 		return err
 	}
+	n, more, err := h.d.Reader.CountAddons(ctx, f, registryCountMax)
+	if err != nil {
+		return err
+	}
+	p.Count = countAddons(n, more)
 	for _, a := range addons {
 		p.Addons = append(p.Addons, addonItem{
 			Name:        a.Name,
@@ -65,22 +92,49 @@ func (h *Handler) registry(w http.ResponseWriter, r *http.Request, v *view) erro
 			Description: a.Description,
 			Link:        "/addons/" + url.PathEscape(a.Name),
 			BadgeURL:    badgePath(a.Name),
-			BadgeText:   badgeText(a),
+			Tier:        a.Tier(),
+			Verdict:     a.LatestVerdict,
 		})
 	}
-	if next != "" {
-		nq := url.Values{}
-		for _, k := range []string{"q", "tier", "verdict"} {
-			if val := q.Get(k); val != "" {
-				nq.Set(k, val)
-			}
+	links := url.Values{}
+	for k, val := range map[string]string{"q": f.Query, "tier": string(f.Tier), "verdict": string(f.Verdict), "sort": string(f.Order)} {
+		if val != "" {
+			links.Set(k, val)
 		}
-		nq.Set("cursor", next)
-		p.Next = "/?" + nq.Encode()
+	}
+	params := []string{"q", "tier", "verdict", "sort"}
+	if next != "" {
+		p.Next = "/?" + keep(links, params, "cursor", next)
+	}
+	if q.Get("cursor") != "" {
+		p.First = "/?" + keep(links, params, "", "")
 	}
 	v.Data = p
 	h.render(w, r, http.StatusOK, "registry", v)
 	return nil
+}
+
+// countAddons says how many addons match: "no addons", "1 addon",
+// "1,234 addons", or "more than 10,000 addons" when the count stopped.
+func countAddons(n int, more bool) string {
+	switch {
+	case more:
+		return "more than " + thousands(n) + " addons"
+	case n == 0:
+		return "no addons"
+	case n == 1:
+		return "1 addon"
+	}
+	return thousands(n) + " addons"
+}
+
+// thousands writes n with a comma between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func title(a registry.Addon) string {

@@ -41,6 +41,7 @@ var staticFS embed.FS
 // Reader is the data the pages read.
 type Reader interface {
 	Addons(ctx context.Context, f storage.AddonFilter, p storage.Page) ([]registry.Addon, string, error)
+	CountAddons(ctx context.Context, f storage.AddonFilter, max int) (n int, more bool, err error)
 	Addon(ctx context.Context, name string) (registry.Addon, error)
 	Versions(ctx context.Context, addon string, p storage.Page) ([]registry.Version, string, error)
 	Version(ctx context.Context, addon, version string) (registry.Version, error)

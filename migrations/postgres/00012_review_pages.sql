@@ -14,7 +14,14 @@ CREATE INDEX audit_log_target ON audit_log (target, at, id);
 CREATE INDEX submissions_status_severity ON submissions
     (status, (CASE verdict WHEN 'fail' THEN 0 WHEN 'review' THEN 1 ELSE 2 END), created_at, id);
 
+-- The registry's index lists the addons changed last first, all or those
+-- of one verdict; "NOT removed" is word for word the list's condition.
+CREATE INDEX addons_listed_updated ON addons (updated_at, name) WHERE NOT removed;
+CREATE INDEX addons_verdict_updated ON addons (latest_verdict, updated_at, name) WHERE NOT removed;
+
 -- +goose Down
+DROP INDEX addons_verdict_updated;
+DROP INDEX addons_listed_updated;
 DROP INDEX submissions_status_severity;
 DROP INDEX audit_log_target;
 DROP INDEX audit_log_action;

@@ -52,14 +52,13 @@ func (r reader) Addon(ctx context.Context, name string) (registry.Addon, error) 
 // that covers the latest version's wiring.
 const tierVerifiedSQL = `(verified AND latest_wiring_sha256 <> '' AND verified_wiring_sha256 = latest_wiring_sha256)`
 
-// Addons lists addons matching f by name, one page at a time. Query matches
-// a literal, case-insensitive substring (ASCII case only on SQLite); an
-// unknown Tier is a validation error naming the field "tier".
-func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Page) ([]registry.Addon, string, error) {
-	var a args
+// addonWhere returns the WHERE terms selecting the addons f matches,
+// values bound through a. An unknown Tier is a validation error naming the
+// field "tier".
+func (r reader) addonWhere(a *args, f storage.AddonFilter) ([]string, error) {
 	var where []string
 	if f.Query != "" {
-		where = append(where, "("+r.addonSearch(&a, "", f.Query)+")")
+		where = append(where, "("+r.addonSearch(a, "", f.Query)+")")
 	}
 	switch f.Tier {
 	case "":
@@ -68,7 +67,7 @@ func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Pag
 	case registry.TierCommunity:
 		where = append(where, "NOT "+tierVerifiedSQL)
 	default:
-		return nil, "", fmt.Errorf("list addons: %w", invalid("tier", "is not a known tier"))
+		return nil, invalid("tier", "is not a known tier")
 	}
 	if f.Verdict != "" {
 		where = append(where, "latest_verdict = "+a.add(string(f.Verdict)))
@@ -79,20 +78,49 @@ func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Pag
 	if !f.IncludeRemoved {
 		where = append(where, "NOT removed")
 	}
+	return where, nil
+}
+
+// Addons lists addons matching f in f's order, one page at a time. Query
+// matches a literal, case-insensitive substring (ASCII case only on
+// SQLite); an unknown Tier is a validation error naming the field "tier",
+// an unknown Order one naming "order".
+func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Page) ([]registry.Addon, string, error) {
+	var a args
+	where, err := r.addonWhere(&a, f)
+	if err != nil {
+		return nil, "", fmt.Errorf("list addons: %w", err)
+	}
+	var c storage.Cursor
 	if p.Cursor != "" {
-		c, err := storage.DecodeCursor(p.Cursor)
-		if err != nil {
+		if c, err = storage.DecodeCursor(p.Cursor); err != nil {
 			return nil, "", err
 		}
-		where = append(where, "name > "+a.add(c.Key))
+	}
+	var order string
+	cursor := func(a registry.Addon) storage.Cursor { return storage.Cursor{Key: a.Name} }
+	switch f.Order {
+	case storage.ByName:
+		order = "name"
+		if p.Cursor != "" {
+			where = append(where, "name > "+a.add(c.Key))
+		}
+	case storage.RecentlyUpdated:
+		order = "updated_at DESC, name DESC"
+		if p.Cursor != "" {
+			where = append(where, "(updated_at, name) < ("+a.add(r.d.Time(c.At))+", "+a.add(c.Key)+")")
+		}
+		cursor = func(a registry.Addon) storage.Cursor { return storage.Cursor{At: a.UpdatedAt, Key: a.Name} }
+	default:
+		return nil, "", fmt.Errorf("list addons: %w", invalid("order", "is not a known order"))
 	}
 	limit := p.Bounded()
 	out, err := list(r, ctx, "list addons", r.scanAddon, `SELECT `+addonCols+` FROM addons`+whereSQL(where)+
-		` ORDER BY name LIMIT `+a.add(limit+1), a...)
+		` ORDER BY `+order+` LIMIT `+a.add(limit+1), a...)
 	if err != nil {
 		return nil, "", err
 	}
-	out, next := page(out, limit, func(a registry.Addon) storage.Cursor { return storage.Cursor{Key: a.Name} })
+	out, next := page(out, limit, cursor)
 	return out, next, nil
 }
 
@@ -104,6 +132,29 @@ func (r reader) addonSearch(a *args, prefix, q string) string {
 	pat := a.add(containsPattern(q))
 	return r.d.ContainsFold(prefix+"name", pat) + " OR " + r.d.ContainsFold(prefix+"display_name", pat) +
 		" OR " + r.d.ContainsFold(prefix+"description", pat)
+}
+
+// CountAddons returns how many addons Addons lists for f, counting no
+// further than max: more is true when over max match, and n is then max.
+// It reads through the same indexes as Addons, so its cost grows with
+// min(matches, max), not with the registry.
+func (r reader) CountAddons(ctx context.Context, f storage.AddonFilter, max int) (n int, more bool, err error) {
+	if max < 0 {
+		max = 0
+	}
+	var a args
+	where, err := r.addonWhere(&a, f)
+	if err != nil {
+		return 0, false, fmt.Errorf("count addons: %w", err)
+	}
+	err = r.c.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM addons`+whereSQL(where)+` LIMIT `+a.add(max+1)+`) matched`, a...).Scan(&n)
+	if err != nil {
+		return 0, false, r.err("count addons", err)
+	}
+	if n > max {
+		return max, true, nil
+	}
+	return n, false, nil
 }
 
 // PutAddon inserts a or overwrites every field of the addon with its name.

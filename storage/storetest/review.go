@@ -257,3 +257,82 @@ func testReviewQueue(t *testing.T, s storage.Store) {
 		}
 	}
 }
+
+// The registry's index: recently updated first, paging without gaps or
+// repeats, and the count of what a filter matches.
+func testAddonOrderAndCount(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	specs := []struct {
+		name    string
+		verdict registry.Verdict
+		updated int
+		removed bool
+	}{
+		{"alpha", registry.VerdictPass, 3, false},
+		{"beta", registry.VerdictReview, 1, false},
+		{"delta", registry.VerdictPass, 3, false}, // ties with alpha: the name breaks it
+		{"gamma", registry.VerdictFail, 0, false},
+		{"omega", registry.VerdictPass, 9, true},
+		{"zeta", registry.VerdictPass, 5, false},
+	}
+	inTx(t, s, func(tx storage.Tx) error {
+		for _, sp := range specs {
+			a := addon(sp.name, sp.updated)
+			a.LatestVerdict, a.Removed = sp.verdict, sp.removed
+			if err := tx.PutAddon(ctx, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	tests := []struct {
+		f    storage.AddonFilter
+		want []string
+	}{
+		{storage.AddonFilter{Order: storage.RecentlyUpdated}, []string{"zeta", "delta", "alpha", "beta", "gamma"}},
+		{storage.AddonFilter{Order: storage.RecentlyUpdated, IncludeRemoved: true}, []string{"omega", "zeta", "delta", "alpha", "beta", "gamma"}},
+		{storage.AddonFilter{Order: storage.RecentlyUpdated, Verdict: registry.VerdictPass}, []string{"zeta", "delta", "alpha"}},
+		{storage.AddonFilter{Order: storage.RecentlyUpdated, Query: "ta"}, []string{"zeta", "delta", "beta"}},
+		{storage.AddonFilter{}, []string{"alpha", "beta", "delta", "gamma", "zeta"}},
+		{storage.AddonFilter{Verdict: registry.VerdictFail}, []string{"gamma"}},
+		{storage.AddonFilter{Query: "nothing"}, []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%+v", tc.f), func(t *testing.T) {
+			for _, limit := range []int{1, 2, 5} {
+				got := []string{}
+				cursor := ""
+				for range 10 {
+					page, next, err := s.Addons(ctx, tc.f, storage.Page{Cursor: cursor, Limit: limit})
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, ids(page, addonName)...)
+					if cursor = next; next == "" {
+						break
+					}
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("Addons, %d a page (-want +got):\n%s", limit, diff)
+				}
+			}
+			for _, max := range []int{0, 1, len(tc.want) - 1, len(tc.want), 100} {
+				if max < 0 {
+					continue
+				}
+				n, more, err := s.CountAddons(ctx, tc.f, max)
+				wantN, wantMore := min(len(tc.want), max), len(tc.want) > max
+				if err != nil || n != wantN || more != wantMore {
+					t.Errorf("CountAddons(max %d) = %d, %v, %v; want %d, %v", max, n, more, err, wantN, wantMore)
+				}
+			}
+		})
+	}
+	_, _, err := s.Addons(ctx, storage.AddonFilter{Order: "size"}, storage.Page{})
+	wantErr(t, "Addons(unknown order)", err, registry.ErrInvalid)
+	_, _, err = s.CountAddons(ctx, storage.AddonFilter{Tier: "gold"}, 10)
+	wantErr(t, "CountAddons(unknown tier)", err, registry.ErrInvalid)
+	if n, more, err := s.CountAddons(ctx, storage.AddonFilter{}, -1); n != 0 || !more || err != nil {
+		t.Errorf("CountAddons(max -1) = %d, %v, %v; want 0, true, nil", n, more, err)
+	}
+}

@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"StaleReports", testStaleReports},
 		{"Addons", testAddons},
 		{"AddonsFilterAndPaging", testAddonsFilterAndPaging},
+		{"AddonOrderAndCount", testAddonOrderAndCount},
 		{"Versions", testVersions},
 		{"PublishedReport", testPublishedReport},
 		{"PublishedReportDigest", testPublishedReportDigest},

@@ -31,3 +31,24 @@ func TestAge(t *testing.T) {
 		t.Errorf("age's instant = %+v, want it in UTC", w)
 	}
 }
+
+func TestCountAddons(t *testing.T) {
+	tests := []struct {
+		n    int
+		more bool
+		want string
+	}{
+		{0, false, "no addons"},
+		{1, false, "1 addon"},
+		{2, false, "2 addons"},
+		{999, false, "999 addons"},
+		{1000, false, "1,000 addons"},
+		{1234567, false, "1,234,567 addons"},
+		{10000, true, "more than 10,000 addons"},
+	}
+	for _, tt := range tests {
+		if got := countAddons(tt.n, tt.more); got != tt.want {
+			t.Errorf("countAddons(%d, %v) = %q, want %q", tt.n, tt.more, got, tt.want)
+		}
+	}
+}

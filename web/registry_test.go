@@ -1,0 +1,117 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/registryd/registryd/internal/fixture"
+)
+
+var (
+	listed     = regexp.MustCompile(`<a class="name" href="/addons/([^"]+)">`)
+	facts      = regexp.MustCompile(`<div class="facts">Tier <strong class="tier">([a-z]+)</strong> · verdict <strong class="verdict verdict-[a-z]+">([a-z]+)</strong></div>`)
+	addonCount = regexp.MustCompile(`<span id="addon-count">([^<]*)</span>`)
+)
+
+// The registry says how many addons the search and filters match, sorts by
+// name or by recent change, shows tier and verdict as text, and offers to
+// clear what narrows it.
+func TestRegistryCountsSortsAndClears(t *testing.T) {
+	e := newEnv(t)
+	e.publish(cleanManifest)
+	e.clock.Advance(time.Hour)
+	e.publish(hostileManifest)
+	e.clock.Advance(time.Hour)
+	e.publish(unpinnedManifest)
+	e.verifyClean()
+	b := e.browser()
+
+	tests := []struct {
+		query   string
+		count   string
+		names   []string
+		facts   [][2]string
+		cleared bool
+	}{
+		{"/", "3 addons", []string{"clean-tool", "hostile", "loose-tool"},
+			[][2]string{{"verified", "pass"}, {"community", "fail"}, {"community", "review"}}, false},
+		// verifyClean changed clean-tool last.
+		{"/?sort=updated", "3 addons", []string{"clean-tool", "loose-tool", "hostile"}, nil, true},
+		{"/?q=tool", "2 addons", []string{"clean-tool", "loose-tool"}, nil, true},
+		{"/?q=tool&sort=updated&tier=community", "1 addon", []string{"loose-tool"}, [][2]string{{"community", "review"}}, true},
+		{"/?verdict=pass&tier=community", "no addons", nil, nil, true},
+		// Unknown values are ignored: nothing to clear.
+		{"/?sort=zzz&tier=gold", "3 addons", []string{"clean-tool", "hostile", "loose-tool"}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			p := b.get(tt.query)
+			if p.status != http.StatusOK {
+				t.Fatalf("status %d", p.status)
+			}
+			if m := addonCount.FindStringSubmatch(p.body); m == nil || m[1] != tt.count {
+				t.Errorf("count %q, want %q", m, tt.count)
+			}
+			var names []string
+			for _, m := range listed.FindAllStringSubmatch(p.body, -1) {
+				names = append(names, m[1])
+			}
+			if diff := cmp.Diff(tt.names, names); diff != "" {
+				t.Errorf("listed (-want +got):\n%s", diff)
+			}
+			if tt.facts != nil {
+				var got [][2]string
+				for _, m := range facts.FindAllStringSubmatch(p.body, -1) {
+					got = append(got, [2]string{m[1], m[2]})
+				}
+				if diff := cmp.Diff(tt.facts, got); diff != "" {
+					t.Errorf("tier and verdict as text (-want +got):\n%s", diff)
+				}
+			}
+			if got := strings.Contains(p.body, `<a class="clear" href="/">Clear search and filters</a>`); got != tt.cleared {
+				t.Errorf("clear link shown: %v, want %v", got, tt.cleared)
+			}
+		})
+	}
+}
+
+// The count covers every page, and the pages keep the search, filters and
+// order.
+func TestRegistryPagesKeepTheirOrder(t *testing.T) {
+	e := newEnv(t)
+	var want []string
+	for i := range 35 {
+		name := fmt.Sprintf("tool-%02d", i)
+		fixture.Publish(t, e.svc, fixture.Clean(name, "1.0.0"))
+		want = append([]string{name}, want...) // recently updated first
+	}
+	b := e.browser()
+	p := b.get("/?sort=updated&verdict=pass")
+	if m := addonCount.FindStringSubmatch(p.body); m == nil || m[1] != "35 addons" {
+		t.Errorf("count %q, want 35 addons", m)
+	}
+	var got []string
+	for _, m := range listed.FindAllStringSubmatch(p.body, -1) {
+		got = append(got, m[1])
+	}
+	next := p.link(nextLink)
+	if next != "" && (!strings.Contains(next, "sort=updated") || !strings.Contains(next, "verdict=pass")) {
+		t.Fatalf("the next page's link %q drops the order or the filter", next)
+	}
+	p = b.get(next)
+	for _, m := range listed.FindAllStringSubmatch(p.body, -1) {
+		got = append(got, m[1])
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("two pages, recently updated first (-want +got):\n%s", diff)
+	}
+	if first := p.link(regexp.MustCompile(`<a href="([^"]+)">First page</a>`)); first != "/?sort=updated&verdict=pass" {
+		t.Errorf("first page link %q", first)
+	}
+}
