@@ -4,10 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/registryd/registryd/internal/browsertest"
 	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/web"
 	"github.com/registryd/registryd/workflow"
 )
 
@@ -29,7 +31,9 @@ func (e *env) seed() seeded {
 	ctx := context.Background()
 	alice := workflow.Actor{Name: "alice", Role: registry.RoleMaintainer}
 	e.publish(cleanManifest)
+	e.clock.Advance(50 * time.Hour)
 	loose := e.publish(unpinnedManifest)
+	e.clock.Advance(3 * time.Hour)
 	e.publish(hostileManifest)
 	if _, err := e.svc.Suppress(ctx, alice, "loose-tool", registry.Suppression{
 		Code: "unpinned", Path: "mcp.args[1]", Reason: registry.ReasonAcceptedRisk, Note: "pinned by the lock file",
@@ -39,12 +43,15 @@ func (e *env) seed() seeded {
 	if _, err := e.svc.SetVerified(ctx, alice, "clean-tool", true, "audited the source"); err != nil {
 		e.t.Fatalf("first verification: %v", err)
 	}
+	e.clock.Advance(20 * time.Hour)
 	pending := e.submit(strings.Replace(cleanManifest, `version = "1.0.0"`, `version = "1.1.0"`, 1))
-	failing := e.submit(fixture.FailingManifest("piped", "0.1.0"))
+	e.clock.Advance(4 * time.Hour)
 	rejected := e.submit(fixture.FailingManifest("piped", "0.0.9"))
 	if _, err := e.svc.Reject(ctx, alice, rejected.ID, "pipes a download into a shell"); err != nil {
 		e.t.Fatalf("reject: %v", err)
 	}
+	failing := e.submit(fixture.FailingManifest("piped", "0.1.0"))
+	e.clock.Advance(25 * time.Minute)
 	s := seeded{
 		public: []string{
 			"/", "/?q=tool", "/?tier=verified&verdict=fail", "/addons/clean-tool", "/addons/loose-tool",
@@ -61,14 +68,19 @@ func (e *env) seed() seeded {
 }
 
 // Every page, public and maintainer, with every disclosure open, has no
-// serious or critical accessibility violation that axe-core finds.
+// serious or critical accessibility violation that axe-core finds. With
+// REGISTRYD_SCREENSHOT_DIR set, the test also takes the README's pictures
+// (docs/img) of the pages as served.
 func TestBrowserAccessibility(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, func(d *web.Deps) { d.PublicURL = "https://registry.example" })
 	s := e.seed()
-	b := e.tab(1200, 900)
-	check := func(path string) {
+	b := e.tab(1024, 768)
+	check := func(path, shot string) {
 		t.Helper()
 		b.open(path)
+		if shot != "" {
+			saveShot(t, b, shot)
+		}
 		for _, state := range []string{"as served", "with every <details> open"} {
 			if state != "as served" {
 				eval[int](b, `document.querySelectorAll('details').forEach(d => d.open = true), 0`)
@@ -78,11 +90,15 @@ func TestBrowserAccessibility(t *testing.T) {
 			}
 		}
 	}
+	shots := map[string]string{"/": "registry.png", "/addons/loose-tool": "addon-page.png"}
 	for _, p := range s.public {
-		check(p)
+		check(p, shots[p])
 	}
 	b.signIn("alice")
+	shots = map[string]string{
+		"/review": "review-queue.png", "/review/submissions/" + s.failingID: "submission.png", "/review/audit-log": "audit-log.png",
+	}
 	for _, p := range s.maintainer {
-		check(p)
+		check(p, shots[p])
 	}
 }

@@ -20,7 +20,7 @@ import (
 var (
 	nextLink  = regexp.MustCompile(`<a href="([^"]+)" rel="next">`)
 	firstLink = regexp.MustCompile(`<a href="([^"]+)">Newest entries</a>`)
-	auditRow  = regexp.MustCompile(`<td data-label="Who"><a href="[^"]*">([^<]*)</a></td>`)
+	auditRow  = regexp.MustCompile(`<td data-label="Who" class="name"><a href="[^"]*">([^<]*)</a></td>`)
 )
 
 // link returns the unescaped href that re captures on p, or "".

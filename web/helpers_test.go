@@ -55,12 +55,18 @@ func (c *clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-func newEnv(t *testing.T) *env {
+// newEnv starts an env; each option may change the pages' dependencies
+// before they start.
+func newEnv(t *testing.T, options ...func(*web.Deps)) *env {
 	t.Helper()
 	st := fixture.SQLite.Open(t)
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	svc := workflow.New(st, workflow.Options{Now: clk.Now})
-	pages := web.New(web.Deps{Reader: st, Workflow: svc, Sessions: st, Now: clk.Now})
+	deps := web.Deps{Reader: st, Workflow: svc, Sessions: st, Now: clk.Now}
+	for _, o := range options {
+		o(&deps)
+	}
+	pages := web.New(deps)
 	h := api.New(api.Deps{Reader: st, Workflow: svc, Web: pages})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
