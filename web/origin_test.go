@@ -51,8 +51,8 @@ func TestOrigin(t *testing.T) {
 	q := b.get("/review?status=all")
 	for _, want := range []string{
 		`MCP Registry import <a href="https://registry.example/v0.1/servers/io.github.x%2Fairtable/versions/1.7.3" rel="nofollow noopener noreferrer">upstream</a>`,
-		`<td>lean-ctx file</td>`,
-		`<td>REST</td>`,
+		`<td data-label="Source">lean-ctx file</td>`,
+		`<td data-label="Source">REST</td>`,
 	} {
 		if !strings.Contains(q.body, want) {
 			t.Errorf("review queue lacks %s", want)
