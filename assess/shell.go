@@ -391,7 +391,7 @@ func (a *auditor) pipeInto(stages []cmdInfo, path string) {
 func (s *scan) redirects(st *syntax.Stmt) {
 	for _, r := range st.Redirs {
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
 			if t, ok := wordText(r.Word); ok && persistencePath(t) {
 				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login or boot")
 			}

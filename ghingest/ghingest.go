@@ -18,7 +18,6 @@ package ghingest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -172,7 +171,3 @@ func errText(err error) string {
 	return safeText(err.Error(), maxErrorBytes)
 }
 
-// isCancelled reports whether err comes from a cancelled context.
-func isCancelled(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.Canceled)
-}

@@ -361,10 +361,6 @@ func safeField(f string) string {
 	return f
 }
 
-func invalid(path, msg string) error {
-	return &registry.ValidationError{Fields: []registry.FieldError{{Path: path, Message: msg}}}
-}
-
 // fieldErrs collects several refused fields of one payload.
 type fieldErrs []registry.FieldError
 
