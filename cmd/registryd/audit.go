@@ -67,8 +67,7 @@ type audited struct {
 }
 
 func runAudit(ctx context.Context, args []string, e env) error {
-	fset := flag.NewFlagSet("audit", flag.ContinueOnError)
-	fset.SetOutput(e.stderr)
+	fset := flag.NewFlagSet("registryd audit", flag.ContinueOnError)
 	format := fset.String("format", "text", "output `format`: text, json or sarif")
 	fset.Usage = func() {
 		fmt.Fprint(fset.Output(), auditUsage)
@@ -78,13 +77,11 @@ func runAudit(ctx context.Context, args []string, e env) error {
 	// --format json`); everything after "--" is a file.
 	var files []string
 	for rest := args; ; {
-		if err := fset.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fset.SetOutput(e.stdout)
-				fset.Usage()
+		if err := parseFlags(fset, rest, e.stdout); err != nil {
+			if errors.Is(err, errHelp) {
 				return nil
 			}
-			return &exitError{code: 2}
+			return err
 		}
 		left := fset.Args()
 		if consumed := len(rest) - len(left); consumed > 0 && rest[consumed-1] == "--" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -153,17 +154,22 @@ func checkStore(sc storage.Config) error {
 	return nil
 }
 
-// parseFlags parses args into fs. It returns errHelp when --help was asked
-// for (the usage was printed) and a usage error otherwise.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return &exitError{code: 2} // the flag package printed the problem
+// parseFlags parses args into fs. When --help (or -h) is asked for it
+// writes fs's usage to stdout, once, and returns errHelp; a misused flag is
+// a usage error saying what was wrong, for the caller to print on standard
+// error, without the usage around it.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	var usage bytes.Buffer
+	fs.SetOutput(&usage)
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		stdout.Write(usage.Bytes())
+		return errHelp
 	}
-	return nil
+	return usageError("%s (run `%s --help` for usage)", safetext.TruncateRunes(printable(err.Error()), 200), fs.Name())
 }
 
 // errHelp ends a command that printed its help.
@@ -171,7 +177,7 @@ var errHelp = errors.New("help requested")
 
 // loadServeConfig reads serve's configuration from args and getenv and
 // validates it.
-func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer) (config, error) {
 	var (
 		c                                                 config
 		secrets, shutdown, rate, logLevel, apiURL, budget string
@@ -209,7 +215,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	stringVar(fs, getenv, &logLevel, setting{"log-level", "REGISTRYD_LOG_LEVEL", "debug, info, warn or error"}, "info")
 	fs.BoolVar(&c.Store.SkipMigrate, "skip-migrate", getenv("REGISTRYD_SKIP_MIGRATE") == "1",
 		"do not apply migrations at start (run 'registryd migrate' instead); /readyz fails until they are applied (env REGISTRYD_SKIP_MIGRATE=1)")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return config{}, err
 	}
 	if fs.NArg() > 0 {

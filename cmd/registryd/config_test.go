@@ -158,17 +158,17 @@ func TestServeConfigReportsEveryProblem(t *testing.T) {
 }
 
 func TestServeHelp(t *testing.T) {
-	var stderr bytes.Buffer
+	var stdout bytes.Buffer
 	env := map[string]string{
 		"REGISTRYD_GITHUB_TOKEN":          "ghp_hunter2",
 		"REGISTRYD_GITHUB_WEBHOOK_SECRET": "hunter2-webhook",
 		"REGISTRYD_DATABASE_URL":          "postgres://u:hunter2@db/x",
 	}
-	_, err := loadServeConfig([]string{"--help"}, envOf(env), &stderr)
-	if strings.Contains(stderr.String(), "hunter2") {
-		t.Errorf("--help shows a secret from the environment:\n%s", stderr.String())
+	_, err := loadServeConfig([]string{"--help"}, envOf(env), &stdout)
+	if strings.Contains(stdout.String(), "hunter2") {
+		t.Errorf("--help shows a secret from the environment:\n%s", stdout.String())
 	}
-	if n := strings.Count(stderr.String(), `(default "127.0.0.1:8080")`); n != 1 {
+	if n := strings.Count(stdout.String(), `(default "127.0.0.1:8080")`); n != 1 {
 		t.Errorf("--help shows the default address %d times, want once", n)
 	}
 	if !errors.Is(err, errHelp) {
@@ -176,7 +176,7 @@ func TestServeHelp(t *testing.T) {
 	}
 	for _, want := range []string{"REGISTRYD_ADDR", "REGISTRYD_DATABASE_URL", "REGISTRYD_DATA_DIR", "REGISTRYD_GITHUB_WEBHOOK_SECRET",
 		"REGISTRYD_GITHUB_TOKEN", "REGISTRYD_GITHUB_API_URL", "REGISTRYD_MANIFEST_GLOB", "REGISTRYD_PUBLIC_URL", "-skip-migrate"} {
-		if !strings.Contains(stderr.String(), want) {
+		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--help does not document %s", want)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -24,13 +23,7 @@ import (
 // checks that every submission it acknowledged (201) is there, with the
 // very report bytes the acknowledgement carried.
 func TestKillNineLosesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "registryd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	for _, b := range fixture.Backends() {
 		t.Run(b.Name, func(t *testing.T) {
 			env := b.Env(t)
@@ -172,13 +165,7 @@ func submitUntilKilled(t *testing.T, url, token string, cmd *exec.Cmd) map[strin
 // have run, starts it again, and checks that every acknowledged delivery is
 // processed: listed as done, with a commit status posted for it.
 func TestKillNineLosesNoDelivery(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "registryd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	const sha = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 	fake := githubfake.NewTest(t, "ghs_crash")
 	fake.AddPullRequest("Codertocat", "Hello-World", 2, githubfake.File{Filename: "addons/fs/lean-ctx-addon.toml", Status: "added"})

@@ -31,7 +31,7 @@ func runExport(ctx context.Context, args []string, e env) error {
 	storeSettings(fs, e.getenv, &sc)
 	fs.StringVar(&format, "format", "", "the format: leanctx")
 	fs.StringVar(&out, "out", "", "the file to write (default: standard output)")
-	if err := parseFlags(fs, args, e.stderr); err != nil {
+	if err := parseFlags(fs, args, e.stdout); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
 		}

@@ -25,11 +25,12 @@ import (
 // upstream registry into pending submissions, on the machine that reaches
 // the database, as `registryd token` does.
 func runImport(ctx context.Context, args []string, e env) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		importUsage(e.stderr)
+		return &exitError{code: 2}
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		importUsage(e.stdout)
-		if len(args) == 0 {
-			return &exitError{code: 2}
-		}
 		return nil
 	}
 	var sc storage.Config
@@ -47,7 +48,7 @@ func runImport(ctx context.Context, args []string, e env) error {
 		importUsage(e.stderr)
 		return usageError("unknown import source %q", safeArg(args[0]))
 	}
-	if err := parseFlags(fs, args[1:], e.stderr); err != nil {
+	if err := parseFlags(fs, args[1:], e.stdout); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
 		}

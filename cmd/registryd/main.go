@@ -57,6 +57,7 @@ func commands() map[string]command {
 		"webhook":     {"queue a recorded GitHub delivery again (webhook retry DELIVERY_ID)", runWebhook},
 		"import":      {"submit an upstream registry's servers for review (mcp-registry, leanctx)", runImport},
 		"export":      {"write the published addons as lean-ctx's registry file (--format leanctx)", runExport},
+		"version":     {"print the version, VCS revision and Go version of this build (also --version)", runVersion},
 	}
 }
 
@@ -95,12 +96,15 @@ func exitCode(err error) int {
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 0:
+		printUsage(stderr, cmds)
+		return &exitError{code: 2}
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		printUsage(stdout, cmds)
-		if len(args) == 0 {
-			return &exitError{code: 2}
-		}
 		return nil
+	case args[0] == "--version" || args[0] == "-version":
+		args[0] = "version"
 	}
 	c, ok := cmds[args[0]]
 	if !ok {

@@ -26,7 +26,7 @@ func runMigrate(ctx context.Context, args []string, e env) error {
 		fs.PrintDefaults()
 	}
 	storeSettings(fs, e.getenv, &sc)
-	if err := parseFlags(fs, args, e.stderr); err != nil {
+	if err := parseFlags(fs, args, e.stdout); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
 		}

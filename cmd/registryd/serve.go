@@ -33,7 +33,7 @@ const (
 // finish within the shutdown timeout, stops the background work and closes
 // the store.
 func runServe(ctx context.Context, args []string, e env) error {
-	cfg, err := loadServeConfig(args, e.getenv, e.stderr)
+	cfg, err := loadServeConfig(args, e.getenv, e.stdout)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -201,7 +201,7 @@ func runHealthcheck(ctx context.Context, args []string, e env) error {
 	fs := flag.NewFlagSet("registryd healthcheck", flag.ContinueOnError)
 	stringVar(fs, e.getenv, &addr, setting{"addr", "REGISTRYD_ADDR", "address the server listens on"}, defaultAddr)
 	fs.StringVar(&path, "path", "/readyz", "path to ask: /readyz (database ready) or /healthz (process alive)")
-	if err := parseFlags(fs, args, e.stderr); err != nil {
+	if err := parseFlags(fs, args, e.stdout); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
 		}

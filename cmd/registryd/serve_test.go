@@ -182,14 +182,7 @@ func TestServeRefusesBadConfigBeforeOpening(t *testing.T) {
 // TestSignals builds the real binary, starts it and stops it with SIGTERM
 // and SIGINT: it must stop cleanly with exit status 0.
 func TestSignals(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "registryd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")

@@ -18,11 +18,12 @@ import (
 // runToken is `registryd token create|list|revoke`: API tokens are made by
 // the operator on the machine that reaches the database, never over HTTP.
 func runToken(ctx context.Context, args []string, e env) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		tokenUsage(e.stderr)
+		return &exitError{code: 2}
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		tokenUsage(e.stdout)
-		if len(args) == 0 {
-			return &exitError{code: 2}
-		}
 		return nil
 	}
 	var sc storage.Config
@@ -40,7 +41,7 @@ func runToken(ctx context.Context, args []string, e env) error {
 		tokenUsage(e.stderr)
 		return usageError("unknown token command %q", safeArg(args[0]))
 	}
-	if err := parseFlags(fs, args[1:], e.stderr); err != nil {
+	if err := parseFlags(fs, args[1:], e.stdout); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
 		}

@@ -69,11 +69,12 @@ func startGitHub(ctx context.Context, cfg config, store storage.Store, svc *work
 // runWebhook is `registryd webhook retry DELIVERY_ID`: it queues a
 // recorded delivery again, for a running server's workers to process.
 func runWebhook(ctx context.Context, args []string, e env) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		webhookUsage(e.stderr)
+		return &exitError{code: 2}
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		webhookUsage(e.stdout)
-		if len(args) == 0 {
-			return &exitError{code: 2}
-		}
 		return nil
 	}
 	if args[0] != "retry" {
@@ -86,7 +87,7 @@ func runWebhook(ctx context.Context, args []string, e env) error {
 	fs.Usage = func() { webhookUsage(fs.Output()); fmt.Fprintln(fs.Output(), "\nFlags:"); fs.PrintDefaults() }
 	storeSettings(fs, e.getenv, &sc)
 	fs.BoolVar(&force, "force", false, "queue it even when it is recorded as queued or running (a server that died mid-job)")
-	if err := parseFlags(fs, args[1:], e.stderr); err != nil {
+	if err := parseFlags(fs, args[1:], e.stdout); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil
 		}
