@@ -4,9 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
@@ -22,7 +22,8 @@ func (s *server) listAddons(w http.ResponseWriter, r *http.Request) error {
 	if err := knownParams(r, "q", "tier", "verdict", "updated_since", "include_removed", "cursor", "limit"); err != nil {
 		return err
 	}
-	p, err := page(r)
+	scope := listing.Scope(r, "")
+	p, err := page(r, scope)
 	if err != nil {
 		return err
 	}
@@ -55,7 +56,7 @@ func (s *server) listAddons(w http.ResponseWriter, r *http.Request) error {
 	for i, a := range as {
 		items[i] = s.addon(a)
 	}
-	return writeJSON(w, r, http.StatusOK, newList(items, next))
+	return writeList(s, w, r, items, next, scope, "public, no-cache")
 }
 
 type addonDetail struct {
@@ -109,7 +110,8 @@ func (s *server) listVersions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := page(r)
+	scope := listing.Scope(r, "")
+	p, err := page(r, scope)
 	if err != nil {
 		return err
 	}
@@ -128,7 +130,7 @@ func (s *server) listVersions(w http.ResponseWriter, r *http.Request) error {
 			WiringSHA256: v.WiringSHA256, Tier: string(a.TierFor(v.WiringSHA256)),
 			ReportURL: s.public + registry.VersionReportPath(name, v.Version)}
 	}
-	return writeJSON(w, r, http.StatusOK, newList(items, next))
+	return writeList(s, w, r, items, next, scope, "public, no-cache")
 }
 
 // publishedReport serves the stored bytes of a published report: the hot
@@ -158,7 +160,7 @@ func (s *server) publishedReport(latest bool) http.HandlerFunc {
 			if err != nil {
 				return notFoundAs(err, "no such published addon or version")
 			}
-			if etag := `"sha256-` + sum + `"`; etagMatches(inm, etag) {
+			if etag := `"sha256-` + sum + `"`; listing.ETagMatches(inm, etag) {
 				h := w.Header()
 				h.Set("ETag", etag)
 				h.Set("Cache-Control", publicReportCache)
@@ -187,7 +189,7 @@ func serveReport(w http.ResponseWriter, r *http.Request, rep registry.Report, ca
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", cacheControl)
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+	if listing.ETagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -197,25 +199,6 @@ func serveReport(w http.ResponseWriter, r *http.Request, rep registry.Report, ca
 	if r.Method != http.MethodHead {
 		w.Write(rep.Bytes)
 	}
-}
-
-// etagMatches applies If-None-Match's weak comparison (RFC 9110 13.1.2):
-// "*" or any listed tag equal to etag once W/ is ignored.
-func etagMatches(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	for part := range strings.SplitSeq(header, ",") {
-		part = strings.TrimSpace(part)
-		if part == "*" {
-			return true
-		}
-		part = strings.TrimPrefix(part, "W/")
-		if part == etag {
-			return true
-		}
-	}
-	return false
 }
 
 type verifiedRequest struct {

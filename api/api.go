@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/registryd/registryd/clientip"
+	"github.com/registryd/registryd/internal/buildinfo"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/workflow"
@@ -53,10 +55,24 @@ type Deps struct {
 	// MaxBodyBytes bounds request bodies; zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// RateLimit is the number of requests a minute allowed per client
-	// address and, separately, per API token. Zero or less disables rate
-	// limiting. The client address is the connection's peer address:
-	// forwarding headers are not trusted.
+	// address and, separately, per API token, for everything but the
+	// cacheable public reads. Zero or less disables it.
 	RateLimit int
+	// CacheableRateLimit is the number of requests a minute allowed per
+	// client address for the cacheable public reads: reports, badges,
+	// /openapi.json, /v1/rules and the pages' static assets. They spend
+	// this budget and not RateLimit's, so that an image proxy fetching
+	// badges cannot use up a client's writes. Zero or less disables it.
+	CacheableRateLimit int
+	// Clients resolves a request's client address and scheme; nil trusts
+	// no proxy, so that the peer address is the client.
+	Clients *clientip.Resolver
+	// Build is the running build, which GET /healthz reports.
+	Build buildinfo.Info
+	// Metrics receives the API's measurements; nil discards them.
+	Metrics Metrics
+	// MetricsHandler, when non-nil, serves GET /metrics.
+	MetricsHandler http.Handler
 	// Webhook, when non-nil, is mounted at POST /v1/webhooks/github. It is
 	// not authenticated here (it verifies its own signatures), and only the
 	// deliveries it refuses as unauthenticated (401), too slow (408) or too
@@ -73,6 +89,22 @@ type Deps struct {
 	PublicURL string
 }
 
+// Metrics receives what the API measures. Implementations must be safe
+// for concurrent use.
+type Metrics interface {
+	// ObserveRequest records one answered request: its method, the route
+	// template it matched (never the raw path), its status and how long it
+	// took.
+	ObserveRequest(method, route string, status int, elapsed time.Duration)
+	// BadgeCache records a lookup of the rendered-badge cache.
+	BadgeCache(hit bool)
+}
+
+type noMetrics struct{}
+
+func (noMetrics) ObserveRequest(string, string, int, time.Duration) {}
+func (noMetrics) BadgeCache(bool)                                   {}
+
 // server holds the dependencies of the handlers.
 type server struct {
 	reader   storage.Reader
@@ -82,7 +114,10 @@ type server struct {
 	maxBody  int64
 	public   string
 	ns       string // the namespace of server names (see namespace)
-	limiters *limiters
+	limiters limiters
+	clients  *clientip.Resolver
+	metrics  Metrics
+	badges   *badgeCache
 	deps     Deps
 }
 
@@ -101,7 +136,13 @@ func New(d Deps) http.Handler {
 		maxBody: d.MaxBodyBytes,
 		public:  trimSlash(d.PublicURL),
 		ns:      namespace(d.PublicURL),
+		clients: d.Clients,
+		metrics: d.Metrics,
+		badges:  newBadgeCache(),
 		deps:    d,
+	}
+	if s.metrics == nil {
+		s.metrics = noMetrics{}
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -112,7 +153,7 @@ func New(d Deps) http.Handler {
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
 	}
-	s.limiters = newLimiters(d.RateLimit, s)
+	s.limiters = newLimiters(d.RateLimit, d.CacheableRateLimit, s)
 	return s.routes()
 }
 

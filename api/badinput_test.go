@@ -159,8 +159,8 @@ func TestBadInput(t *testing.T) {
 						t.Errorf("body echoes %q: %s", bad, r.body)
 					}
 				}
-				if tt.wantStatus == 405 && r.header.Get("Allow") != "GET" {
-					t.Errorf("Allow = %q, want GET", r.header.Get("Allow"))
+				if tt.wantStatus == 405 && r.header.Get("Allow") != "GET, OPTIONS" {
+					t.Errorf("Allow = %q, want GET, OPTIONS", r.header.Get("Allow"))
 				}
 				if tt.wantStatus == 401 && !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
 					t.Errorf("WWW-Authenticate = %q, want Bearer …", r.header.Get("WWW-Authenticate"))

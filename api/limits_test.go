@@ -51,22 +51,25 @@ func TestBadges(t *testing.T) {
 
 func TestRateLimits(t *testing.T) {
 	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
-		const limit = 5
-		e := newEnv(t, b, func(d *api.Deps) { d.RateLimit = limit })
+		const limit, cacheable = 5, 8
+		e := newEnv(t, b, func(d *api.Deps) { d.RateLimit, d.CacheableRateLimit = limit, cacheable })
+		e.publish(t, manifest("weather", "1.0.0"))
 		// Per client address: the sixth anonymous request from one address
 		// is refused; another address is not affected.
 		a1 := e.clientFrom("127.0.0.2")
 		for i := range limit {
-			if r := e.doWith(t, a1, req{method: "GET", path: "/v1/rules"}); r.status != 200 {
+			if r := e.doWith(t, a1, req{method: "GET", path: "/v1/addons"}); r.status != 200 {
 				t.Fatalf("request %d = %d, want 200", i+1, r.status)
 			}
 		}
-		r := e.doWith(t, a1, req{method: "GET", path: "/v1/rules"})
+		r := e.doWith(t, a1, req{method: "GET", path: "/v1/addons"})
 		wantProblem(t, r, http.StatusTooManyRequests, "rate-limited")
 		if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s <= 0 {
 			t.Errorf("Retry-After = %q, want a positive number of seconds", r.header.Get("Retry-After"))
 		}
-		if r := e.doWith(t, e.clientFrom("127.0.0.3"), req{method: "GET", path: "/v1/rules"}); r.status != 200 {
+		// The web pages share the general budget.
+		wantProblem(t, e.doWith(t, a1, req{method: "GET", path: "/v1/nope", undocumented: true}), http.StatusTooManyRequests, "rate-limited")
+		if r := e.doWith(t, e.clientFrom("127.0.0.3"), req{method: "GET", path: "/v1/addons"}); r.status != 200 {
 			t.Errorf("other address = %d, want 200", r.status)
 		}
 		// Probes are never limited.
@@ -74,16 +77,36 @@ func TestRateLimits(t *testing.T) {
 			t.Errorf("healthz from a limited address = %d, want 200", r.status)
 		}
 
+		// The cacheable reads spend a budget of their own: the address
+		// that used up the general one still reads reports, badges and
+		// the rules, up to the larger budget, which in turn leaves its
+		// general budget alone.
+		cacheablePaths := []string{"/v1/addons/weather/report", "/v1/addons/weather/badge.svg", "/v1/rules", "/openapi.json",
+			"/v1/addons/weather/versions/1.0.0/report", "/v1/addons/weather/badge.json"}
+		a2 := e.clientFrom("127.0.0.4")
+		for i := range cacheable {
+			if r := e.doWith(t, a2, req{method: "GET", path: cacheablePaths[i%len(cacheablePaths)]}); r.status != 200 {
+				t.Fatalf("cacheable request %d = %d, want 200", i+1, r.status)
+			}
+		}
+		wantProblem(t, e.doWith(t, a2, req{method: "GET", path: "/v1/addons/weather/badge.svg"}), http.StatusTooManyRequests, "rate-limited")
+		if r := e.doWith(t, a2, req{method: "GET", path: "/v1/addons"}); r.status != 200 {
+			t.Errorf("a general request after the cacheable budget is spent = %d, want 200", r.status)
+		}
+		if r := e.doWith(t, a1, req{method: "GET", path: "/v1/addons/weather/report"}); r.status != 200 {
+			t.Errorf("a report for an address whose general budget is spent = %d, want 200", r.status)
+		}
+
 		// Per token: one token spread over several addresses is limited as
 		// a whole, while an anonymous caller at a fresh address is not.
 		for i := range limit {
 			c := e.clientFrom("127.0.1." + strconv.Itoa(i+1))
-			if r := e.doWith(t, c, req{method: "GET", path: "/v1/rules", token: e.maintainer}); r.status != 200 {
+			if r := e.doWith(t, c, req{method: "GET", path: "/v1/audit-log", token: e.maintainer2}); r.status != 200 {
 				t.Fatalf("token request %d = %d, want 200", i+1, r.status)
 			}
 		}
-		wantProblem(t, e.doWith(t, e.clientFrom("127.0.1.99"), req{method: "GET", path: "/v1/rules", token: e.maintainer}), 429, "rate-limited")
-		if r := e.doWith(t, e.clientFrom("127.0.1.100"), req{method: "GET", path: "/v1/rules"}); r.status != 200 {
+		wantProblem(t, e.doWith(t, e.clientFrom("127.0.1.99"), req{method: "GET", path: "/v1/audit-log", token: e.maintainer2}), 429, "rate-limited")
+		if r := e.doWith(t, e.clientFrom("127.0.1.100"), req{method: "GET", path: "/v1/addons"}); r.status != 200 {
 			t.Errorf("anonymous at a fresh address = %d, want 200", r.status)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/safetext"
@@ -253,8 +254,7 @@ func writeMCP(w http.ResponseWriter, r *http.Request, v any) error {
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", publicReportCache)
-	h.Set("Vary", "Origin")
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+	if listing.ETagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}

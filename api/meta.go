@@ -9,6 +9,8 @@ import (
 
 	"github.com/registryd/registryd/assess"
 	"github.com/registryd/registryd/badge"
+	"github.com/registryd/registryd/internal/buildinfo"
+	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/safetext"
@@ -28,7 +30,7 @@ func (s *server) openAPI(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("ETag", openAPIETag)
 	h.Set("Cache-Control", "public, no-cache")
-	if etagMatches(r.Header.Get("If-None-Match"), openAPIETag) {
+	if listing.ETagMatches(r.Header.Get("If-None-Match"), openAPIETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
@@ -45,9 +47,15 @@ type statusJSON struct {
 	Status string `json:"status"`
 }
 
-// healthz answers as long as the process serves HTTP.
+type healthJSON struct {
+	Status string         `json:"status"`
+	Build  buildinfo.Info `json:"build"`
+}
+
+// healthz answers as long as the process serves HTTP, with the build that
+// answers: during a rolling upgrade it tells which replica runs what.
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
-	return writeJSON(w, r, http.StatusOK, statusJSON{Status: "ok"})
+	return writeJSON(w, r, http.StatusOK, healthJSON{Status: "ok", Build: s.deps.Build})
 }
 
 // readyz answers 200 when Deps.Ready does, else a 503 problem that does not
@@ -85,7 +93,8 @@ func (s *server) auditLog(w http.ResponseWriter, r *http.Request) error {
 	if err := knownParams(r, "cursor", "limit"); err != nil {
 		return err
 	}
-	p, err := page(r)
+	scope := listing.Scope(r, "")
+	p, err := page(r, scope)
 	if err != nil {
 		return err
 	}
@@ -97,7 +106,7 @@ func (s *server) auditLog(w http.ResponseWriter, r *http.Request) error {
 	for i, e := range es {
 		items[i] = auditJSON{ID: e.ID, At: e.At.UTC(), Actor: e.Actor, Action: e.Action, Target: e.Target, Reason: e.Reason, Detail: detailJSON(e.Detail)}
 	}
-	return writeJSON(w, r, http.StatusOK, newList(items, next))
+	return writeList(s, w, r, items, next, scope, "private, no-cache")
 }
 
 // detailJSON passes a JSON detail through, null when empty, and a string
@@ -152,21 +161,19 @@ func (s *server) badgeOf(endpoint bool) handlerFunc {
 			// A removed addon's reports fail; its badge says the same.
 			verdict = registry.VerdictFail
 		}
-		b := badge.ForAddon(a.Tier(), verdict, found, label)
-		var body []byte
+		rb, hit := s.badges.get(badgeKey{tier: a.Tier(), verdict: verdict, found: found, label: label, style: style, endpoint: endpoint})
+		s.metrics.BadgeCache(hit)
+		body, etag := rb.body, rb.etag
 		h := w.Header()
 		if endpoint {
-			body = badge.Endpoint(b)
 			h.Set("Content-Type", "application/json")
 		} else {
-			body = badge.Render(b, style)
 			h.Set("Content-Type", "image/svg+xml")
 			h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 		}
-		etag := badge.ETag(body)
 		h.Set("ETag", etag)
 		h.Set("Cache-Control", "no-cache")
-		if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		if listing.ETagMatches(r.Header.Get("If-None-Match"), etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return nil
 		}

@@ -1,13 +1,13 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-chi/httprate"
 
+	"github.com/registryd/registryd/clientip"
 	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/workflow"
@@ -22,7 +23,10 @@ import (
 
 type ctxKey int
 
-const actorKey ctxKey = iota
+const (
+	actorKey ctxKey = iota
+	exchangeKey
+)
 
 // RequestIDHeader carries the request id both ways: a client may send one
 // (1 to 64 characters of [A-Za-z0-9._-]); otherwise, or when it sends
@@ -79,8 +83,32 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// observe assigns the request id, sets the headers every response carries,
-// turns a panic into a 500 problem and logs one line per request.
+// exchange is what the access log and the metrics learn about a request
+// while it is handled: observe puts one in the context, and the handlers
+// deeper in the chain fill it in.
+type exchange struct {
+	actor, tokenID string // the authenticated caller, if any
+	route          string // the route label when no API route matched
+}
+
+func exchangeFrom(ctx context.Context) *exchange {
+	x, _ := ctx.Value(exchangeKey).(*exchange)
+	return x
+}
+
+// Route labels of requests no API route claims.
+const (
+	routePages     = "(pages)"     // served by the web pages
+	routeUnmatched = "(unmatched)" // a 404 or 405 problem
+)
+
+// maxLoggedPath bounds the path an access log line repeats.
+const maxLoggedPath = 256
+
+// observe assigns the request id, resolves the client (through trusted
+// proxies), sets the headers every response carries, turns a panic into a
+// 500 problem, counts the request in the metrics and logs one line per
+// request.
 func (s *server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -88,7 +116,12 @@ func (s *server) observe(next http.Handler) http.Handler {
 		if !safeRequestID(id) {
 			id = newRequestID()
 		}
-		r = r.WithContext(problem.WithRequestID(r.Context(), id))
+		client := s.clients.Resolve(r)
+		x := &exchange{}
+		ctx := problem.WithRequestID(r.Context(), id)
+		ctx = clientip.WithClient(ctx, client)
+		ctx = context.WithValue(ctx, exchangeKey, x)
+		r = r.WithContext(ctx)
 		h := w.Header()
 		h.Set(RequestIDHeader, id)
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -104,12 +137,35 @@ func (s *server) observe(next http.Handler) http.Handler {
 					s.writeError(rec, r, err)
 				}
 			}
+			elapsed := time.Since(start)
+			route := routePattern(r)
+			if route == "" {
+				route = cmp.Or(x.route, routeUnmatched)
+			}
+			status := cmp.Or(rec.status, http.StatusOK)
+			s.metrics.ObserveRequest(r.Method, route, status, elapsed)
+			path := r.URL.Path
+			if len(path) > maxLoggedPath {
+				path = path[:maxLoggedPath] + "…"
+			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", routePattern(r)),
-				slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)))
+				slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", path),
+				slog.String("route", route), slog.Int("status", status), slog.String("client", clientLabel(client, r)),
+				slog.String("actor", x.actor), slog.String("token_id", x.tokenID),
+				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// clientLabel is the client's address for the access log and the rate
+// limits: the resolved address, or the raw peer address when it is not an
+// IP.
+func clientLabel(c clientip.Client, r *http.Request) string {
+	if c.Addr.IsValid() {
+		return c.Addr.String()
+	}
+	return r.RemoteAddr
 }
 
 // ActorFrom returns the authenticated caller of the request ctx belongs to,
@@ -169,6 +225,9 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
+		if x := exchangeFrom(r.Context()); x != nil {
+			x.actor, x.tokenID = a.Name, a.TokenID
+		}
 		next.ServeHTTP(w, r.WithContext(WithActor(r.Context(), a)))
 	})
 }
@@ -209,85 +268,87 @@ func writeBareError(w http.ResponseWriter, r *http.Request, err error) {
 	(&server{log: slog.New(slog.DiscardHandler)}).writeError(w, r, err)
 }
 
-// limiters holds the two rate limiters: per client address and per token,
-// each allowing perMinute requests a minute.
+// limiters holds the rate limiters: per client address, one budget for
+// the cacheable public reads (reports, badges, the API's documents and the
+// pages' assets) and one for everything else, and one per token. A nil
+// field is a limit that is off.
 type limiters struct {
-	byAddress *httprate.RateLimiter
-	byToken   *httprate.RateLimiter
+	general, cacheable *addressLimit
+	byToken            *httprate.RateLimiter
+}
+
+// addressLimit is a per-address budget of perMinute requests a minute.
+type addressLimit struct {
+	l         *httprate.RateLimiter
 	perMinute int
 }
 
-func newLimiters(perMinute int, s *server) *limiters {
-	if perMinute <= 0 {
-		return nil
-	}
+func newLimiters(general, cacheable int, s *server) limiters {
 	onLimit := httprate.WithLimitHandler(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, &problem.Error{Status: http.StatusTooManyRequests, Slug: "rate-limited",
 			Detail: "too many requests; retry after the number of seconds in Retry-After"})
 	})
-	return &limiters{
-		byAddress: httprate.NewRateLimiter(perMinute, time.Minute, onLimit),
-		byToken:   httprate.NewRateLimiter(perMinute, time.Minute, onLimit),
-		perMinute: perMinute,
+	var l limiters
+	if general > 0 {
+		l.general = &addressLimit{l: httprate.NewRateLimiter(general, time.Minute, onLimit), perMinute: general}
+		l.byToken = httprate.NewRateLimiter(general, time.Minute, onLimit)
+	}
+	if cacheable > 0 {
+		l.cacheable = &addressLimit{l: httprate.NewRateLimiter(cacheable, time.Minute, onLimit), perMinute: cacheable}
+	}
+	return l
+}
+
+// addressKey is the rate limit key of r's client: its address, IPv6 by
+// /64, as resolved through the trusted proxies.
+func addressKey(r *http.Request) string {
+	c, _ := clientip.FromContext(r.Context())
+	return "addr:" + httprate.CanonicalizeIP(clientLabel(c, r))
+}
+
+// limitByAddress returns middleware that applies budget to each client
+// address; a nil budget lets every request through.
+func limitByAddress(budget *addressLimit) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if budget == nil {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if budget.l.RespondOnLimit(w, r, addressKey(r)) {
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
 	}
 }
 
-// unlimited names the paths no limiter applies to: the probes.
-func unlimited(path string) bool {
-	return path == "/healthz" || path == "/readyz"
-}
-
-// webhookPath is GitHub's delivery endpoint, which limitByAddress treats
-// apart.
-const webhookPath = "/v1/webhooks/github"
-
-// limitByAddress applies the per-address limit, keyed by the connection's
-// peer address (IPv6 by /64).
-func (s *server) limitByAddress(next http.Handler) http.Handler {
-	if s.limiters == nil {
+// limitWebhook applies the general per-address limit to webhook
+// deliveries, but charges only deliveries that fail authentication (401),
+// arrive too slowly (408) or are too large (413): an address whose
+// deliveries keep failing is limited like any other client, while GitHub's
+// signed deliveries, which do not fail, never use up their address's
+// allowance however many there are. A limited address is refused before
+// the delivery's body is read.
+func (s *server) limitWebhook(next http.Handler) http.Handler {
+	budget := s.limiters.general
+	if budget == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if unlimited(r.URL.Path) {
-			next.ServeHTTP(w, r)
+		key := addressKey(r)
+		if _, rate, err := budget.l.Status(key); err == nil && int(math.Round(rate)) >= budget.perMinute {
+			s.writeError(w, r, &problem.Error{Status: http.StatusTooManyRequests, Slug: "rate-limited",
+				Detail: "too many failed deliveries from this address; retry after the number of seconds in Retry-After",
+				Header: http.Header{"Retry-After": {strconv.Itoa(int(time.Minute.Seconds()))}}})
 			return
 		}
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		switch rec.status {
+		case http.StatusUnauthorized, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge:
+			budget.l.OnLimit(headerSink{}, r, key)
 		}
-		key := "addr:" + httprate.CanonicalizeIP(host)
-		if r.URL.Path == webhookPath {
-			s.limitWebhook(next, w, r, key)
-			return
-		}
-		if s.limiters.byAddress.RespondOnLimit(w, r, key) {
-			return
-		}
-		next.ServeHTTP(w, r)
 	})
-}
-
-// limitWebhook applies the per-address limit to a webhook delivery, but
-// charges only deliveries that fail authentication (401), arrive too slowly
-// (408) or are too large (413): an address whose deliveries keep failing is
-// limited like any other client, while GitHub's signed deliveries, which do
-// not fail, never use up their address's allowance however many there are.
-// A limited address is refused before the delivery's body is read.
-func (s *server) limitWebhook(next http.Handler, w http.ResponseWriter, r *http.Request, key string) {
-	l := s.limiters.byAddress
-	if _, rate, err := l.Status(key); err == nil && int(math.Round(rate)) >= s.limiters.perMinute {
-		s.writeError(w, r, &problem.Error{Status: http.StatusTooManyRequests, Slug: "rate-limited",
-			Detail: "too many failed deliveries from this address; retry after the number of seconds in Retry-After",
-			Header: http.Header{"Retry-After": {strconv.Itoa(int(time.Minute.Seconds()))}}})
-		return
-	}
-	rec := &statusRecorder{ResponseWriter: w}
-	next.ServeHTTP(rec, r)
-	switch rec.status {
-	case http.StatusUnauthorized, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge:
-		l.OnLimit(headerSink{}, r, key)
-	}
 }
 
 // headerSink is a ResponseWriter for the limiter's headers once the answer
@@ -300,12 +361,12 @@ func (headerSink) WriteHeader(int)             {}
 
 // limitByToken applies the per-token limit to authenticated requests.
 func (s *server) limitByToken(next http.Handler) http.Handler {
-	if s.limiters == nil {
+	if s.limiters.byToken == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ok := ActorFrom(r.Context())
-		if !ok || unlimited(r.URL.Path) {
+		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}

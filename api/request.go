@@ -16,6 +16,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/safetext"
@@ -225,12 +226,19 @@ func knownParams(r *http.Request, allowed ...string) error {
 	return nil
 }
 
-// page reads ?cursor= and ?limit=.
-func page(r *http.Request) (storage.Page, error) {
+// page reads ?cursor= and ?limit=. The cursor must be one this server
+// returned for the same walk (see listing.Scope); the page carries the
+// store's cursor inside it.
+func page(r *http.Request, scope string) (storage.Page, error) {
 	q := r.URL.Query()
-	p := storage.Page{Cursor: q.Get("cursor")}
-	if len(p.Cursor) > 512 || !safetext.GraphicASCII(p.Cursor) {
+	p := storage.Page{}
+	cursor := q.Get("cursor")
+	if len(cursor) > 512 || !safetext.GraphicASCII(cursor) {
 		return p, badRequest("cursor", "is not a cursor this server returned")
+	}
+	var err error
+	if p.Cursor, err = listing.StoreCursor(cursor, scope); err != nil {
+		return p, err
 	}
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)

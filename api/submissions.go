@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -67,10 +68,6 @@ func (s *server) listSubmissions(w http.ResponseWriter, r *http.Request) error {
 	if err := knownParams(r, "status", "verdict", "source", "addon", "cursor", "limit"); err != nil {
 		return err
 	}
-	p, err := page(r)
-	if err != nil {
-		return err
-	}
 	q := r.URL.Query()
 	f := storage.SubmissionFilter{
 		Status:  registry.SubmissionStatus(q.Get("status")),
@@ -97,6 +94,11 @@ func (s *server) listSubmissions(w http.ResponseWriter, r *http.Request) error {
 	if a, _ := ActorFrom(r.Context()); !a.Role.AtLeast(registry.RoleMaintainer) {
 		f.SubmitterToken = a.TokenID
 	}
+	scope := listing.Scope(r, f.SubmitterToken)
+	p, err := page(r, scope)
+	if err != nil {
+		return err
+	}
 	subs, next, err := s.reader.Submissions(r.Context(), f, p)
 	if err != nil {
 		return listErr(err)
@@ -105,7 +107,7 @@ func (s *server) listSubmissions(w http.ResponseWriter, r *http.Request) error {
 	for i, sub := range subs {
 		items[i] = s.submission(sub)
 	}
-	return writeJSON(w, r, http.StatusOK, newList(items, next))
+	return writeList(s, w, r, items, next, scope, "private, no-cache")
 }
 
 // visibleSubmission loads the submission of the {id} parameter if the

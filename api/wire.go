@@ -2,9 +2,11 @@ package api
 
 import (
 	"encoding/json"
+	"net/http"
 	"time"
 
 	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -199,6 +201,14 @@ type ruleJSON struct {
 type list[T any] struct {
 	Items []T     `json:"items"`
 	Next  *string `json:"next_cursor"`
+}
+
+// writeList answers with a page of items: next is the store's cursor of
+// the next page ("" on the last), scope the walk the page belongs to
+// (listing.Scope), cacheControl "public, no-cache" or "private, no-cache".
+func writeList[T any](s *server, w http.ResponseWriter, r *http.Request, items []T, next, scope, cacheControl string) error {
+	cursor := listing.Cursor(next, scope)
+	return listing.Write(w, r, listing.Page{Body: newList(items, cursor), Next: cursor, Base: s.public, CacheControl: cacheControl})
 }
 
 func newList[T any](items []T, next string) list[T] {

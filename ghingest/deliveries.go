@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/safetext"
@@ -120,9 +121,15 @@ func (h *Deliveries) list(w http.ResponseWriter, r *http.Request) error {
 			return badParam(k, "must be given once")
 		}
 	}
-	p := storage.Page{Cursor: q.Get("cursor")}
-	if len(p.Cursor) > 512 || !safetext.Valid(p.Cursor, 0) || strings.ContainsAny(p.Cursor, " <>\"'&`") {
+	cursor := q.Get("cursor")
+	if len(cursor) > 512 || !safetext.Valid(cursor, 0) || strings.ContainsAny(cursor, " <>\"'&`") {
 		return badParam("cursor", "is not a cursor this server returned")
+	}
+	scope := listing.Scope(r, "")
+	var p storage.Page
+	var err error
+	if p.Cursor, err = listing.StoreCursor(cursor, scope); err != nil {
+		return err
 	}
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
@@ -142,10 +149,11 @@ func (h *Deliveries) list(w http.ResponseWriter, r *http.Request) error {
 	for _, d := range ds {
 		out.Items = append(out.Items, h.wire(d))
 	}
+	next = listing.Cursor(next, scope)
 	if next != "" {
 		out.NextCursor = &next
 	}
-	return writeJSON(w, r, http.StatusOK, out)
+	return listing.Write(w, r, listing.Page{Body: out, Next: next, Base: h.public, CacheControl: "private, no-cache"})
 }
 
 func (h *Deliveries) one(w http.ResponseWriter, r *http.Request, id string) error {

@@ -170,4 +170,3 @@ func errText(err error) string {
 	}
 	return safeText(err.Error(), maxErrorBytes)
 }
-

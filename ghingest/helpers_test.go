@@ -140,6 +140,7 @@ type instanceOpts struct {
 	httpTimeout time.Duration
 	bodyTimeout time.Duration // the receiver's; 0 means the default
 	logger      *slog.Logger  // the receiver's; nil discards
+	observe     func(event, outcome string)
 }
 
 // fastRetrier keeps in-process retries short in tests; a delay GitHub asks
@@ -150,7 +151,7 @@ func startInstance(t testing.TB, st storage.Store, o instanceOpts) *instance {
 	t.Helper()
 	svc := workflow.New(st, workflow.Options{})
 	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: [][]byte{[]byte(oldSecret), []byte(secret)}, Store: st, MaxAttempts: o.maxAttempts,
-		BodyTimeout: o.bodyTimeout, Logger: o.logger})
+		BodyTimeout: o.bodyTimeout, Logger: o.logger, Observe: o.observe})
 	if err != nil {
 		t.Fatalf("NewReceiver: %v", err)
 	}

@@ -40,6 +40,11 @@ type ReceiverConfig struct {
 	// from the moment its headers are accepted; 0 means
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// Observe, when non-nil, is told of every delivery: its event header
+	// (as sent, unverified when refused) and its outcome, one of
+	// OutcomeQueued, OutcomeIgnored, OutcomeDuplicate or a Refused*
+	// outcome. It must be safe for concurrent use.
+	Observe func(event, outcome string)
 }
 
 // DefaultBodyTimeout is how long a delivery's body may take to arrive.
@@ -62,6 +67,7 @@ type Receiver struct {
 	log         *slog.Logger
 	budget      *webhook.BodyBudget
 	bodyTimeout time.Duration
+	observe     func(event, outcome string)
 }
 
 // NewReceiver validates cfg and returns a Receiver. It refuses a
@@ -88,7 +94,7 @@ func NewReceiver(cfg ReceiverConfig) (*Receiver, error) {
 		return nil, fmt.Errorf("ghingest: %w", err)
 	}
 	r := &Receiver{secrets: secrets, store: cfg.Store, maxAttempts: cfg.MaxAttempts, now: cfg.Now, log: cfg.Logger,
-		budget: budget, bodyTimeout: cfg.BodyTimeout}
+		budget: budget, bodyTimeout: cfg.BodyTimeout, observe: cfg.Observe}
 	if r.bodyTimeout <= 0 {
 		r.bodyTimeout = DefaultBodyTimeout
 	}
@@ -97,6 +103,9 @@ func NewReceiver(cfg ReceiverConfig) (*Receiver, error) {
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.observe == nil {
+		r.observe = func(string, string) {}
 	}
 	return r, nil
 }
@@ -111,6 +120,34 @@ const (
 	// happens (200).
 	OutcomeDuplicate = "duplicate"
 )
+
+// The outcomes of refused deliveries, as ReceiverConfig.Observe is told.
+const (
+	RefusedUnauthenticated = "unauthenticated" // 401: no or wrong signature
+	RefusedMalformed       = "malformed"       // 400: headers or payload
+	RefusedTooLarge        = "too_large"       // 413
+	RefusedTimeout         = "timeout"         // 408: the body was too slow
+	RefusedBusy            = "busy"            // 503: the body budget is spent
+	Failed                 = "failed"          // 5xx: the server could not record it
+)
+
+// refusalOutcome names the outcome of a delivery answered with status.
+func refusalOutcome(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return RefusedUnauthenticated
+	case http.StatusRequestEntityTooLarge:
+		return RefusedTooLarge
+	case http.StatusRequestTimeout:
+		return RefusedTimeout
+	case http.StatusServiceUnavailable:
+		return RefusedBusy
+	}
+	if status >= 500 {
+		return Failed
+	}
+	return RefusedMalformed
+}
 
 // Ack is the body of a successful answer.
 type Ack struct {
@@ -134,12 +171,22 @@ type Ack struct {
 // and acknowledged (200, "ignored"), and a delivery ID seen before creates
 // no work (200, "duplicate").
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := rc.serve(w, r); err != nil {
+	ack, status, err := rc.serve(w, r)
+	event := r.Header.Get(webhook.EventHeader)
+	if err != nil {
+		p, _, _ := problem.For(explain(err))
+		rc.observe(event, refusalOutcome(p.Status))
+		writeProblem(w, r, rc.log, err)
+		return
+	}
+	rc.observe(event, ack.Status)
+	if err := writeJSON(w, r, status, ack); err != nil {
 		writeProblem(w, r, rc.log, err)
 	}
 }
 
-func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) error {
+// serve receives and records one delivery and returns the answer to write.
+func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) (Ack, int, error) {
 	// The server's own read timeout is meant for API requests; a
 	// delivery's body has less time. A deadline is the wall clock's, not
 	// the injected one. Handlers without a deadline to set (tests calling
@@ -147,11 +194,11 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) error {
 	http.NewResponseController(w).SetReadDeadline(time.Now().Add(rc.bodyTimeout))
 	ev, err := webhook.Receive(r, rc.secrets, rc.budget)
 	if err != nil {
-		return err
+		return Ack{}, 0, err
 	}
 	payload, err := json.Marshal(ev)
 	if err != nil {
-		return fmt.Errorf("encode event: %w", err)
+		return Ack{}, 0, fmt.Errorf("encode event: %w", err)
 	}
 	now := rc.now().UTC().Truncate(time.Microsecond)
 	d := registry.Delivery{
@@ -172,7 +219,7 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) error {
 		return tx.Enqueue(r.Context(), deliveryJob(d.ID, rc.maxAttempts))
 	})
 	if err != nil {
-		return fmt.Errorf("record delivery %s: %w", d.ID, err)
+		return Ack{}, 0, fmt.Errorf("record delivery %s: %w", d.ID, err)
 	}
 	ack := Ack{DeliveryID: d.ID, Event: d.Event, Action: d.Action, Status: OutcomeIgnored}
 	status := http.StatusOK
@@ -182,7 +229,7 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) error {
 	case act:
 		ack.Status, status = OutcomeQueued, http.StatusAccepted
 	}
-	return writeJSON(w, r, status, ack)
+	return ack, status, nil
 }
 
 // writeJSON encodes v into a buffer before writing the header.

@@ -271,6 +271,45 @@ func TestReceiveRedeliveryAndIgnored(t *testing.T) {
 	}
 }
 
+// TestReceiveObserved: every delivery is reported with its event and
+// outcome, refusals included, so that the metrics count them.
+func TestReceiveObserved(t *testing.T) {
+	t.Parallel()
+	st := fixture.SQLite.Open(t)
+	var mu sync.Mutex
+	var got []string
+	in := startInstance(t, st, instanceOpts{githubURL: "http://127.0.0.1:1/", noJobs: true, observe: func(event, outcome string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, event+" "+outcome)
+	}})
+	opened := payload(t, "pull_request.opened.1.json")
+	id := newID()
+	for _, d := range []delivery{
+		{event: "pull_request", id: id, body: opened},
+		{event: "pull_request", id: id, body: opened},
+		{event: "ping", id: newID(), body: payload(t, "ping.event.1.json")},
+		{event: "pull_request", id: newID(), body: opened, sig: ptr("")},
+		{event: "pull_request", body: opened},
+		{event: "push", id: newID(), body: []byte("{"), sig: ptr(webhook.SignatureValue([]byte("{"), []byte(secret)))},
+	} {
+		in.send(t, d)
+	}
+	want := []string{
+		"pull_request " + ghingest.OutcomeQueued,
+		"pull_request " + ghingest.OutcomeDuplicate,
+		"ping " + ghingest.OutcomeIgnored,
+		"pull_request " + ghingest.RefusedUnauthenticated,
+		"pull_request " + ghingest.RefusedMalformed,
+		"push " + ghingest.RefusedMalformed,
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("observed (-want +got):\n%s", diff)
+	}
+}
+
 func TestNewReceiverRefusesNoSecret(t *testing.T) {
 	t.Parallel()
 	st := fixture.SQLite.Open(t)

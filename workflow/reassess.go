@@ -121,7 +121,9 @@ func (s *Service) isUnrenderable(id string) bool {
 
 // ReassessAll calls Reassess with batch until a call renders nothing, and
 // returns the total. It stops early with ctx's error when ctx is done.
-func (s *Service) ReassessAll(ctx context.Context, batch int) (int, error) {
+// progress, when non-nil, is told how many reports each batch rendered,
+// once that batch has committed.
+func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n int)) (int, error) {
 	total := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -129,6 +131,9 @@ func (s *Service) ReassessAll(ctx context.Context, batch int) (int, error) {
 		}
 		n, err := s.Reassess(ctx, batch)
 		total += n
+		if progress != nil && n > 0 {
+			progress(n)
+		}
 		if err != nil || n == 0 {
 			return total, err
 		}

@@ -70,7 +70,7 @@ func TestReassess(t *testing.T) {
 			}
 		}
 		staleReports(t, h, subs[2].ID)
-		if n, err := h.svc.ReassessAll(ctx, 100); err != nil || n != 1 {
+		if n, err := h.svc.ReassessAll(ctx, 100, nil); err != nil || n != 1 {
 			t.Errorf("ReassessAll = %d, %v; want 1", n, err)
 		}
 
@@ -82,7 +82,7 @@ func TestReassess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := h.svc.ReassessAll(ctx, 100); err != nil || n != 0 {
+		if n, err := h.svc.ReassessAll(ctx, 100, nil); err != nil || n != 0 {
 			t.Errorf("ReassessAll with a later ruleset's report = %d, %v; want 0", n, err)
 		}
 		if r, _ := h.store.Report(ctx, subs[1].ID); !bytes.Equal(r.Bytes, later) {
@@ -110,7 +110,7 @@ func TestReassessSkipsUndecodable(t *testing.T) {
 			t.Fatal(err)
 		}
 		staleReports(t, h, bad.ID, good.ID)
-		if n, err := h.svc.ReassessAll(ctx, 1); err != nil || n != 1 {
+		if n, err := h.svc.ReassessAll(ctx, 1, nil); err != nil || n != 1 {
 			t.Fatalf("ReassessAll = %d, %v; want 1 (the decodable one)", n, err)
 		}
 		if r, _ := h.store.Report(ctx, good.ID); r.Ruleset != assess.Ruleset {

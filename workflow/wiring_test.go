@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -207,8 +208,13 @@ func TestReassessBindsOldGrants(t *testing.T) {
 			t.Errorf("an old grant before the re-assessment: tier %s, want community", a.Tier())
 		}
 
-		if n, err := h.svc.ReassessAll(ctx, 100); err != nil || n != 3 {
+		// In batches of two, progress hears of each batch as it commits.
+		var batches []int
+		if n, err := h.svc.ReassessAll(ctx, 2, func(n int) { batches = append(batches, n) }); err != nil || n != 3 {
 			t.Fatalf("ReassessAll = %d, %v; want 3", n, err)
+		}
+		if want := []int{2, 1}; !slices.Equal(batches, want) {
+			t.Errorf("progress heard of batches %v, want %v", batches, want)
 		}
 		a := h.addon(t, "demo")
 		if a.VerifiedWiring != wiringOf(t, v1.Manifest) || a.LatestWiring != wiringOf(t, v2.Manifest) || a.Tier() != community {

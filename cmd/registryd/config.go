@@ -8,11 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/registryd/registryd/clientip"
 	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/webhook"
@@ -24,8 +26,12 @@ const (
 	defaultGitHubAPIURL    = "https://api.github.com/"
 	defaultShutdownTimeout = 20 * time.Second
 	defaultRateLimit       = 600
-	maxShutdownTimeout     = 10 * time.Minute
-	maxWebhookSecrets      = 8
+	// defaultCacheableRateLimit is ten times the general budget: badges
+	// and reports are cheap to serve, and an image proxy (GitHub's camo)
+	// fetches every badge of every page view from a few addresses.
+	defaultCacheableRateLimit = 6000
+	maxShutdownTimeout        = 10 * time.Minute
+	maxWebhookSecrets         = 8
 )
 
 // config is everything `registryd serve` is configured with, from flags and
@@ -47,9 +53,22 @@ type config struct {
 	// ShutdownTimeout bounds how long in-flight requests may take to finish
 	// once a shutdown is asked for.
 	ShutdownTimeout time.Duration
-	// RateLimit is requests a minute per client address and per token; 0
-	// disables limiting.
+	// RateLimit is requests a minute per client address and per token,
+	// for everything but the cacheable public reads; 0 disables it.
 	RateLimit int
+	// CacheableRateLimit is requests a minute per client address for the
+	// cacheable public reads (reports, badges, /openapi.json, /v1/rules,
+	// the pages' assets); 0 disables it.
+	CacheableRateLimit int
+	// TrustedProxies are the ranges whose forwarding header is believed
+	// for the client's address and scheme; empty believes none.
+	TrustedProxies []netip.Prefix
+	// ForwardedHeader is the header the trusted proxies append the
+	// client's address to: X-Forwarded-For or Forwarded.
+	ForwardedHeader string
+	// MetricsAddr, when set, is where GET /metrics is served instead of
+	// the main listener.
+	MetricsAddr string
 	// LogFormat is "text" or "json"; LogLevel the lowest level logged.
 	LogFormat string
 	LogLevel  slog.Level
@@ -87,6 +106,10 @@ func (c config) LogValue() slog.Value {
 		slog.Int64("webhook_body_budget", c.GitHub.WebhookBodyBudget),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout),
 		slog.Int("rate_limit", c.RateLimit),
+		slog.Int("cacheable_rate_limit", c.CacheableRateLimit),
+		slog.Any("trusted_proxies", c.TrustedProxies),
+		slog.String("forwarded_header", c.ForwardedHeader),
+		slog.String("metrics_addr", c.MetricsAddr),
 	)
 }
 
@@ -181,6 +204,7 @@ func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer
 	var (
 		c                                                 config
 		secrets, shutdown, rate, logLevel, apiURL, budget string
+		cacheableRate, proxies                            string
 	)
 	fs := flag.NewFlagSet("registryd serve", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -211,6 +235,14 @@ func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer
 		"how long in-flight requests may take to finish on SIGTERM/SIGINT"}, defaultShutdownTimeout.String())
 	stringVar(fs, getenv, &rate, setting{"rate-limit", "REGISTRYD_RATE_LIMIT",
 		"requests a minute per client address and per token; 0 disables"}, strconv.Itoa(defaultRateLimit))
+	stringVar(fs, getenv, &cacheableRate, setting{"cacheable-rate-limit", "REGISTRYD_CACHEABLE_RATE_LIMIT",
+		"requests a minute per client address for reports, badges, /openapi.json, /v1/rules and the pages' assets; 0 disables"}, strconv.Itoa(defaultCacheableRateLimit))
+	stringVar(fs, getenv, &proxies, setting{"trusted-proxies", "REGISTRYD_TRUSTED_PROXIES",
+		"comma-separated CIDR ranges of reverse proxies whose forwarding header gives the client's address and scheme; empty trusts none"}, "")
+	stringVar(fs, getenv, &c.ForwardedHeader, setting{"forwarded-header", "REGISTRYD_FORWARDED_HEADER",
+		"the header the trusted proxies append the client's address to: X-Forwarded-For or Forwarded"}, clientip.XForwardedFor)
+	stringVar(fs, getenv, &c.MetricsAddr, setting{"metrics-addr", "REGISTRYD_METRICS_ADDR",
+		"host:port to serve GET /metrics on instead of the main listener"}, "")
 	stringVar(fs, getenv, &c.LogFormat, setting{"log-format", "REGISTRYD_LOG_FORMAT", "text or json"}, "text")
 	stringVar(fs, getenv, &logLevel, setting{"log-level", "REGISTRYD_LOG_LEVEL", "debug, info, warn or error"}, "info")
 	fs.BoolVar(&c.Store.SkipMigrate, "skip-migrate", getenv("REGISTRYD_SKIP_MIGRATE") == "1",
@@ -282,6 +314,24 @@ func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer
 		bad(setting{flag: "rate-limit", env: "REGISTRYD_RATE_LIMIT"}, "must be a whole number, 0 or more")
 	} else {
 		c.RateLimit = n
+	}
+	if n, err := strconv.Atoi(cacheableRate); err != nil || n < 0 {
+		bad(setting{flag: "cacheable-rate-limit", env: "REGISTRYD_CACHEABLE_RATE_LIMIT"}, "must be a whole number, 0 or more")
+	} else {
+		c.CacheableRateLimit = n
+	}
+	if p, err := clientip.ParsePrefixes(proxies); err != nil {
+		bad(setting{flag: "trusted-proxies", env: "REGISTRYD_TRUSTED_PROXIES"}, "%v", err)
+	} else {
+		c.TrustedProxies = p
+	}
+	if _, err := clientip.New(nil, c.ForwardedHeader); err != nil {
+		bad(setting{flag: "forwarded-header", env: "REGISTRYD_FORWARDED_HEADER"}, "must be X-Forwarded-For or Forwarded")
+	}
+	if c.MetricsAddr != "" {
+		if err := checkAddr(c.MetricsAddr); err != nil {
+			bad(setting{flag: "metrics-addr", env: "REGISTRYD_METRICS_ADDR"}, "%v", err)
+		}
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad(setting{flag: "log-format", env: "REGISTRYD_LOG_FORMAT"}, `must be "text" or "json"`)

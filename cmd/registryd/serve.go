@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/clientip"
+	"github.com/registryd/registryd/internal/buildinfo"
+	"github.com/registryd/registryd/metrics"
 	"github.com/registryd/registryd/storage/backend"
 	"github.com/registryd/registryd/web"
 	"github.com/registryd/registryd/workflow"
@@ -41,7 +44,13 @@ func runServe(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	log := newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel)
-	log.Info("starting registryd", "config", cfg)
+	build := buildinfo.Read()
+	log.Info("starting registryd", "build", build, "config", cfg)
+	clients, err := clientip.New(cfg.TrustedProxies, cfg.ForwardedHeader)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	m := metrics.New(build)
 
 	cfg.Store.Logger = log
 	store, err := backend.Open(ctx, cfg.Store)
@@ -55,7 +64,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	}()
 
 	svc := workflow.New(store, workflow.Options{Logger: log})
-	github, err := startGitHub(ctx, cfg, store, svc, log)
+	github, err := startGitHub(ctx, cfg, store, svc, log, m)
 	if err != nil {
 		return fmt.Errorf("GitHub integration: %w", err)
 	}
@@ -66,17 +75,25 @@ func runServe(ctx context.Context, args []string, e env) error {
 		Logger:    log,
 		PublicURL: cfg.PublicURL,
 	})
-	handler := api.New(api.Deps{
-		Reader:     store,
-		Workflow:   svc,
-		Logger:     log,
-		Ready:      readiness(store),
-		RateLimit:  cfg.RateLimit,
-		PublicURL:  cfg.PublicURL,
-		Webhook:    github.webhook,
-		Deliveries: github.deliveries,
-		Web:        pages,
-	})
+	deps := api.Deps{
+		Reader:             store,
+		Workflow:           svc,
+		Logger:             log,
+		Ready:              readiness(store),
+		RateLimit:          cfg.RateLimit,
+		CacheableRateLimit: cfg.CacheableRateLimit,
+		Clients:            clients,
+		Build:              build,
+		Metrics:            m,
+		PublicURL:          cfg.PublicURL,
+		Webhook:            github.webhook,
+		Deliveries:         github.deliveries,
+		Web:                pages,
+	}
+	if cfg.MetricsAddr == "" {
+		deps.MetricsHandler = m.Handler()
+	}
+	handler := api.New(deps)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		github.stop(context.WithoutCancel(ctx))
@@ -87,7 +104,23 @@ func runServe(ctx context.Context, args []string, e env) error {
 
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var bg sync.WaitGroup
-	bg.Go(func() { reassess(bgCtx, svc, log) })
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			github.stop(context.WithoutCancel(ctx))
+			stopBackground()
+			return fmt.Errorf("listen for metrics: %w", err)
+		}
+		msrv := api.NewHTTPServer(cfg.MetricsAddr, metricsOnly(m.Handler()), log)
+		log.Info("metrics on http://" + mln.Addr().String() + "/metrics")
+		bg.Go(func() {
+			if err := serveHTTP(bgCtx, msrv, mln, cfg.ShutdownTimeout, log); err != nil {
+				log.Error("metrics listener", "err", err)
+			}
+		})
+	}
+	bg.Go(func() { reassess(bgCtx, svc, log, m) })
 	bg.Go(func() { sweep(bgCtx, svc, log, sweepInterval) })
 
 	serveErr := serveHTTP(ctx, srv, ln, cfg.ShutdownTimeout, log)
@@ -131,6 +164,14 @@ func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, timeout t
 	return nil
 }
 
+// metricsOnly serves h at GET /metrics and nothing else, for the metrics
+// listener.
+func metricsOnly(h http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	return mux
+}
+
 // pinger is what readiness needs of the store.
 type pinger interface {
 	Ping(ctx context.Context) error
@@ -157,10 +198,12 @@ func readiness(s pinger) func(context.Context) error {
 
 // reassess renders again, in batches, every report made by an older
 // ruleset. Reads keep being served meanwhile: each batch is its own
-// transaction.
-func reassess(ctx context.Context, svc *workflow.Service, log *slog.Logger) {
+// transaction, and the metrics count the reports as the batches commit.
+func reassess(ctx context.Context, svc *workflow.Service, log *slog.Logger, m *metrics.Registry) {
 	start := time.Now()
-	n, err := svc.ReassessAll(ctx, reassessBatch)
+	m.Reassessing(true)
+	defer m.Reassessing(false)
+	n, err := svc.ReassessAll(ctx, reassessBatch, m.Reassessed)
 	switch {
 	case errors.Is(err, context.Canceled):
 		log.Info("reassessment interrupted by shutdown", "reports", n)

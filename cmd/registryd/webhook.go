@@ -12,6 +12,7 @@ import (
 
 	"github.com/registryd/registryd/ghingest"
 	"github.com/registryd/registryd/githubapi"
+	"github.com/registryd/registryd/metrics"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/backend"
@@ -33,7 +34,7 @@ type githubIntake struct {
 // their own: stop them (with the shutdown deadline) after the HTTP server,
 // so that jobs in flight may finish; one that cannot is put back to run on
 // the next start.
-func startGitHub(ctx context.Context, cfg config, store storage.Store, svc *workflow.Service, log *slog.Logger) (githubIntake, error) {
+func startGitHub(ctx context.Context, cfg config, store storage.Store, svc *workflow.Service, log *slog.Logger, m *metrics.Registry) (githubIntake, error) {
 	in := githubIntake{
 		deliveries: ghingest.NewDeliveries(store, cfg.PublicURL, log),
 		stop:       func(context.Context) error { return nil },
@@ -43,7 +44,7 @@ func startGitHub(ctx context.Context, cfg config, store storage.Store, svc *work
 		return in, nil
 	}
 	rc, err := ghingest.NewReceiver(ghingest.ReceiverConfig{Secrets: cfg.GitHub.WebhookSecrets, Store: store, Logger: log,
-		BodyBudget: cfg.GitHub.WebhookBodyBudget})
+		BodyBudget: cfg.GitHub.WebhookBodyBudget, Observe: m.WebhookDelivery})
 	if err != nil {
 		return in, err
 	}

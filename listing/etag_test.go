@@ -1,8 +1,8 @@
-package api
+package listing
 
 import "testing"
 
-func TestEtagMatches(t *testing.T) {
+func TestETagMatches(t *testing.T) {
 	const etag = `"sha256-ab"`
 	tests := []struct {
 		header string
@@ -17,8 +17,8 @@ func TestEtagMatches(t *testing.T) {
 		{`sha256-ab`, false},
 	}
 	for _, tt := range tests {
-		if got := etagMatches(tt.header, etag); got != tt.want {
-			t.Errorf("etagMatches(%q) = %v, want %v", tt.header, got, tt.want)
+		if got := ETagMatches(tt.header, etag); got != tt.want {
+			t.Errorf("ETagMatches(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
 }
