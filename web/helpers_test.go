@@ -59,6 +59,13 @@ func (c *clock) Advance(d time.Duration) {
 // before they start.
 func newEnv(t *testing.T, options ...func(*web.Deps)) *env {
 	t.Helper()
+	return newEnvWith(t, nil, options...)
+}
+
+// newEnvWith is newEnv where apiOption, when not nil, may also change the
+// API's dependencies.
+func newEnvWith(t *testing.T, apiOption func(*api.Deps), options ...func(*web.Deps)) *env {
+	t.Helper()
 	st := fixture.SQLite.Open(t)
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	svc := workflow.New(st, workflow.Options{Now: clk.Now})
@@ -67,7 +74,11 @@ func newEnv(t *testing.T, options ...func(*web.Deps)) *env {
 		o(&deps)
 	}
 	pages := web.New(deps)
-	h := api.New(api.Deps{Reader: st, Workflow: svc, Web: pages})
+	ad := api.Deps{Reader: st, Workflow: svc, Web: pages}
+	if apiOption != nil {
+		apiOption(&ad)
+	}
+	h := api.New(ad)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{t: t, srv: srv, store: st, svc: svc, clock: clk, tokens: map[string]string{}}

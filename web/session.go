@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/registryd/registryd/clientip"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -39,8 +40,15 @@ func csrfFor(secret string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
+// secure reports whether the visitor reached the site over HTTPS: the
+// connection says so, or a trusted proxy did (the client the API resolved,
+// see package clientip). A forwarding header from anyone else is not
+// believed.
 func secure(r *http.Request) bool {
-	return r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"
+	if c, ok := clientip.FromContext(r.Context()); ok {
+		return c.Secure
+	}
+	return r.TLS != nil
 }
 
 func (h *Handler) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {

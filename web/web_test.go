@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/clientip"
 	"github.com/registryd/registryd/registry"
 )
 
@@ -358,4 +360,48 @@ func mustFindings(t *testing.T, e *env, id string) []registry.StoredFinding {
 		t.Fatal(err)
 	}
 	return fs
+}
+
+// TestSecureCookiesBehindProxies: cookies are Secure when the visitor came
+// over HTTPS, which a plain connection learns only from a trusted proxy:
+// anyone else's X-Forwarded-Proto is not believed.
+func TestSecureCookiesBehindProxies(t *testing.T) {
+	loopback, err := clientip.ParsePrefixes("127.0.0.0/8, ::1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	behind, err := clientip.New(loopback, clientip.XForwardedFor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		clients *clientip.Resolver
+		header  http.Header
+		secure  bool
+	}{
+		{"no proxy trusted, plain HTTP", nil, nil, false},
+		{"no proxy trusted, forged X-Forwarded-Proto", nil, http.Header{"X-Forwarded-Proto": {"https"}}, false},
+		{"trusted proxy says https", behind, http.Header{"X-Forwarded-Proto": {"https"}, "X-Forwarded-For": {"198.51.100.1"}}, true},
+		{"trusted proxy says http", behind, http.Header{"X-Forwarded-Proto": {"http"}}, false},
+		{"trusted proxy says nothing", behind, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnvWith(t, func(d *api.Deps) { d.Clients = tt.clients })
+			p := e.browser().do(http.MethodGet, "/signin", nil, tt.header)
+			var csrf *http.Cookie
+			for _, c := range (&http.Response{Header: p.header}).Cookies() {
+				if c.Name == "registryd_csrf" {
+					csrf = c
+				}
+			}
+			if csrf == nil {
+				t.Fatalf("GET /signin set no CSRF cookie (status %d)", p.status)
+			}
+			if csrf.Secure != tt.secure {
+				t.Errorf("CSRF cookie Secure = %v, want %v", csrf.Secure, tt.secure)
+			}
+		})
+	}
 }
