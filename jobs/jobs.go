@@ -104,3 +104,42 @@ func (e *SnoozeError) Error() string { return fmt.Sprintf("job snoozed for %v", 
 // (0: as soon as a worker is free), spending no attempt. Run.Snoozes counts
 // them, so that a handler can bound how often a job waits.
 func Snooze(d time.Duration) error { return &SnoozeError{After: max(d, 0)} }
+
+// The outcomes of a job's run, as Observe reports them.
+const (
+	OutcomeCompleted = "completed" // Work returned nil
+	OutcomeRetry     = "retry"     // it failed and will run again
+	OutcomeDiscarded = "discarded" // it failed its last attempt
+	OutcomeCancelled = "cancelled" // Work returned Cancel
+	OutcomeSnoozed   = "snoozed"   // Work returned Snooze
+)
+
+// Outcome names how run r of a job ended with err.
+func Outcome(r Run, err error) string {
+	var cancel *CancelError
+	var snooze *SnoozeError
+	switch {
+	case err == nil:
+		return OutcomeCompleted
+	case errors.As(err, &snooze):
+		return OutcomeSnoozed
+	case errors.As(err, &cancel):
+		return OutcomeCancelled
+	case r.MaxAttempts > 0 && r.Attempt >= r.MaxAttempts:
+		return OutcomeDiscarded
+	}
+	return OutcomeRetry
+}
+
+// Observe returns h with every run reported to observe, with h's kind and
+// the run's Outcome, once Work has returned. observe must be safe for
+// concurrent use.
+func Observe(h Handler, observe func(kind, outcome string)) Handler {
+	work := h.Work
+	h.Work = func(ctx context.Context, r Run) error {
+		err := work(ctx, r)
+		observe(h.Kind, Outcome(r, err))
+		return err
+	}
+	return h
+}

@@ -13,6 +13,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,9 +33,11 @@ type Registry struct {
 	latency   *prometheus.HistogramVec
 	webhooks  *prometheus.CounterVec
 	jobs      *prometheus.CounterVec
-	cache     *prometheus.CounterVec
 	reassess  prometheus.Counter
 	reassessG prometheus.Gauge
+
+	badgeHits, badgeMisses atomic.Uint64
+	reportLookups          atomic.Pointer[func() (hits, misses uint64)]
 }
 
 // New returns a Registry describing build, with the Go runtime's and the
@@ -59,10 +62,6 @@ func New(build buildinfo.Info) *Registry {
 			Namespace: Namespace, Subsystem: "jobs", Name: "runs_total",
 			Help: "Background job runs finished, by kind and outcome (completed, retry, cancelled, snoozed).",
 		}, []string{"kind", "outcome"}),
-		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "cache_lookups_total",
-			Help: "Lookups of the in-memory caches (report: published reports on PostgreSQL; badge: rendered badges), by result.",
-		}, []string{"cache", "result"}),
 		reassess: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: Namespace, Subsystem: "reassess", Name: "reports_total",
 			Help: "Stored reports rendered again under the running ruleset.",
@@ -81,14 +80,30 @@ func New(build buildinfo.Info) *Registry {
 		},
 	})
 	info.Set(1)
-	m.reg.MustRegister(m.requests, m.latency, m.webhooks, m.jobs, m.cache, m.reassess, m.reassessG, info,
+	caches := collector{[]*prometheus.Desc{cacheLookups}, m.collectCaches}
+	m.reg.MustRegister(m.requests, m.latency, m.webhooks, m.jobs, m.reassess, m.reassessG, info, caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	for _, c := range []string{"report", "badge"} {
-		for _, r := range []string{"hit", "miss"} {
-			m.cache.WithLabelValues(c, r)
-		}
-	}
 	return m
+}
+
+var cacheLookups = prometheus.NewDesc(Namespace+"_cache_lookups_total",
+	"Lookups of the in-memory caches (report: published reports, kept on PostgreSQL; badge: rendered badges), by result.",
+	[]string{"cache", "result"}, nil)
+
+func (m *Registry) collectCaches(ch chan<- prometheus.Metric) {
+	var rh, rm uint64
+	if f := m.reportLookups.Load(); f != nil {
+		rh, rm = (*f)()
+	}
+	for _, c := range []struct {
+		cache, result string
+		n             uint64
+	}{
+		{"badge", "hit", m.badgeHits.Load()}, {"badge", "miss", m.badgeMisses.Load()},
+		{"report", "hit", rh}, {"report", "miss", rm},
+	} {
+		ch <- prometheus.MustNewConstMetric(cacheLookups, prometheus.CounterValue, float64(c.n), c.cache, c.result)
+	}
 }
 
 // Handler serves the metrics in Prometheus's text format (and OpenMetrics
@@ -115,16 +130,19 @@ func (m *Registry) ObserveRequest(method, route string, status int, elapsed time
 }
 
 // BadgeCache counts one lookup of the rendered-badge cache.
-func (m *Registry) BadgeCache(hit bool) { m.cache.WithLabelValues("badge", result(hit)).Inc() }
-
-// ReportCache counts one lookup of the published-report cache.
-func (m *Registry) ReportCache(hit bool) { m.cache.WithLabelValues("report", result(hit)).Inc() }
-
-func result(hit bool) string {
+func (m *Registry) BadgeCache(hit bool) {
 	if hit {
-		return "hit"
+		m.badgeHits.Add(1)
+	} else {
+		m.badgeMisses.Add(1)
 	}
-	return "miss"
+}
+
+// WatchReportCache reports the published-report cache: lookups is called
+// at every scrape and returns the store's running totals. Without it the
+// report cache counts zero (SQLite keeps no such cache).
+func (m *Registry) WatchReportCache(lookups func() (hits, misses uint64)) {
+	m.reportLookups.Store(&lookups)
 }
 
 // knownEvents are the webhook events counted by name; any other is

@@ -80,7 +80,7 @@ func TestFamilies(t *testing.T) {
 	m.BadgeCache(true)
 	m.BadgeCache(false)
 	m.BadgeCache(true)
-	m.ReportCache(false)
+	m.WatchReportCache(func() (uint64, uint64) { return 0, 1 })
 	m.WebhookDelivery("pull_request", "queued")
 	m.WebhookDelivery("\x1b[31mevil", "unauthenticated")
 	m.JobRun("github_delivery", "completed")

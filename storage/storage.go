@@ -286,7 +286,22 @@ type Store interface {
 	// letting running jobs finish until its ctx is done and cancelling them
 	// after.
 	StartJobs(ctx context.Context, handlers ...jobs.Handler) (stop func(context.Context) error, err error)
+	// JobDepth returns how many jobs are in each state that is not final
+	// (available, pending, retryable, running, scheduled), for the metrics.
+	JobDepth(ctx context.Context) (map[string]int, error)
+	// Pools returns what the database connection pools hold at this
+	// moment, for the metrics. It performs no I/O.
+	Pools() []PoolStats
 	Close() error
+}
+
+// PoolStats is one database connection pool at one moment.
+type PoolStats struct {
+	// Name tells a store's pools apart: "main" on PostgreSQL, "read" and
+	// "write" on SQLite.
+	Name string
+	// InUse and Idle count the open connections; Max is the pool's bound.
+	InUse, Idle, Max int
 }
 
 // Sessions keeps maintainers' browser sessions. Both stores implement it.

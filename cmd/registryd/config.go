@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -325,6 +326,7 @@ func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer
 	} else {
 		c.TrustedProxies = p
 	}
+	c.ForwardedHeader = http.CanonicalHeaderKey(c.ForwardedHeader)
 	if _, err := clientip.New(nil, c.ForwardedHeader); err != nil {
 		bad(setting{flag: "forwarded-header", env: "REGISTRYD_FORWARDED_HEADER"}, "must be X-Forwarded-For or Forwarded")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -27,10 +28,12 @@ func TestServeConfigDefaults(t *testing.T) {
 		Addr:            "127.0.0.1:8080",
 		Store:           storage.Config{DataDir: "./data"},
 		GitHub:          githubConfig{APIURL: "https://api.github.com/", ManifestGlob: "**/lean-ctx-addon.toml", WebhookBodyBudget: 64 << 20},
-		ShutdownTimeout: 20 * time.Second,
-		RateLimit:       600,
-		LogFormat:       "text",
-		LogLevel:        slog.LevelInfo,
+		ShutdownTimeout:    20 * time.Second,
+		RateLimit:          600,
+		CacheableRateLimit: 6000,
+		ForwardedHeader:    "X-Forwarded-For",
+		LogFormat:          "text",
+		LogLevel:           slog.LevelInfo,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -49,6 +52,10 @@ func TestServeConfigEnvAndFlags(t *testing.T) {
 		"REGISTRYD_WEBHOOK_BODY_BUDGET":   "1GiB",
 		"REGISTRYD_SHUTDOWN_TIMEOUT":      "5s",
 		"REGISTRYD_RATE_LIMIT":            "0",
+		"REGISTRYD_CACHEABLE_RATE_LIMIT":  "120",
+		"REGISTRYD_TRUSTED_PROXIES":       "10.0.0.0/8, 192.168.1.7, fd00::/8",
+		"REGISTRYD_FORWARDED_HEADER":      "forwarded",
+		"REGISTRYD_METRICS_ADDR":          "127.0.0.1:9090",
 		"REGISTRYD_LOG_FORMAT":            "json",
 		"REGISTRYD_LOG_LEVEL":             "debug",
 		"REGISTRYD_SKIP_MIGRATE":          "1",
@@ -68,12 +75,16 @@ func TestServeConfigEnvAndFlags(t *testing.T) {
 			ManifestGlob:      "addons/*/lean-ctx-addon.toml",
 			WebhookBodyBudget: 100 << 20,
 		},
-		ShutdownTimeout: 5 * time.Second,
-		RateLimit:       30,
-		LogFormat:       "json",
-		LogLevel:        slog.LevelDebug,
+		ShutdownTimeout:    5 * time.Second,
+		RateLimit:          30,
+		CacheableRateLimit: 120,
+		TrustedProxies:     []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("fd00::/8")},
+		ForwardedHeader:    "Forwarded",
+		MetricsAddr:        "127.0.0.1:9090",
+		LogFormat:          "json",
+		LogLevel:           slog.LevelDebug,
 	}
-	if diff := cmp.Diff(want, c); diff != "" {
+	if diff := cmp.Diff(want, c, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
 
@@ -117,6 +128,12 @@ func TestServeConfigRefusals(t *testing.T) {
 		{"shutdown words", map[string]string{"REGISTRYD_SHUTDOWN_TIMEOUT": "forever"}, nil, "REGISTRYD_SHUTDOWN_TIMEOUT"},
 		{"shutdown huge", map[string]string{"REGISTRYD_SHUTDOWN_TIMEOUT": "11m"}, nil, "REGISTRYD_SHUTDOWN_TIMEOUT"},
 		{"rate negative", nil, []string{"--rate-limit", "-1"}, "REGISTRYD_RATE_LIMIT"},
+		{"cacheable rate words", map[string]string{"REGISTRYD_CACHEABLE_RATE_LIMIT": "lots"}, nil, "REGISTRYD_CACHEABLE_RATE_LIMIT"},
+		{"trusted proxy host name", map[string]string{"REGISTRYD_TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"}, nil, "REGISTRYD_TRUSTED_PROXIES"},
+		{"trusted proxy bad mask", nil, []string{"--trusted-proxies", "10.0.0.0/40"}, "REGISTRYD_TRUSTED_PROXIES"},
+		{"trusted proxy empty item", map[string]string{"REGISTRYD_TRUSTED_PROXIES": "10.0.0.0/8,,"}, nil, "REGISTRYD_TRUSTED_PROXIES"},
+		{"forwarded header of one address", map[string]string{"REGISTRYD_FORWARDED_HEADER": "X-Real-IP"}, nil, "REGISTRYD_FORWARDED_HEADER"},
+		{"metrics addr without port", map[string]string{"REGISTRYD_METRICS_ADDR": "localhost"}, nil, "REGISTRYD_METRICS_ADDR"},
 		{"body budget under the minimum", map[string]string{"REGISTRYD_WEBHOOK_BODY_BUDGET": "32MiB"}, nil, "REGISTRYD_WEBHOOK_BODY_BUDGET"},
 		{"body budget with a unit of its own", nil, []string{"--webhook-body-budget", "64MB"}, "REGISTRYD_WEBHOOK_BODY_BUDGET"},
 		{"body budget fraction", nil, []string{"--webhook-body-budget", "0.5GiB"}, "REGISTRYD_WEBHOOK_BODY_BUDGET"},
@@ -175,7 +192,8 @@ func TestServeHelp(t *testing.T) {
 		t.Fatalf("err = %v, want errHelp", err)
 	}
 	for _, want := range []string{"REGISTRYD_ADDR", "REGISTRYD_DATABASE_URL", "REGISTRYD_DATA_DIR", "REGISTRYD_GITHUB_WEBHOOK_SECRET",
-		"REGISTRYD_GITHUB_TOKEN", "REGISTRYD_GITHUB_API_URL", "REGISTRYD_MANIFEST_GLOB", "REGISTRYD_PUBLIC_URL", "-skip-migrate"} {
+		"REGISTRYD_GITHUB_TOKEN", "REGISTRYD_GITHUB_API_URL", "REGISTRYD_MANIFEST_GLOB", "REGISTRYD_PUBLIC_URL", "-skip-migrate",
+		"REGISTRYD_TRUSTED_PROXIES", "REGISTRYD_FORWARDED_HEADER", "REGISTRYD_CACHEABLE_RATE_LIMIT", "REGISTRYD_METRICS_ADDR"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--help does not document %s", want)
 		}

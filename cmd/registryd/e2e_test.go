@@ -262,6 +262,7 @@ func createToken(t *testing.T, getenv func(string) string, name, role string) (s
 type server struct {
 	url  string
 	stop func() string // stops it gracefully and returns its log
+	log  func() string // the log so far
 }
 
 var listening = regexp.MustCompile(`listening on (http://[0-9.:]+)`)
@@ -319,7 +320,7 @@ func startServer(t *testing.T, getenv func(string) string) *server {
 	t.Cleanup(func() { stop() })
 	select {
 	case u := <-sink.url:
-		return &server{url: u, stop: stop}
+		return &server{url: u, stop: stop, log: sink.String}
 	case err := <-done:
 		t.Fatalf("serve ended before listening: %v\n%s", err, sink.String())
 	case <-time.After(30 * time.Second):

@@ -15,6 +15,7 @@ import (
 	"github.com/registryd/registryd/clientip"
 	"github.com/registryd/registryd/internal/buildinfo"
 	"github.com/registryd/registryd/metrics"
+	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/backend"
 	"github.com/registryd/registryd/web"
 	"github.com/registryd/registryd/workflow"
@@ -63,6 +64,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 		}
 	}()
 
+	watchStore(m, store)
 	svc := workflow.New(store, workflow.Options{Logger: log})
 	github, err := startGitHub(ctx, cfg, store, svc, log, m)
 	if err != nil {
@@ -99,21 +101,24 @@ func runServe(ctx context.Context, args []string, e env) error {
 		github.stop(context.WithoutCancel(ctx))
 		return fmt.Errorf("listen: %w", err)
 	}
+	var mln net.Listener
+	if cfg.MetricsAddr != "" {
+		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			github.stop(context.WithoutCancel(ctx))
+			return fmt.Errorf("listen for metrics: %w", err)
+		}
+		log.Info("metrics on http://" + mln.Addr().String() + "/metrics")
+	}
 	srv := api.NewHTTPServer(cfg.Addr, handler, log)
 	log.Info("listening on http://" + ln.Addr().String())
 
+	// Background work, and the metrics listener, which keeps answering
+	// while the API drains.
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var bg sync.WaitGroup
-	if cfg.MetricsAddr != "" {
-		mln, err := net.Listen("tcp", cfg.MetricsAddr)
-		if err != nil {
-			ln.Close()
-			github.stop(context.WithoutCancel(ctx))
-			stopBackground()
-			return fmt.Errorf("listen for metrics: %w", err)
-		}
+	if mln != nil {
 		msrv := api.NewHTTPServer(cfg.MetricsAddr, metricsOnly(m.Handler()), log)
-		log.Info("metrics on http://" + mln.Addr().String() + "/metrics")
 		bg.Go(func() {
 			if err := serveHTTP(bgCtx, msrv, mln, cfg.ShutdownTimeout, log); err != nil {
 				log.Error("metrics listener", "err", err)
@@ -162,6 +167,23 @@ func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, timeout t
 		return fmt.Errorf("serve: %w", serveErr)
 	}
 	return nil
+}
+
+// watchStore has the metrics read the store's pools, job queue and, on
+// PostgreSQL, report cache at each scrape.
+func watchStore(m *metrics.Registry, store storage.Store) {
+	m.WatchPools(func() []metrics.Pool {
+		ps := store.Pools()
+		out := make([]metrics.Pool, len(ps))
+		for i, p := range ps {
+			out[i] = metrics.Pool{Name: p.Name, InUse: p.InUse, Idle: p.Idle, Max: p.Max}
+		}
+		return out
+	})
+	m.WatchQueue(store.JobDepth)
+	if c, ok := store.(interface{ ReportCacheLookups() (hits, misses uint64) }); ok {
+		m.WatchReportCache(c.ReportCacheLookups)
+	}
 }
 
 // metricsOnly serves h at GET /metrics and nothing else, for the metrics

@@ -12,6 +12,7 @@ import (
 
 	"github.com/registryd/registryd/ghingest"
 	"github.com/registryd/registryd/githubapi"
+	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/metrics"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -59,7 +60,7 @@ func startGitHub(ctx context.Context, cfg config, store storage.Store, svc *work
 	if err != nil {
 		return in, err
 	}
-	stop, err := store.StartJobs(context.WithoutCancel(ctx), wk.Handler())
+	stop, err := store.StartJobs(context.WithoutCancel(ctx), jobs.Observe(wk.Handler(), m.JobRun))
 	if err != nil {
 		return in, fmt.Errorf("start the delivery workers: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/registryd/registryd/jobs"
 )
@@ -74,6 +75,25 @@ func (q *Queue[TTx]) Enqueue(ctx context.Context, tx TTx, j jobs.Job) error {
 		return err
 	}
 	return nil
+}
+
+// Depth returns how many jobs are in each state that is not final
+// (available, pending, retryable, running, scheduled): the work waiting or
+// under way, on every queue. Jobs in final states (completed, cancelled,
+// discarded) are not counted.
+func (q *Queue[TTx]) Depth(ctx context.Context) (map[string]int, error) {
+	counts, err := q.driver.GetExecutor().JobCountByAllStates(ctx, &riverdriver.JobCountByAllStatesParams{})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: count by state: %w", err)
+	}
+	// Every state is reported, an empty one as 0, so that a dashboard
+	// sees the series before the first job.
+	out := make(map[string]int, 5)
+	for _, state := range []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+		rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled} {
+		out[string(state)] = counts[state]
+	}
+	return out, nil
 }
 
 // Start starts the workers of handlers on the queue "default" and returns a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,6 +38,8 @@ var errNoTriggers = errors.New("the report notification triggers are missing (ru
 // came in between, so a report read just before a change cannot outlive
 // the change's notification.
 type reportCache struct {
+	hits, misses atomic.Uint64 // get's answers, for the metrics
+
 	mu      sync.Mutex
 	on      bool
 	epoch   uint64            // bumped whenever the cache is cleared
@@ -55,13 +58,20 @@ func newReportCache() *reportCache {
 
 func (c *reportCache) get(addon, version string) (registry.Report, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.on {
-		return registry.Report{}, false
-	}
 	r, ok := c.entries[cacheKey{addon, version}]
+	ok = ok && c.on
+	c.mu.Unlock()
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
 	return r, ok
 }
+
+// lookups returns how many gets found an entry and how many did not (the
+// cache being off counts as a miss).
+func (c *reportCache) lookups() (hits, misses uint64) { return c.hits.Load(), c.misses.Load() }
 
 // ticket is taken before a database read whose result may be cached.
 func (c *reportCache) ticket(addon string) ticket {

@@ -57,4 +57,9 @@ func TestReportCacheOffCachesNothing(t *testing.T) {
 	if _, ok := c.get("b", "1.0.0"); ok {
 		t.Error("entry served while the cache is off")
 	}
+	// The metrics' count: one entry served, three reads sent to the
+	// database (the cache off counts as a miss).
+	if hits, misses := c.lookups(); hits != 1 || misses != 3 {
+		t.Errorf("lookups = %d hits, %d misses; want 1 and 3", hits, misses)
+	}
 }

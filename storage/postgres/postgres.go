@@ -205,6 +205,19 @@ func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
 	return s.Store.InTx(ctx, fn)
 }
 
+// JobDepth counts the jobs waiting or running; see storage.Store.
+func (s *Store) JobDepth(ctx context.Context) (map[string]int, error) { return s.jobs.Depth(ctx) }
+
+// Pools returns the pool's connections; see storage.Store.
+func (s *Store) Pools() []storage.PoolStats {
+	st := s.pool.Stat()
+	return []storage.PoolStats{{Name: "main", InUse: int(st.AcquiredConns()), Idle: int(st.IdleConns()), Max: int(st.MaxConns())}}
+}
+
+// ReportCacheLookups returns how many published-report reads the cache
+// answered (hits) and how many went to the database (misses) since Open.
+func (s *Store) ReportCacheLookups() (hits, misses uint64) { return s.cache.lookups() }
+
 // StartJobs starts the workers of handlers on this database; see
 // storage.Store.
 func (s *Store) StartJobs(ctx context.Context, handlers ...jobs.Handler) (func(context.Context) error, error) {

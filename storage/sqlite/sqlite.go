@@ -212,6 +212,22 @@ func (s *Store) Close() error {
 // SQL. Holding a transaction on it blocks every other write.
 func (s *Store) DB() *sql.DB { return s.write }
 
+// JobDepth counts the jobs waiting or running; see storage.Store.
+func (s *Store) JobDepth(ctx context.Context) (map[string]int, error) { return s.jobs.Depth(ctx) }
+
+// Pools returns the read and write pools' connections; see storage.Store.
+func (s *Store) Pools() []storage.PoolStats {
+	out := make([]storage.PoolStats, 0, 2)
+	for _, p := range []struct {
+		name string
+		db   *sql.DB
+	}{{"read", s.read}, {"write", s.write}} {
+		st := p.db.Stats()
+		out = append(out, storage.PoolStats{Name: p.name, InUse: st.InUse, Idle: st.Idle, Max: st.MaxOpenConnections})
+	}
+	return out
+}
+
 // StartJobs starts the workers of handlers on this database; see
 // storage.Store.
 func (s *Store) StartJobs(ctx context.Context, handlers ...jobs.Handler) (func(context.Context) error, error) {

@@ -69,6 +69,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"UpstreamBindings", testUpstreamBindings},
 		{"UpstreamSync", testUpstreamSync},
 		{"PublishedServers", testPublishedServers},
+		{"Gauges", testGauges},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1604,5 +1605,52 @@ func testJobs(t *testing.T, s storage.Store) {
 	case m := <-ran:
 		t.Errorf("worker ran %q after the committed job; the rolled-back job must not exist", m)
 	case <-time.After(1500 * time.Millisecond):
+	}
+}
+
+// testGauges: the figures the metrics read. JobDepth counts a committed
+// job that no worker has taken (and not a rolled-back one); Pools names
+// each pool with a bound and counts its connections.
+func testGauges(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	before, err := s.JobDepth(ctx)
+	if err != nil {
+		t.Fatalf("JobDepth: %v", err)
+	}
+	_ = s.InTx(ctx, func(tx storage.Tx) error {
+		if err := tx.Enqueue(ctx, jobs.Job{Kind: pingKind, Args: pingArgs{Marker: "rolled-back"}}); err != nil {
+			return err
+		}
+		return errors.New("roll back")
+	})
+	inTx(t, s, func(tx storage.Tx) error {
+		return tx.Enqueue(ctx, jobs.Job{Kind: pingKind, Args: pingArgs{Marker: "waiting"}})
+	})
+	after, err := s.JobDepth(ctx)
+	if err != nil {
+		t.Fatalf("JobDepth: %v", err)
+	}
+	if got, want := after["available"], before["available"]+1; got != want {
+		t.Errorf("JobDepth available = %d after one committed job, want %d (all: %v)", got, want, after)
+	}
+	for _, state := range []string{"available", "pending", "retryable", "running", "scheduled"} {
+		if _, ok := after[state]; !ok {
+			t.Errorf("JobDepth lacks the state %s (all: %v); an empty state is 0", state, after)
+		}
+	}
+	for _, final := range []string{"completed", "cancelled", "discarded"} {
+		if _, ok := after[final]; ok {
+			t.Errorf("JobDepth reports the final state %s", final)
+		}
+	}
+
+	pools := s.Pools()
+	if len(pools) == 0 {
+		t.Fatal("Pools() is empty")
+	}
+	for _, p := range pools {
+		if p.Name == "" || p.Max <= 0 || p.InUse < 0 || p.Idle < 0 || p.InUse+p.Idle > p.Max {
+			t.Errorf("pool %+v: want a name, a positive bound, and connections within it", p)
+		}
 	}
 }

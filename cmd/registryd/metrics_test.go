@@ -1,0 +1,220 @@
+package main
+
+import (
+	"net/http"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/registryd/registryd/githubapi/githubfake"
+	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/webhook"
+)
+
+// scrapeMetrics GETs url and parses Prometheus's text format.
+func scrapeMetrics(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d", url, resp.StatusCode)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("parse %s: %v", url, err)
+	}
+	return fams
+}
+
+// series returns the value of the first series of family name whose
+// labels include want (a histogram's sample count), and whether there is
+// one.
+func series(fams map[string]*dto.MetricFamily, name string, want map[string]string) (float64, bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
+	}
+next:
+	for _, m := range f.Metric {
+		got := map[string]string{}
+		for _, l := range m.Label {
+			got[l.GetName()] = l.GetValue()
+		}
+		for k, v := range want {
+			if got[k] != v {
+				continue next
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount()), true
+		}
+	}
+	return 0, false
+}
+
+// TestMetricsEndToEnd runs `registryd serve` on each store, works it as
+// clients and GitHub would, and checks every metric family an operator's
+// dashboard reads in what GET /metrics answers.
+func TestMetricsEndToEnd(t *testing.T) {
+	stores := []struct {
+		name  string
+		env   func(t *testing.T) map[string]string
+		pools []string
+	}{
+		{"sqlite", func(t *testing.T) map[string]string { return map[string]string{"REGISTRYD_DATA_DIR": t.TempDir()} }, []string{"read", "write"}},
+		{"postgres", func(t *testing.T) map[string]string {
+			return map[string]string{"REGISTRYD_DATABASE_URL": pgtest.NewDatabase(t)}
+		}, []string{"main"}},
+	}
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			const sha = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
+			fake := githubfake.NewTest(t, "ghs_metrics")
+			fake.AddPullRequest("Codertocat", "Hello-World", 2, githubfake.File{Filename: "addons/fs/lean-ctx-addon.toml", Status: "added"})
+			fake.SetPullHead("Codertocat", "Hello-World", 2, "Codertocat", "Hello-World", sha)
+			fake.PutFile("Codertocat", "Hello-World", sha, "addons/fs/lean-ctx-addon.toml", []byte(hookManifest))
+			env := st.env(t)
+			env["REGISTRYD_GITHUB_WEBHOOK_SECRET"] = "metrics-secret"
+			env["REGISTRYD_GITHUB_TOKEN"] = "ghs_metrics"
+			env["REGISTRYD_GITHUB_API_URL"] = fake.URL
+			getenv := func(k string) string { return env[k] }
+			srv := startServer(t, getenv)
+			maint, _ := createToken(t, getenv, "maint", "maintainer")
+			c := &client{t: t, base: srv.url}
+
+			// A delivery that becomes a job, and one refused.
+			body := webhookFixture(t, "pull_request.opened.1.json")
+			const id = "5f1c7a42-0d5b-11f1-8a2b-1f2e3d4c5b6a"
+			c.expect("POST", "/v1/webhooks/github", "", "application/json", string(body), map[string]string{
+				webhook.EventHeader: "pull_request", webhook.DeliveryHeader: id,
+				webhook.SignatureHeader: webhook.SignatureValue(body, []byte("metrics-secret"))}, http.StatusAccepted)
+			c.expect("POST", "/v1/webhooks/github", "", "application/json", string(body), map[string]string{
+				webhook.EventHeader: "pull_request", webhook.DeliveryHeader: id + "1",
+				webhook.SignatureHeader: webhook.SignatureValue(body, []byte("wrong"))}, http.StatusUnauthorized)
+			waitListed(t, c, maint, id)
+
+			// The delivery made a pending submission; publish it and read
+			// its badge and report like a website and an install client.
+			var subs struct {
+				Items []struct {
+					ID string `json:"id"`
+				} `json:"items"`
+			}
+			c.decode(c.expect("GET", "/v1/submissions?status=pending", maint, "", "", nil, http.StatusOK), &subs)
+			if len(subs.Items) != 1 {
+				t.Fatalf("pending submissions = %+v, want the delivery's one", subs.Items)
+			}
+			other, _ := createToken(t, getenv, "other", "maintainer")
+			c.expect("POST", "/v1/submissions/"+subs.Items[0].ID+"/approve", other, "application/json", `{"reason":"ok"}`, nil, http.StatusOK)
+			for range 2 {
+				c.expect("GET", "/v1/addons/fs/badge.svg", "", "", "", nil, http.StatusOK)
+				c.expect("GET", "/v1/addons/fs/report", "", "", "", nil, http.StatusOK)
+			}
+
+			fams := scrapeMetrics(t, srv.url+"/metrics")
+			if st.name == "postgres" {
+				// The report cache is on once its listener is; read until
+				// a read is served from memory.
+				deadline := time.Now().Add(30 * time.Second)
+				for {
+					if n, _ := series(fams, "registryd_cache_lookups_total", map[string]string{"cache": "report", "result": "hit"}); n > 0 {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("no report read was served from the cache within 30s")
+					}
+					c.expect("GET", "/v1/addons/fs/report", "", "", "", nil, http.StatusOK)
+					fams = scrapeMetrics(t, srv.url+"/metrics")
+				}
+			}
+			type check struct {
+				family  string
+				labels  map[string]string
+				atLeast float64
+			}
+			checks := []check{
+				{"registryd_http_requests_total", map[string]string{"method": "GET", "route": "/v1/addons/{name}/badge.svg", "status": "200"}, 2},
+				{"registryd_http_requests_total", map[string]string{"method": "POST", "route": "/v1/webhooks/github", "status": "401"}, 1},
+				{"registryd_http_request_duration_seconds", map[string]string{"method": "GET", "route": "/v1/addons/{name}/report", "status": "200"}, 2},
+				{"registryd_webhook_deliveries_total", map[string]string{"event": "pull_request", "outcome": "queued"}, 1},
+				{"registryd_webhook_deliveries_total", map[string]string{"event": "pull_request", "outcome": "unauthenticated"}, 1},
+				{"registryd_jobs_runs_total", map[string]string{"outcome": "completed"}, 1},
+				{"registryd_jobs_queued", map[string]string{"state": "available"}, 0},
+				{"registryd_jobs_queued", map[string]string{"state": "retryable"}, 0},
+				{"registryd_reassess_reports_total", nil, 0},
+				{"registryd_reassess_running", nil, 0},
+				{"registryd_cache_lookups_total", map[string]string{"cache": "badge", "result": "hit"}, 1},
+				{"registryd_cache_lookups_total", map[string]string{"cache": "badge", "result": "miss"}, 1},
+				{"registryd_cache_lookups_total", map[string]string{"cache": "report", "result": "miss"}, 0},
+				{"registryd_build_info", map[string]string{"go_version": runtime.Version()}, 1},
+				{"go_goroutines", nil, 1},
+			}
+			for _, p := range st.pools {
+				checks = append(checks,
+					check{"registryd_db_connections", map[string]string{"pool": p, "state": "idle"}, 0},
+					check{"registryd_db_connections", map[string]string{"pool": p, "state": "in_use"}, 0},
+					check{"registryd_db_connections_max", map[string]string{"pool": p}, 1})
+			}
+			for _, ck := range checks {
+				v, ok := series(fams, ck.family, ck.labels)
+				if !ok || v < ck.atLeast {
+					t.Errorf("%s%v = %v (present %v), want at least %v", ck.family, ck.labels, v, ok, ck.atLeast)
+				}
+			}
+			if st.name == "postgres" {
+				if v, _ := series(fams, "registryd_cache_lookups_total", map[string]string{"cache": "report", "result": "hit"}); v < 1 {
+					t.Errorf("report cache hits = %v on PostgreSQL, want at least 1", v)
+				}
+			}
+			for name := range fams {
+				for _, m := range fams[name].Metric {
+					for _, l := range m.Label {
+						if l.GetName() == "route" && strings.Contains(l.GetValue(), "/fs/") {
+							t.Errorf("%s has a route label with a raw path: %q", name, l.GetValue())
+						}
+					}
+				}
+			}
+			srv.stop()
+		})
+	}
+}
+
+var metricsOn = regexp.MustCompile(`metrics on (http://[0-9.:]+)/metrics`)
+
+// TestMetricsListener: with REGISTRYD_METRICS_ADDR the metrics move to a
+// listener of their own, which serves nothing else, and the main listener
+// no longer serves them.
+func TestMetricsListener(t *testing.T) {
+	env := map[string]string{"REGISTRYD_DATA_DIR": t.TempDir(), "REGISTRYD_METRICS_ADDR": "127.0.0.1:0"}
+	srv := startServer(t, func(k string) string { return env[k] })
+	c := &client{t: t, base: srv.url}
+	c.expect("GET", "/metrics", "", "", "", nil, http.StatusNotFound)
+	m := metricsOn.FindStringSubmatch(srv.log())
+	if m == nil {
+		t.Fatalf("the log does not say where the metrics are:\n%s", srv.log())
+	}
+	fams := scrapeMetrics(t, m[1]+"/metrics")
+	if _, ok := series(fams, "registryd_build_info", nil); !ok {
+		t.Error("the metrics listener does not serve registryd_build_info")
+	}
+	mc := &client{t: t, base: m[1]}
+	mc.expect("GET", "/v1/addons", "", "", "", nil, http.StatusNotFound)
+	mc.expect("POST", "/metrics", "", "", "", nil, http.StatusMethodNotAllowed)
+	srv.stop()
+}
