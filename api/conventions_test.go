@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -19,6 +20,8 @@ import (
 	"github.com/registryd/registryd/clientip"
 	"github.com/registryd/registryd/internal/buildinfo"
 	"github.com/registryd/registryd/internal/fixture"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/workflow"
 )
 
 // rawClient is a client that does not validate against the contract and
@@ -530,3 +533,30 @@ func (r *routeRecorder) badges() (int, int) {
 
 // vary returns every Vary value of r, joined.
 func vary(r resp) string { return strings.Join(r.header.Values("Vary"), ", ") }
+
+// TestExpiredToken: a token that has expired is refused on every route, as
+// a revoked one is, and the answer says it may be expired.
+func TestExpiredToken(t *testing.T) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
+		e := newEnv(t, b)
+		secret, _, err := e.wf.IssueToken(context.Background(), workflow.NewToken{Principal: "erik", Name: "erik", Role: registry.RoleMaintainer, TTL: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := e.do(t, req{method: "GET", path: "/v1/audit-log", token: secret}); r.status != 200 {
+			t.Fatalf("before expiry = %d, want 200", r.status)
+		}
+		later := e.now.Load().Add(time.Hour)
+		e.now.Store(&later)
+		for _, q := range []req{
+			{method: "GET", path: "/v1/audit-log", token: secret},
+			{method: "GET", path: "/v1/addons", token: secret},
+			{method: "POST", path: "/v1/submissions", token: secret, ctype: "application/toml", body: []byte(manifest("x", "1.0.0"))},
+		} {
+			p := wantProblem(t, e.do(t, q), http.StatusUnauthorized, "unauthenticated")
+			if !strings.Contains(p.Detail, "expired") {
+				t.Errorf("%s %s: detail %q does not mention expiry", q.method, q.path, p.Detail)
+			}
+		}
+	})
+}

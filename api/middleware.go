@@ -219,7 +219,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 		a, err := s.wf.Authenticate(r.Context(), tok)
 		if err != nil {
 			if errors.Is(err, registry.ErrUnauthenticated) {
-				err = &problem.Error{Status: http.StatusUnauthorized, Slug: "unauthenticated", Detail: "the token is unknown or revoked",
+				err = &problem.Error{Status: http.StatusUnauthorized, Slug: "unauthenticated", Detail: "the token is unknown, revoked or expired",
 					Header: http.Header{"Www-Authenticate": {`Bearer realm="registryd", error="invalid_token"`}}}
 			}
 			s.writeError(w, r, err)

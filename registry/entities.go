@@ -55,6 +55,14 @@ type Token struct {
 	Principal Principal
 	CreatedAt time.Time
 	RevokedAt *time.Time
+	// ExpiresAt is when the token stops authenticating; nil never.
+	ExpiresAt *time.Time
+}
+
+// Live reports whether t authenticates at now: not revoked and not
+// expired.
+func (t Token) Live(now time.Time) bool {
+	return t.RevokedAt == nil && (t.ExpiresAt == nil || now.Before(*t.ExpiresAt))
 }
 
 // Source is where a submission came from.

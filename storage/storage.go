@@ -307,7 +307,7 @@ type PoolStats struct {
 // Sessions keeps maintainers' browser sessions. Both stores implement it.
 // Session returns an error wrapping registry.ErrNotFound unless a session
 // with the hash exists, expires after now, and was opened with a token that
-// is not revoked. CreateSession returns registry.ErrNotFound when the token
+// is neither revoked nor expired at now. CreateSession returns registry.ErrNotFound when the token
 // does not exist; DeleteSession of an unknown session is not an error.
 type Sessions interface {
 	CreateSession(ctx context.Context, s registry.Session) error

@@ -69,7 +69,7 @@ type Workflow interface {
 // Sessions keeps maintainers' browser sessions on the server. Session
 // returns an error wrapping registry.ErrNotFound when no live session has
 // the hash: never opened, signed out, expired at now, or opened with a token
-// that has since been revoked.
+// that has since been revoked or has expired.
 type Sessions interface {
 	CreateSession(ctx context.Context, s registry.Session) error
 	Session(ctx context.Context, hash []byte, now time.Time) (registry.Session, error)

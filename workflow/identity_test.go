@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -361,6 +362,57 @@ func TestBuildMetadataIsOneVersion(t *testing.T) {
 		h.publish(t, fixture.Clean("meta", "2.0.0"))
 		if a, _ := h.store.Addon(ctx, "meta"); a.LatestVersion != "2.0.0" {
 			t.Errorf("latest = %q, want 2.0.0", a.LatestVersion)
+		}
+	})
+}
+
+// TestTokenExpiry: a token made with a TTL authenticates until it expires
+// and never after; the TTL is bounded and the expiry is audit-logged.
+func TestTokenExpiry(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		secret, tok, err := h.svc.IssueToken(ctx, workflow.NewToken{Principal: "dana", Name: "dana-ci", Role: registry.RoleSubmitter, TTL: 90 * 24 * time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := h.clock.Now().UTC().Truncate(time.Microsecond).Add(90 * 24 * time.Hour); tok.ExpiresAt == nil || !tok.ExpiresAt.Equal(want) {
+			t.Fatalf("ExpiresAt = %v, want %v", tok.ExpiresAt, want)
+		}
+		h.clock.Advance(90*24*time.Hour - 2*time.Second)
+		if _, err := h.svc.Authenticate(ctx, secret); err != nil {
+			t.Errorf("Authenticate before expiry: %v", err)
+		}
+		h.clock.Advance(2 * time.Second)
+		if _, err := h.svc.Authenticate(ctx, secret); !errors.Is(err, registry.ErrUnauthenticated) {
+			t.Errorf("Authenticate at expiry: err %v, want ErrUnauthenticated", err)
+		}
+		never, _, err := h.svc.IssueToken(ctx, workflow.NewToken{Principal: "dana", Name: "dana", Role: registry.RoleSubmitter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Advance(20 * 366 * 24 * time.Hour)
+		if _, err := h.svc.Authenticate(ctx, never); err != nil {
+			t.Errorf("a token without TTL, twenty years on: %v", err)
+		}
+		for _, ttl := range []time.Duration{-time.Second, workflow.MaxTokenTTL + time.Second} {
+			_, _, err := h.svc.IssueToken(ctx, workflow.NewToken{Principal: "dana", Name: "x", Role: registry.RoleSubmitter, TTL: ttl})
+			var ve *registry.ValidationError
+			if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Path != "expires" {
+				t.Errorf("IssueToken(TTL %v) = %v, want a validation error naming expires", ttl, err)
+			}
+		}
+		es, _, err := h.store.AuditLog(ctx, storage.Page{Limit: storage.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range es {
+			if e.Target == "token/"+tok.ID && strings.Contains(e.Detail, `"expires_at":"`+tok.ExpiresAt.Format(time.RFC3339)+`"`) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("the audit log does not record the token's expiry")
 		}
 	})
 }

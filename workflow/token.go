@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -42,14 +43,39 @@ func (s *Service) CreateToken(ctx context.Context, name string, role registry.Ro
 // operator on the command line). Errors: a *registry.ValidationError naming
 // the field.
 func (s *Service) CreateTokenFor(ctx context.Context, principal, name string, role registry.Role) (string, registry.Token, error) {
+	return s.IssueToken(ctx, NewToken{Principal: principal, Name: name, Role: role})
+}
+
+// MaxTokenTTL bounds how long a token may be made to live.
+const MaxTokenTTL = 10 * 366 * 24 * time.Hour
+
+// NewToken is what IssueToken makes a token of.
+type NewToken struct {
+	// Principal and Name are as for CreateTokenFor.
+	Principal, Name string
+	Role            registry.Role
+	// TTL, when above zero, makes the token expire that long after its
+	// creation (at most MaxTokenTTL); zero makes one that never expires.
+	TTL time.Duration
+}
+
+// IssueToken makes the token nt describes, as CreateTokenFor does, and
+// returns its secret and the stored token (with ExpiresAt when nt.TTL is
+// set). From ExpiresAt on, Authenticate refuses the token and the browser
+// sessions opened with it end. Errors: a *registry.ValidationError naming
+// the field.
+func (s *Service) IssueToken(ctx context.Context, nt NewToken) (string, registry.Token, error) {
 	var fs fields
-	principal, name = norm.NFKC.String(principal), norm.NFKC.String(name)
+	principal, name, role := norm.NFKC.String(nt.Principal), norm.NFKC.String(nt.Name), nt.Role
 	if principal != name {
 		fs.principalName("principal", principal)
 	}
 	fs.principalName("name", name)
 	if !role.Valid() {
 		fs.add("role", "must be submitter, maintainer or admin")
+	}
+	if nt.TTL < 0 || nt.TTL > MaxTokenTTL {
+		fs.add("expires", "must be a positive duration of at most ten years")
 	}
 	if err := fs.err(); err != nil {
 		return "", registry.Token{}, err
@@ -66,10 +92,16 @@ func (s *Service) CreateTokenFor(ctx context.Context, principal, name string, ro
 			return fmt.Errorf("store principal: %w", err)
 		}
 		tok = registry.Token{ID: s.newID("tok"), Name: name, Role: role, Hash: sum[:], Principal: registry.Principal{ID: p.ID, Name: p.Name}, CreatedAt: now}
+		d := map[string]string{"name": name, "role": string(role), "principal": p.ID, "principal_name": p.Name}
+		if nt.TTL > 0 {
+			exp := now.Add(nt.TTL)
+			tok.ExpiresAt = &exp
+			d["expires_at"] = exp.UTC().Format(time.RFC3339)
+		}
 		if err := tx.CreateToken(ctx, tok); err != nil {
 			return fmt.Errorf("store token: %w", err)
 		}
-		detail, _ := json.Marshal(map[string]string{"name": name, "role": string(role), "principal": p.ID, "principal_name": p.Name})
+		detail, _ := json.Marshal(d)
 		return s.audit(ctx, tx, now, SystemActor, "token.create", "token/"+tok.ID, "", string(detail))
 	})
 	if err != nil {
@@ -99,7 +131,8 @@ func (s *Service) RevokeToken(ctx context.Context, id string) error {
 // Authenticate returns the actor a token secret (the value after "Bearer ")
 // stands for: the token's principal (its name and ID), the token's ID and
 // its role. It returns an error matching registry.ErrUnauthenticated for
-// an empty, malformed, unknown or revoked secret, and never says which.
+// an empty, malformed, unknown, revoked or expired secret, and never says
+// which.
 func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error) {
 	if len(secret) != tokenSecretLen || !strings.HasPrefix(secret, TokenPrefix) {
 		return Actor{}, fmt.Errorf("%w: invalid token", registry.ErrUnauthenticated)
@@ -112,7 +145,7 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error
 	if err != nil {
 		return Actor{}, fmt.Errorf("authenticate: %w", err)
 	}
-	if tok.RevokedAt != nil {
+	if !tok.Live(s.clock()) {
 		return Actor{}, fmt.Errorf("%w: invalid token", registry.ErrUnauthenticated)
 	}
 	name := tok.Principal.Name

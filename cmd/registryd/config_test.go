@@ -25,9 +25,9 @@ func TestServeConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		Addr:            "127.0.0.1:8080",
-		Store:           storage.Config{DataDir: "./data"},
-		GitHub:          githubConfig{APIURL: "https://api.github.com/", ManifestGlob: "**/lean-ctx-addon.toml", WebhookBodyBudget: 64 << 20},
+		Addr:               "127.0.0.1:8080",
+		Store:              storage.Config{DataDir: "./data"},
+		GitHub:             githubConfig{APIURL: "https://api.github.com/", ManifestGlob: "**/lean-ctx-addon.toml", WebhookBodyBudget: 64 << 20},
 		ShutdownTimeout:    20 * time.Second,
 		RateLimit:          600,
 		CacheableRateLimit: 6000,

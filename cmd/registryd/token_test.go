@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -120,6 +122,14 @@ func TestTokenRefusals(t *testing.T) {
 		{"revoke unknown", []string{"revoke", "tok_nope"}, 1, "no token"},
 		{"revoke hostile id", []string{"revoke", "tok_\x1b]0;pwned\x07"}, 1, "no token"},
 		{"list with argument", []string{"list", "all"}, 2, "all"},
+		{"list in yaml", []string{"list", "--format", "yaml"}, 2, "--format"},
+		{"expires without unit", []string{"create", "--name", "x", "--role", "admin", "--expires", "90"}, 2, "--expires"},
+		{"expires in weeks", []string{"create", "--name", "x", "--role", "admin", "--expires", "2w"}, 2, "--expires"},
+		{"expires zero", []string{"create", "--name", "x", "--role", "admin", "--expires", "0d"}, 2, "--expires"},
+		{"expires negative", []string{"create", "--name", "x", "--role", "admin", "--expires", "-1d"}, 2, "--expires"},
+		{"expires a Go duration", []string{"create", "--name", "x", "--role", "admin", "--expires", "1h30m"}, 2, "--expires"},
+		{"expires past ten years", []string{"create", "--name", "x", "--role", "admin", "--expires", "3661d"}, 2, "--expires"},
+		{"expires overflowing", []string{"create", "--name", "x", "--role", "admin", "--expires", "99999999999999999999h"}, 2, "--expires"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,5 +146,71 @@ func TestTokenRefusals(t *testing.T) {
 				t.Errorf("output echoes a control character: %q", all)
 			}
 		})
+	}
+}
+
+// TestTokenExpiresAndJSON: --expires sets the token's expiry, which both
+// listings show; --format json is one array a script can read.
+func TestTokenExpiresAndJSON(t *testing.T) {
+	ctx := context.Background()
+	getenv := envOf(map[string]string{"REGISTRYD_DATA_DIR": t.TempDir()})
+	var stdout, stderr bytes.Buffer
+	before := time.Now().UTC().Truncate(time.Second)
+	if err := run(ctx, []string{"token", "create", "--name", "ci", "--role", "submitter", "--expires", "90d"}, getenv, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("token create --expires: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "; it expires at ") {
+		t.Errorf("token create said %q; want the expiry", stderr.String())
+	}
+	createToken(t, getenv, "dana", "maintainer")
+
+	var out bytes.Buffer
+	if err := run(ctx, []string{"token", "list", "--format", "json"}, getenv, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var toks []struct {
+		ID          string     `json:"id"`
+		Name        string     `json:"name"`
+		PrincipalID string     `json:"principal_id"`
+		Principal   string     `json:"principal"`
+		Role        string     `json:"role"`
+		CreatedAt   time.Time  `json:"created_at"`
+		RevokedAt   *time.Time `json:"revoked_at"`
+		ExpiresAt   *time.Time `json:"expires_at"`
+	}
+	dec := json.NewDecoder(&out)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&toks); err != nil {
+		t.Fatalf("token list --format json is not the documented array: %v", err)
+	}
+	if len(toks) != 2 || toks[0].Name != "ci" || toks[1].Name != "dana" {
+		t.Fatalf("tokens = %+v, want ci and dana", toks)
+	}
+	ci, dana := toks[0], toks[1]
+	if ci.ExpiresAt == nil || ci.ExpiresAt.Sub(ci.CreatedAt) != 90*24*time.Hour || ci.CreatedAt.Before(before) || ci.Principal != "ci" || ci.PrincipalID == "" || ci.Role != "submitter" {
+		t.Errorf("ci = %+v, want an expiry 90 days after its creation", ci)
+	}
+	if dana.ExpiresAt != nil || dana.RevokedAt != nil {
+		t.Errorf("dana = %+v, want no expiry and no revocation", dana)
+	}
+	if strings.Contains(out.String(), "hash") {
+		t.Error("the JSON listing shows a hash")
+	}
+
+	out.Reset()
+	if err := run(ctx, []string{"token", "list"}, getenv, nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "EXPIRES") || !strings.Contains(out.String(), ci.ExpiresAt.UTC().Format(time.RFC3339)) || !strings.Contains(out.String(), "never") {
+		t.Errorf("token list = %q; want an EXPIRES column with ci's expiry and dana's never", out.String())
+	}
+	// A listing made after the expiry says so.
+	var table bytes.Buffer
+	if err := printTokens(&table, []registry.Token{{ID: "tok_1", Name: "ci", Role: registry.RoleSubmitter, CreatedAt: ci.CreatedAt, ExpiresAt: ci.ExpiresAt}},
+		ci.ExpiresAt.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "(expired)") {
+		t.Errorf("a listing after the expiry = %q, want it marked expired", table.String())
 	}
 }

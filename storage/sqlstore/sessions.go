@@ -26,7 +26,8 @@ func (s *Store) CreateSession(ctx context.Context, se registry.Session) error {
 }
 
 // Session returns the live session with hash at now: not expired, and
-// opened with a token that is not revoked, with the token's principal.
+// opened with a token that is neither revoked nor expired, with the token's
+// principal.
 // Otherwise the error wraps registry.ErrNotFound.
 func (s *Store) Session(ctx context.Context, hash []byte, now time.Time) (registry.Session, error) {
 	var se registry.Session
@@ -34,7 +35,7 @@ func (s *Store) Session(ctx context.Context, hash []byte, now time.Time) (regist
 	err := s.c.QueryRow(ctx, `
 		SELECT s.hash, s.token_id, COALESCE(p.name, s.name), t.principal_id, s.role, s.created_at, s.expires_at
 		FROM sessions s JOIN api_tokens t ON t.id = s.token_id LEFT JOIN principals p ON p.id = t.principal_id
-		WHERE s.hash = $1 AND s.expires_at > $2 AND t.revoked_at IS NULL`,
+		WHERE s.hash = $1 AND s.expires_at > $2 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)`,
 		nonNilBytes(hash), s.d.Time(now)).Scan(&se.Hash, &se.TokenID, &se.Name, &se.Principal, &role, s.d.ScanTime(&se.CreatedAt), s.d.ScanTime(&se.ExpiresAt))
 	if err != nil {
 		return registry.Session{}, s.err("session", err)

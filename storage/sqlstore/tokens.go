@@ -12,7 +12,7 @@ import (
 // an outer one because SQLite's api_tokens.principal_id is no foreign key
 // (migration 00005 could not add one); CreateToken checks the principal
 // instead, on both databases.
-const tokenSelect = `SELECT t.id, t.name, t.role, t.hash, t.created_at, t.revoked_at, t.principal_id, COALESCE(p.name, '')
+const tokenSelect = `SELECT t.id, t.name, t.role, t.hash, t.created_at, t.revoked_at, t.expires_at, t.principal_id, COALESCE(p.name, '')
 	FROM api_tokens t LEFT JOIN principals p ON p.id = t.principal_id`
 
 const qTokenByHash = tokenSelect + ` WHERE t.hash = $1`
@@ -21,13 +21,13 @@ func (r reader) scanToken(row Row) (registry.Token, error) {
 	var t registry.Token
 	var role string
 	err := row.Scan(&t.ID, &t.Name, &role, &t.Hash, r.d.ScanTime(&t.CreatedAt), r.d.ScanNullTime(&t.RevokedAt),
-		&t.Principal.ID, &t.Principal.Name)
+		r.d.ScanNullTime(&t.ExpiresAt), &t.Principal.ID, &t.Principal.Name)
 	t.Role = registry.Role(role)
 	return t, err
 }
 
-// TokenByHash returns the token whose secret hashes to hash, revoked or not,
-// or an error wrapping registry.ErrNotFound.
+// TokenByHash returns the token whose secret hashes to hash, revoked,
+// expired or not, or an error wrapping registry.ErrNotFound.
 func (r reader) TokenByHash(ctx context.Context, hash []byte) (registry.Token, error) {
 	t, err := r.scanToken(r.c.QueryRow(ctx, qTokenByHash, nonNilBytes(hash)))
 	if err != nil {
@@ -57,9 +57,9 @@ func (t *tx) CreateToken(ctx context.Context, k registry.Token) error {
 	if err := t.c.QueryRow(ctx, `SELECT 1 FROM principals WHERE id = $1`, k.Principal.ID).Scan(&one); err != nil {
 		return t.err(fmt.Sprintf("create token %q: principal %q", k.ID, k.Principal.ID), err)
 	}
-	_, err := t.c.Exec(ctx, `INSERT INTO api_tokens (id, name, role, hash, created_at, revoked_at, principal_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		k.ID, k.Name, string(k.Role), nonNilBytes(k.Hash), t.d.Time(k.CreatedAt), nullTime(t.d, k.RevokedAt), k.Principal.ID)
+	_, err := t.c.Exec(ctx, `INSERT INTO api_tokens (id, name, role, hash, created_at, revoked_at, expires_at, principal_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		k.ID, k.Name, string(k.Role), nonNilBytes(k.Hash), t.d.Time(k.CreatedAt), nullTime(t.d, k.RevokedAt), nullTime(t.d, k.ExpiresAt), k.Principal.ID)
 	if err != nil {
 		return t.err(fmt.Sprintf("create token %q", k.ID), err)
 	}

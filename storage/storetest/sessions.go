@@ -94,6 +94,31 @@ func RunSessions(t *testing.T, newStore func(t *testing.T) SessionStore) {
 		}
 	})
 
+	t.Run("expired token ends its sessions", func(t *testing.T) {
+		s := newStore(t)
+		p := registry.Principal{ID: "prn_bob", Name: "bob", Key: "bob", CreatedAt: t0}
+		exp := t0.Add(30 * time.Minute)
+		tok := registry.Token{ID: "tok_2", Name: "bob", Role: registry.RoleMaintainer, Hash: hash("bob"), Principal: p, CreatedAt: t0, ExpiresAt: &exp}
+		if err := s.InTx(ctx, func(tx storage.Tx) error {
+			if _, err := tx.EnsurePrincipal(ctx, p); err != nil {
+				return err
+			}
+			return tx.CreateToken(ctx, tok)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		se := registry.Session{Hash: hash("b"), TokenID: tok.ID, Name: tok.Name, Role: tok.Role, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
+		if err := s.CreateSession(ctx, se); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Session(ctx, hash("b"), exp.Add(-time.Microsecond)); err != nil {
+			t.Errorf("Session before the token expires: %v", err)
+		}
+		if _, err := s.Session(ctx, hash("b"), exp); !errors.Is(err, registry.ErrNotFound) {
+			t.Errorf("Session once the token expired: err %v, want ErrNotFound", err)
+		}
+	})
+
 	t.Run("unknown token and duplicate hash", func(t *testing.T) {
 		s, tok := setup(t)
 		if err := s.CreateSession(ctx, registry.Session{Hash: hash("x"), TokenID: "tok_missing", Name: "x", Role: registry.RoleMaintainer, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}); !errors.Is(err, registry.ErrNotFound) {

@@ -1120,7 +1120,7 @@ func testTokens(t *testing.T, s storage.Store) {
 	h := func(s string) []byte { b := sha256.Sum256([]byte(s)); return b[:] }
 	carol := registry.Principal{ID: "prn_carol", Name: "Carol", Key: "carol", CreatedAt: at(0)}
 	t1 := registry.Token{ID: "tok_1", Name: "ci", Role: registry.RoleSubmitter, Hash: h("one"), Principal: carol, CreatedAt: at(0)}
-	t2 := registry.Token{ID: "tok_2", Name: "carol", Role: registry.RoleMaintainer, Hash: h("two"), Principal: carol, CreatedAt: at(1)}
+	t2 := registry.Token{ID: "tok_2", Name: "carol", Role: registry.RoleMaintainer, Hash: h("two"), Principal: carol, CreatedAt: at(1), ExpiresAt: ptr(at(90))}
 	inTx(t, s, func(tx storage.Tx) error {
 		if _, err := tx.EnsurePrincipal(ctx, carol); err != nil {
 			return err
@@ -1132,7 +1132,7 @@ func testTokens(t *testing.T, s storage.Store) {
 	})
 	// A token read back carries its principal's ID and name.
 	norm := func(k registry.Token) registry.Token {
-		k.CreatedAt, k.RevokedAt = stored(k.CreatedAt), storedPtr(k.RevokedAt)
+		k.CreatedAt, k.RevokedAt, k.ExpiresAt = stored(k.CreatedAt), storedPtr(k.RevokedAt), storedPtr(k.ExpiresAt)
 		k.Principal = registry.Principal{ID: k.Principal.ID, Name: k.Principal.Name}
 		return k
 	}
