@@ -3,73 +3,21 @@ package metrics
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	"github.com/registryd/registryd/internal/buildinfo"
+	"github.com/registryd/registryd/metrics/metricstest"
 )
 
-// scrape fetches m's handler over a real listener and parses the text
-// format.
-func scrape(t *testing.T, m *Registry) map[string]*dto.MetricFamily {
+// scrape serves m's handler on a real listener and scrapes it.
+func scrape(t *testing.T, m *Registry) metricstest.Families {
 	t.Helper()
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		t.Fatalf("scrape = %d\n%s", resp.StatusCode, body)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("parse the scrape: %v", err)
-	}
-	return fams
-}
-
-// value returns the value of the series of family name whose labels
-// include want, and whether there is one.
-func value(fams map[string]*dto.MetricFamily, name string, want map[string]string) (float64, bool) {
-	f := fams[name]
-	if f == nil {
-		return 0, false
-	}
-next:
-	for _, m := range f.Metric {
-		got := map[string]string{}
-		for _, l := range m.Label {
-			got[l.GetName()] = l.GetValue()
-		}
-		for k, v := range want {
-			if got[k] != v {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue(), true
-		case m.Gauge != nil:
-			return m.Gauge.GetValue(), true
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount()), true
-		case m.Untyped != nil:
-			return m.Untyped.GetValue(), true
-		}
-	}
-	return 0, false
+	return metricstest.Scrape(t, srv.URL)
 }
 
 func TestFamilies(t *testing.T) {
@@ -120,7 +68,7 @@ func TestFamilies(t *testing.T) {
 		{"registryd_build_info", map[string]string{"version": "v1.2.3", "revision": "abc", "modified": "true", "go_version": "go1.26.8"}, 1},
 	}
 	for _, tt := range tests {
-		got, ok := value(fams, tt.family, tt.labels)
+		got, ok := fams.Value(tt.family, tt.labels)
 		if !ok || got != tt.want {
 			t.Errorf("%s%v = %v (present %v), want %v", tt.family, tt.labels, got, ok, tt.want)
 		}
@@ -130,15 +78,11 @@ func TestFamilies(t *testing.T) {
 			t.Errorf("family %s missing: the runtime and process collectors are not registered", name)
 		}
 	}
-	for name, f := range fams {
-		for _, s := range f.Metric {
-			for _, l := range s.Label {
-				if strings.ContainsAny(l.GetValue(), "\x1b") {
-					t.Errorf("%s carries a raw client value in label %s=%q", name, l.GetName(), l.GetValue())
-				}
-			}
+	fams.Labels(func(family, name, value string) {
+		if strings.ContainsAny(value, "\x1b") {
+			t.Errorf("%s carries a raw client value in label %s=%q", family, name, value)
 		}
-	}
+	})
 }
 
 // TestQueueFailureSparesTheRest: a job queue that cannot be read fails its
@@ -148,10 +92,10 @@ func TestQueueFailureSparesTheRest(t *testing.T) {
 	m.WatchQueue(func(context.Context) (map[string]int, error) { return nil, errors.New("database down") })
 	m.ObserveRequest("GET", "/healthz", 200, time.Millisecond)
 	fams := scrape(t, m)
-	if _, ok := value(fams, "registryd_http_requests_total", map[string]string{"route": "/healthz"}); !ok {
+	if _, ok := fams.Value("registryd_http_requests_total", map[string]string{"route": "/healthz"}); !ok {
 		t.Error("a failing queue collector hid the request counter")
 	}
-	if _, ok := value(fams, "registryd_build_info", map[string]string{"revision": ""}); !ok {
+	if _, ok := fams.Value("registryd_build_info", map[string]string{"revision": ""}); !ok {
 		t.Error("build_info missing for a build without VCS information")
 	}
 }

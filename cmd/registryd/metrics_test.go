@@ -8,64 +8,11 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	"github.com/registryd/registryd/githubapi/githubfake"
 	"github.com/registryd/registryd/internal/fixture"
+	"github.com/registryd/registryd/metrics/metricstest"
 	"github.com/registryd/registryd/webhook"
 )
-
-// scrapeMetrics GETs url and parses Prometheus's text format.
-func scrapeMetrics(t *testing.T, url string) map[string]*dto.MetricFamily {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s = %d", url, resp.StatusCode)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("parse %s: %v", url, err)
-	}
-	return fams
-}
-
-// series returns the value of the first series of family name whose
-// labels include want (a histogram's sample count), and whether there is
-// one.
-func series(fams map[string]*dto.MetricFamily, name string, want map[string]string) (float64, bool) {
-	f := fams[name]
-	if f == nil {
-		return 0, false
-	}
-next:
-	for _, m := range f.Metric {
-		got := map[string]string{}
-		for _, l := range m.Label {
-			got[l.GetName()] = l.GetValue()
-		}
-		for k, v := range want {
-			if got[k] != v {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue(), true
-		case m.Gauge != nil:
-			return m.Gauge.GetValue(), true
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount()), true
-		}
-	}
-	return 0, false
-}
 
 // TestMetricsEndToEnd runs `registryd serve` on each store, works it as
 // clients and GitHub would, and checks every metric family an operator's
@@ -116,20 +63,20 @@ func TestMetricsEndToEnd(t *testing.T) {
 			c.expect("GET", "/v1/addons/fs/report", "", "", "", nil, http.StatusOK)
 		}
 
-		fams := scrapeMetrics(t, srv.url+"/metrics")
+		fams := metricstest.Scrape(t, srv.url+"/metrics")
 		if b.Name == "postgres" {
 			// The report cache is on once its listener is; read until
 			// a read is served from memory.
 			deadline := time.Now().Add(30 * time.Second)
 			for {
-				if n, _ := series(fams, "registryd_cache_lookups_total", map[string]string{"cache": "report", "result": "hit"}); n > 0 {
+				if n, _ := fams.Value("registryd_cache_lookups_total", map[string]string{"cache": "report", "result": "hit"}); n > 0 {
 					break
 				}
 				if time.Now().After(deadline) {
 					t.Fatal("no report read was served from the cache within 30s")
 				}
 				c.expect("GET", "/v1/addons/fs/report", "", "", "", nil, http.StatusOK)
-				fams = scrapeMetrics(t, srv.url+"/metrics")
+				fams = metricstest.Scrape(t, srv.url+"/metrics")
 			}
 		}
 		type check struct {
@@ -161,25 +108,21 @@ func TestMetricsEndToEnd(t *testing.T) {
 				check{"registryd_db_connections_max", map[string]string{"pool": p}, 1})
 		}
 		for _, ck := range checks {
-			v, ok := series(fams, ck.family, ck.labels)
+			v, ok := fams.Value(ck.family, ck.labels)
 			if !ok || v < ck.atLeast {
 				t.Errorf("%s%v = %v (present %v), want at least %v", ck.family, ck.labels, v, ok, ck.atLeast)
 			}
 		}
 		if b.Name == "postgres" {
-			if v, _ := series(fams, "registryd_cache_lookups_total", map[string]string{"cache": "report", "result": "hit"}); v < 1 {
+			if v, _ := fams.Value("registryd_cache_lookups_total", map[string]string{"cache": "report", "result": "hit"}); v < 1 {
 				t.Errorf("report cache hits = %v on PostgreSQL, want at least 1", v)
 			}
 		}
-		for name := range fams {
-			for _, m := range fams[name].Metric {
-				for _, l := range m.Label {
-					if l.GetName() == "route" && strings.Contains(l.GetValue(), "/fs/") {
-						t.Errorf("%s has a route label with a raw path: %q", name, l.GetValue())
-					}
-				}
+		fams.Labels(func(family, name, value string) {
+			if name == "route" && strings.Contains(value, "/fs/") {
+				t.Errorf("%s has a route label with a raw path: %q", family, value)
 			}
-		}
+		})
 		srv.stop()
 	})
 }
@@ -198,8 +141,8 @@ func TestMetricsListener(t *testing.T) {
 	if m == nil {
 		t.Fatalf("the log does not say where the metrics are:\n%s", srv.log())
 	}
-	fams := scrapeMetrics(t, m[1]+"/metrics")
-	if _, ok := series(fams, "registryd_build_info", nil); !ok {
+	fams := metricstest.Scrape(t, m[1]+"/metrics")
+	if _, ok := fams.Value("registryd_build_info", nil); !ok {
 		t.Error("the metrics listener does not serve registryd_build_info")
 	}
 	mc := &client{t: t, base: m[1]}
