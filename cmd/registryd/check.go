@@ -126,12 +126,7 @@ func parseCheck(args []string, e env) (checkOptions, error) {
 		fmt.Fprint(fs.Output(), checkUsage)
 		fs.PrintDefaults()
 	}
-	if slicesContainsHelp(args) {
-		fs.SetOutput(e.stdout)
-		fs.Usage()
-		return o, errHelp
-	}
-	if err := parseFlags(fs, args, e.stderr); err != nil {
+	if err := parseFlags(fs, args, e.stdout); err != nil {
 		return o, err
 	}
 	if fs.NArg() != 1 {
@@ -162,20 +157,6 @@ func parseCheck(args []string, e env) (checkOptions, error) {
 		o.opts.StateDir = filepath.Join(dir, "registryd", "check")
 	}
 	return o, nil
-}
-
-// slicesContainsHelp reports whether the command line asks for help before
-// any "--".
-func slicesContainsHelp(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "-h", "-help", "--help":
-			return true
-		}
-	}
-	return false
 }
 
 // defaultStateHint names the default state directory on this machine, for

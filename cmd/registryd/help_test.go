@@ -41,6 +41,8 @@ func TestHelpAndErrorStreams(t *testing.T) {
 		{args: []string{"import", "leanctx", "--help"}, stdoutOnce: "registryd import mcp-registry"},
 		{args: []string{"export", "--help"}, stdoutOnce: "Usage: registryd export"},
 		{args: []string{"import"}, code: 2, stderrHas: "registryd import mcp-registry"},
+		{args: []string{"check", "--help"}, stdoutOnce: "Usage: registryd check --registry URL"},
+		{args: []string{"check", "--max-age", "soon"}, code: 2, stderrHas: "run `registryd check --help` for usage"},
 
 		{args: nil, code: 2, stderrHas: "Usage: registryd <command> [flags]"},
 		{args: []string{"token"}, code: 2, stderrHas: "registryd token list"},
