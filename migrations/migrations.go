@@ -8,6 +8,17 @@ import (
 	"io/fs"
 )
 
+// Independent says that the migrations may be applied out of order: a
+// database may already hold a later migration when an earlier one first
+// appears. Numbers are given to pieces of work when they are planned, and
+// the work lands in whatever order it is finished, so a database migrated by
+// one build can meet, in the next, a migration numbered below its version.
+// That is safe because every migration touches only what it creates or the
+// columns it adds, and none reads another's; a new migration must keep it so
+// (or depend only on lower numbers that have landed). The stores apply with
+// goose's out-of-order option set to this.
+const Independent = true
+
 // FS holds both sets: postgres/*.sql and sqlite/*.sql. It is read-only.
 //
 //go:embed postgres/*.sql sqlite/*.sql

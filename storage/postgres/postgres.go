@@ -138,7 +138,8 @@ func newPool(ctx context.Context, cfg storage.Config) (*pgxpool.Pool, error) {
 }
 
 func newProvider(db *sql.DB, logger *slog.Logger, withLock bool) (*goose.Provider, error) {
-	opts := []goose.ProviderOption{goose.WithSlog(logger)}
+	// Out of order: see migrations.Independent.
+	opts := []goose.ProviderOption{goose.WithSlog(logger), goose.WithAllowOutofOrder(migrations.Independent)}
 	if withLock {
 		locker, err := lock.NewPostgresSessionLocker()
 		if err != nil {

@@ -178,7 +178,9 @@ func Migrate(ctx context.Context, cfg storage.Config) error {
 }
 
 func newProvider(db *sql.DB, logger *slog.Logger) (*goose.Provider, error) {
-	return goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite(), goose.WithSlog(logger))
+	// Out of order: see migrations.Independent.
+	return goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite(), goose.WithSlog(logger),
+		goose.WithAllowOutofOrder(migrations.Independent))
 }
 
 func migrate(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
