@@ -401,7 +401,7 @@ func TestTokenExpiry(t *testing.T) {
 				t.Errorf("IssueToken(TTL %v) = %v, want a validation error naming expires", ttl, err)
 			}
 		}
-		es, _, err := h.store.AuditLog(ctx, storage.Page{Limit: storage.MaxLimit})
+		es, _, err := h.store.AuditLog(ctx, storage.AuditFilter{}, storage.Page{Limit: storage.MaxLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
