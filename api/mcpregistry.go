@@ -33,10 +33,6 @@ import (
 // a server version.
 const CurationKey = "dev.registryd/curation"
 
-// officialKey is the _meta key of a registry's own metadata of a server
-// version (status, dates, isLatest), as the MCP Registry API defines it.
-const officialKey = "io.modelcontextprotocol.registry/official"
-
 // The MCP Registry API's page size bounds.
 const (
 	mcpDefaultLimit = 30
