@@ -10,10 +10,12 @@ package storage
 
 import (
 	"context"
+	"crypto/rand"
 	"time"
 
 	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/transparency"
 )
 
 // Page selects one page of a list. Cursor is the opaque string a previous
@@ -172,6 +174,9 @@ type Reader interface {
 	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
 	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
 
+	// The transparency log and the signed reports: see Log.
+	Log
+
 	// AuditLog lists the entries f matches, newest first.
 	AuditLog(ctx context.Context, f AuditFilter, p Page) ([]registry.AuditEntry, string, error)
 	// AuditChoices returns the distinct actors and the distinct actions of
@@ -219,7 +224,15 @@ type Tx interface {
 	// UpdateSubmission writes s's status, verdict, risk and decision fields.
 	UpdateSubmission(ctx context.Context, s registry.Submission) error
 	// PutReport stores (or replaces) the report of r.SubmissionID and its
-	// findings projection.
+	// findings projection. When the submission is a published version, it
+	// also stores the report's DSSE envelope, signed by every key of the
+	// store's Signing, and appends the report's leaf to the transparency
+	// log when the transaction commits (see Log); a report identical to the
+	// one the version's current leaf names appends nothing. CreateVersion
+	// does the same for the report its submission already has. These two
+	// are the only ways into the log: whoever stores a published version's
+	// report signs and logs it, and every leaf a transaction appends goes
+	// into the tree at once, with one checkpoint, just before it commits.
 	PutReport(ctx context.Context, r registry.Report, findings []registry.StoredFinding) error
 	// PutAddon inserts or updates a.
 	PutAddon(ctx context.Context, a registry.Addon) error
@@ -279,6 +292,19 @@ type Store interface {
 	InTx(ctx context.Context, fn func(Tx) error) error
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
+	// RefreshCheckpoint signs the log's checkpoint again, with the same tree
+	// and a fresh timestamp, when the stored one is missing, older than
+	// maxAge, or lacks the signature of one of the store's keys (a key
+	// added by a rotation). It returns whether it signed. Replicas may all
+	// call it: the check is repeated under the log's lock, so one of them
+	// signs.
+	RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bool, error)
+	// SignEnvelopes signs, in one transaction, up to batch published
+	// reports whose envelope is missing (a version published before the
+	// log existed) or lacks the signature of one of the store's keys (after
+	// a rotation), logging those that have no current leaf, and returns how
+	// many it signed. Call it until it returns 0.
+	SignEnvelopes(ctx context.Context, batch int) (int, error)
 	// Migrated reports whether every embedded migration has been applied.
 	Migrated(ctx context.Context) (bool, error)
 	// StartJobs starts workers on this database that run the jobs of
@@ -293,6 +319,90 @@ type Store interface {
 	// moment, for the metrics. It performs no I/O.
 	Pools() []PoolStats
 	Close() error
+}
+
+// Log is the transparency log of published reports (docs/trust.md): an
+// RFC 6962 Merkle tree with one leaf (transparency.Leaf) each time a
+// published version's report is rendered, its latest signed checkpoint, and
+// the signed envelopes of the reports. Every method but SigningKeys reads
+// the database; each answer is consistent in itself (a proof and the
+// checkpoint it proves against come from one state of the log).
+type Log interface {
+	// SigningKeys returns the verifier keys the store signs with, the
+	// active key first. It performs no I/O.
+	SigningKeys() []transparency.VerifierKey
+	// PublishedEnvelope returns the DSSE envelope of the report that
+	// PublishedReport returns for the same arguments; registry.ErrNotFound
+	// when the version is not published or its report has no envelope
+	// yet.
+	PublishedEnvelope(ctx context.Context, addon, version string) (Envelope, error)
+	// PublishedEnvelopeDigest returns the SHA256 of the envelope
+	// PublishedEnvelope would return, without reading it.
+	PublishedEnvelopeDigest(ctx context.Context, addon, version string) (string, error)
+	// Checkpoint returns the latest signed checkpoint; registry.ErrNotFound
+	// when none has been signed yet (see Store.RefreshCheckpoint).
+	Checkpoint(ctx context.Context) (Checkpoint, error)
+	// InclusionProof proves the current leaf of addon@version (the latest
+	// published version when version is "") against the latest signed
+	// checkpoint; registry.ErrNotFound when the version is not published
+	// or has no leaf yet.
+	InclusionProof(ctx context.Context, addon, version string) (Inclusion, error)
+	// ConsistencyProof returns the RFC 9162 consistency proof from the tree
+	// of size from to the tree of size to. It fails with
+	// registry.ErrInvalid (a *registry.ValidationError naming "from" or
+	// "to") unless from <= to <= the latest signed checkpoint's size.
+	ConsistencyProof(ctx context.Context, from, to uint64) ([][]byte, error)
+}
+
+// Envelope is a stored DSSE envelope: its canonical JSON bytes and their
+// SHA256 (lowercase hex), which is its ETag.
+type Envelope struct {
+	Bytes  []byte
+	SHA256 string
+}
+
+// Checkpoint is the latest signed checkpoint of the log.
+type Checkpoint struct {
+	Size uint64
+	Root []byte
+	// Signed is the signed note, served byte for byte.
+	Signed []byte
+	// SignedAt is its Timestamp.
+	SignedAt time.Time
+}
+
+// Inclusion is the inclusion proof of one leaf in the tree of a signed
+// checkpoint: GET …/proof's answer.
+type Inclusion struct {
+	LeafIndex  uint64
+	TreeSize   uint64
+	Leaf       []byte // the leaf's text form (transparency.Leaf.Marshal)
+	Hashes     [][]byte
+	Checkpoint []byte // the signed note of the checkpoint of TreeSize
+}
+
+// Signing is what a store signs published reports and checkpoints with.
+type Signing struct {
+	// Signers sign every envelope and checkpoint, in order. The first is
+	// the active key; its name is the log's origin. Empty means an
+	// ephemeral key (see Ephemeral).
+	Signers []*transparency.Signer
+	// Now stamps checkpoints; nil means time.Now.
+	Now func() time.Time
+}
+
+// EphemeralKeyName names the key of Ephemeral, and so the origin of a log
+// signed by it.
+const EphemeralKeyName = "registryd-ephemeral"
+
+// Ephemeral returns a signer generated at random, for a store configured
+// without a key: what it signs cannot be verified after the process ends.
+func Ephemeral() (*transparency.Signer, error) {
+	skey, _, err := transparency.GenerateKey(rand.Reader, EphemeralKeyName)
+	if err != nil {
+		return nil, err
+	}
+	return transparency.ParseSigner(skey)
 }
 
 // PoolStats is one database connection pool at one moment.

@@ -84,8 +84,18 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: migrations: %w", err)
 	}
+	signing, err := cfg.SigningOrEphemeral()
+	var inner *sqlstore.Store
+	if err == nil {
+		inner, err = sqlstore.New(dialect{}, db{conn: conn{pool}, pool: pool, jobs: q}, sqlstore.Schema{Migrations: schema, Jobs: q}, signing)
+	}
+	if err != nil {
+		sqlDB.Close()
+		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
 	st := &Store{
-		Store: sqlstore.New(dialect{}, db{conn: conn{pool}, pool: pool, jobs: q}, sqlstore.Schema{Migrations: schema, Jobs: q}),
+		Store: inner,
 		pool:  pool, sqlDB: sqlDB, jobs: q, logger: logger, cache: newReportCache(), listenDone: make(chan struct{})}
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	st.stopListen = stop

@@ -159,9 +159,17 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 	}
 	stmts := newStmtCache(ctx, read, sqlstore.HotQueries)
 	wstmts := newStmtCache(ctx, write, nil)
-	return &Store{Store: sqlstore.New(dialect{}, db{conn: conn{stmts}, write: write, wstmts: wstmts, jobs: q},
-		sqlstore.Schema{Migrations: schema, Jobs: q}),
-		write: write, read: read, stmts: stmts, wstmts: wstmts, jobs: q, logger: logger}, nil
+	signing, err := cfg.SigningOrEphemeral()
+	var inner *sqlstore.Store
+	if err == nil {
+		inner, err = sqlstore.New(dialect{}, db{conn: conn{stmts}, write: write, wstmts: wstmts, jobs: q},
+			sqlstore.Schema{Migrations: schema, Jobs: q}, signing)
+	}
+	if err != nil {
+		_ = errors.Join(stmts.Close(), wstmts.Close(), write.Close(), read.Close())
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	return &Store{Store: inner, write: write, read: read, stmts: stmts, wstmts: wstmts, jobs: q, logger: logger}, nil
 }
 
 // Migrate applies every pending migration, ours and River's, to the

@@ -146,9 +146,24 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 		return fmt.Errorf("put report: %w", err)
 	}
 	op := fmt.Sprintf("put report of %q", r.SubmissionID)
-	_, err := t.c.Exec(ctx, `INSERT INTO reports (submission_id, bytes, sha256, ruleset) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (submission_id) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, ruleset = excluded.ruleset`,
-		r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset)
+	pub, published, err := t.publishedAs(ctx, r.SubmissionID)
+	if err != nil {
+		return err
+	}
+	// A published version's report is stored with its envelope, and its
+	// leaf is queued for the commit (translog.go); any other report has
+	// no envelope.
+	var env envelopeCols
+	if published {
+		if env, err = t.logReport(r.SubmissionID, pub, nonNilBytes(r.Bytes), r.SHA256); err != nil {
+			return err
+		}
+	}
+	_, err = t.c.Exec(ctx, `INSERT INTO reports (submission_id, bytes, sha256, ruleset, envelope, envelope_sha256, envelope_keys)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (submission_id) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, ruleset = excluded.ruleset,
+			envelope = excluded.envelope, envelope_sha256 = excluded.envelope_sha256, envelope_keys = excluded.envelope_keys`,
+		r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys)
 	if err != nil {
 		return t.err(op, err)
 	}

@@ -118,6 +118,7 @@ type Store struct {
 	reader
 	db     DB
 	schema Schema
+	n      *notary
 }
 
 var (
@@ -125,9 +126,14 @@ var (
 	_ storage.Sessions = (*Store)(nil)
 )
 
-// New returns the store on db, spoken to in d, whose schema is schema.
-func New(d Dialect, db DB, schema Schema) *Store {
-	return &Store{reader: reader{c: db, d: d}, db: db, schema: schema}
+// New returns the store on db, spoken to in d, whose schema is schema,
+// signing published reports and the log's checkpoints as signing says. It
+// fails when signing has no signer (see storage.Ephemeral).
+func New(d Dialect, db DB, schema Schema, signing storage.Signing) (*Store, error) {
+	if len(signing.Signers) == 0 {
+		return nil, errors.New("sqlstore: no signing key")
+	}
+	return &Store{reader: reader{c: db, d: d}, db: db, schema: schema, n: newNotary(signing)}, nil
 }
 
 // Ping checks that the database answers a query.
@@ -171,7 +177,13 @@ func (s *Store) inTx(ctx context.Context, fn func(*tx) error) (err error) {
 			_ = c.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := fn(&tx{reader: reader{c: c, d: s.d, lock: s.d.ForUpdate()}, c: c}); err != nil {
+	t := &tx{reader: reader{c: c, d: s.d, lock: s.d.ForUpdate()}, c: c, n: s.n}
+	if err := fn(t); err != nil {
+		return err
+	}
+	// The log's lock is taken last, so that it is held only for the
+	// append and the commit.
+	if err := t.flushLog(ctx); err != nil {
 		return err
 	}
 	if err := c.Commit(ctx); err != nil {
@@ -206,7 +218,9 @@ func (r reader) err(op string, err error) error {
 // and the writes.
 type tx struct {
 	reader
-	c TxConn
+	c       TxConn
+	n       *notary
+	pending []pendingLeaf // leaves to append at commit (translog.go)
 }
 
 var _ storage.Tx = (*tx)(nil)

@@ -63,5 +63,7 @@ func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 	if err != nil {
 		return t.err(fmt.Sprintf("create version %s@%s", v.Addon, v.Version), err)
 	}
-	return nil
+	// The report the submission has is now a published version's: it is
+	// signed and logged (translog.go).
+	return t.logPublished(ctx, v.SubmissionID)
 }

@@ -70,6 +70,11 @@ func Run(t *testing.T, newStore NewStore) {
 		{"UpstreamSync", testUpstreamSync},
 		{"PublishedServers", testPublishedServers},
 		{"Gauges", testGauges},
+		{"LogAppend", testLogAppend},
+		{"LogRerender", testLogRerender},
+		{"LogConcurrent", testLogConcurrent},
+		{"ConsistencyErrors", testConsistencyErrors},
+		{"RefreshCheckpoint", testRefreshCheckpoint},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

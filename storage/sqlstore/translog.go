@@ -1,0 +1,557 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/transparency-dev/formats/log"
+	"github.com/transparency-dev/merkle/compact"
+	"github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/transparency"
+)
+
+// The transparency log (tables log_leaves, log_nodes, log_head; migration
+// 00008) and the envelopes of published reports (columns of reports).
+//
+// A transaction that stores a published version's report signs its
+// envelope at once and queues its leaf (tx.queueLeaf). Just before the
+// transaction commits, flushLog appends every queued leaf: it locks the
+// head row, rebuilds the tree's compact range from the stored nodes, appends
+// the leaves to it, stores the leaves and every subtree node completed on
+// the way, and signs a checkpoint of the new tree into the head row. The
+// lock makes appends one at a time across every connection and replica
+// (PostgreSQL's row lock; SQLite's write transactions exclude each other
+// anyway), so the log has no gap and no fork; holding it only for the
+// flush keeps the critical section to a few statements, however many
+// leaves the transaction appends.
+
+// notary signs for one store: envelopes and checkpoints, with its keys in
+// order, at its clock.
+type notary struct {
+	signers []*transparency.Signer
+	keys    []transparency.VerifierKey
+	keyIDs  string // the keys' IDs, comma-separated, as envelope_keys and signed_by store them
+	origin  string
+	now     func() time.Time
+}
+
+func newNotary(s storage.Signing) *notary {
+	n := &notary{signers: s.Signers, now: s.Now, origin: s.Signers[0].Name()}
+	ids := make([]string, len(s.Signers))
+	for i, sg := range s.Signers {
+		n.keys = append(n.keys, sg.Verifier())
+		ids[i] = sg.Verifier().ID
+	}
+	n.keyIDs = strings.Join(ids, ",")
+	if n.now == nil {
+		n.now = time.Now
+	}
+	return n
+}
+
+// signedByAll reports whether the comma-separated key IDs include every key
+// of the notary's.
+func (n *notary) signedByAll(ids string) bool {
+	for _, k := range n.keys {
+		if !strings.Contains(ids, k.ID) {
+			return false
+		}
+	}
+	return true
+}
+
+// envelope signs a report's envelope.
+func (n *notary) envelope(report []byte) ([]byte, string, error) {
+	env, err := transparency.SignEnvelope(report, n.signers...)
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(env)
+	return env, hex.EncodeToString(sum[:]), nil
+}
+
+// checkpoint signs the checkpoint of a tree, stamped now (whole seconds).
+func (n *notary) checkpoint(size uint64, root []byte) ([]byte, time.Time, error) {
+	at := n.now().UTC().Truncate(time.Second)
+	signed, err := transparency.SignCheckpoint(transparency.Checkpoint{
+		Checkpoint: log.Checkpoint{Origin: n.origin, Size: size, Hash: root},
+		Timestamp:  at.Unix(),
+	}, noteSigners(n.signers)...)
+	return signed, at, err
+}
+
+func noteSigners(ss []*transparency.Signer) []note.Signer {
+	out := make([]note.Signer, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// SigningKeys returns the verifier keys the store signs with, the active
+// one first.
+func (s *Store) SigningKeys() []transparency.VerifierKey {
+	return append([]transparency.VerifierKey(nil), s.n.keys...)
+}
+
+// nodeKey is the stored key of a tree node: its position in an in-order
+// walk of the infinite tree, unique across levels.
+func nodeKey(id compact.NodeID) int64 {
+	return int64(id.Index<<(id.Level+1) + (1 << id.Level) - 1)
+}
+
+var rangeFactory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
+
+// nodesPerQuery is how many node keys one read binds. The query's text is
+// constant, so each database prepares it once; unused places bind -1,
+// which no node has.
+const nodesPerQuery = 64
+
+var qNodes = func() string {
+	ph := make([]string, nodesPerQuery)
+	for i := range ph {
+		ph[i] = fmt.Sprintf("$%d", i+1)
+	}
+	return `SELECT id, hash FROM log_nodes WHERE id IN (` + strings.Join(ph, ", ") + `)`
+}()
+
+// nodes reads the hashes of ids, in their order; every one must exist.
+func (r reader) nodes(ctx context.Context, ids []compact.NodeID) ([][]byte, error) {
+	got := make(map[int64][]byte, len(ids))
+	for start := 0; start < len(ids); start += nodesPerQuery {
+		a := make([]any, nodesPerQuery)
+		for i := range a {
+			a[i] = int64(-1)
+			if start+i < len(ids) {
+				a[i] = nodeKey(ids[start+i])
+			}
+		}
+		rows, err := r.c.Query(ctx, qNodes, a...)
+		if err != nil {
+			return nil, r.err("read log nodes", err)
+		}
+		for rows.Next() {
+			var k int64
+			var h []byte
+			if err := rows.Scan(&k, &h); err != nil {
+				rows.Close()
+				return nil, r.err("read log nodes", err)
+			}
+			got[k] = h
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, r.err("read log nodes", err)
+		}
+	}
+	out := make([][]byte, len(ids))
+	for i, id := range ids {
+		h, ok := got[nodeKey(id)]
+		if !ok {
+			return nil, fmt.Errorf("%s: log node %d.%d is missing", r.d.Name(), id.Level, id.Index)
+		}
+		out[i] = h
+	}
+	return out, nil
+}
+
+// proofHashes fetches the nodes of a proof and combines them into its
+// hashes.
+func (r reader) proofHashes(ctx context.Context, n proof.Nodes) ([][]byte, error) {
+	hs, err := r.nodes(ctx, n.IDs)
+	if err != nil {
+		return nil, err
+	}
+	hs, err = n.Rehash(hs, rfc6962.DefaultHasher.HashChildren)
+	if err != nil {
+		return nil, fmt.Errorf("%s: rehash proof: %w", r.d.Name(), err)
+	}
+	return hs, nil
+}
+
+// pendingLeaf is a leaf a transaction will append when it commits.
+type pendingLeaf struct {
+	submission string
+	leaf       []byte
+}
+
+// published is what the log needs of a submission that is a published
+// version: the leaf's fields but the report digest, and the current leaf's
+// bytes (nil when it has none).
+type published struct {
+	addon, version, manifest string
+	current                  []byte
+}
+
+// qPublishedAs finds whether a submission is a published version, with its
+// current leaf.
+const qPublishedAs = `SELECT s.addon, s.version, s.manifest_sha256,
+		(SELECT l.leaf FROM log_leaves l WHERE l.submission_id = s.id ORDER BY l.idx DESC LIMIT 1)
+	FROM submissions s JOIN versions v ON v.addon = s.addon AND v.submission_id = s.id
+	WHERE s.id = $1`
+
+// publishedAs returns the published version submission id is, or ok false.
+func (t *tx) publishedAs(ctx context.Context, id string) (published, bool, error) {
+	var p published
+	err := t.c.QueryRow(ctx, qPublishedAs, id).Scan(&p.addon, &p.version, &p.manifest, &p.current)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, false, nil
+	}
+	if err != nil {
+		return p, false, t.err(fmt.Sprintf("published version of %q", id), err)
+	}
+	return p, true, nil
+}
+
+// envelopeCols are a report's envelope columns: all nil (NULL) for a
+// report that has none.
+type envelopeCols struct{ bytes, sha, keys any }
+
+// logReport signs the envelope of a published version's report and queues
+// the report's leaf unless the version's current leaf is the same. It
+// returns the envelope's columns, for the caller to store.
+func (t *tx) logReport(id string, p published, report []byte, reportSHA string) (envelopeCols, error) {
+	env, envSHA, err := t.n.envelope(report)
+	if err != nil {
+		return envelopeCols{}, fmt.Errorf("sign report of %q: %w", id, err)
+	}
+	leaf := transparency.Leaf{Addon: p.addon, Version: p.version, ManifestSHA256: p.manifest, ReportSHA256: reportSHA}
+	if err := leaf.Validate(); err != nil {
+		return envelopeCols{}, fmt.Errorf("log report of %q: %w", id, err)
+	}
+	if b := leaf.Marshal(); bytes.Equal(b, p.current) {
+		t.unqueue(id)
+	} else {
+		t.queueLeaf(id, b)
+	}
+	return envelopeCols{env, envSHA, t.n.keyIDs}, nil
+}
+
+// queueLeaf queues a leaf for the commit. A submission's report stored
+// twice in one transaction is logged once, as last stored: the first was
+// never visible.
+func (t *tx) queueLeaf(id string, leaf []byte) {
+	t.unqueue(id)
+	t.pending = append(t.pending, pendingLeaf{submission: id, leaf: leaf})
+}
+
+func (t *tx) unqueue(id string) {
+	for i, p := range t.pending {
+		if p.submission == id {
+			t.pending = append(t.pending[:i], t.pending[i+1:]...)
+			return
+		}
+	}
+}
+
+// logPublished signs and logs the report a just-published version's
+// submission already has (none yet is not an error: PutReport will).
+func (t *tx) logPublished(ctx context.Context, id string) error {
+	p, ok, err := t.publishedAs(ctx, id)
+	if err != nil || !ok {
+		return err
+	}
+	var report []byte
+	var sha string
+	err = t.c.QueryRow(ctx, `SELECT bytes, sha256 FROM reports WHERE submission_id = $1`, id).Scan(&report, &sha)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return t.err(fmt.Sprintf("report of %q", id), err)
+	}
+	env, err := t.logReport(id, p, report, sha)
+	if err != nil {
+		return err
+	}
+	if _, err := t.c.Exec(ctx, `UPDATE reports SET envelope = $2, envelope_sha256 = $3, envelope_keys = $4 WHERE submission_id = $1`,
+		id, env.bytes, env.sha, env.keys); err != nil {
+		return t.err(fmt.Sprintf("store envelope of %q", id), err)
+	}
+	return nil
+}
+
+// head is the log's head row.
+type head struct {
+	size     uint64
+	root     []byte
+	signed   []byte
+	signedAt *time.Time
+	signedBy string
+}
+
+func (r reader) head(ctx context.Context) (head, error) {
+	var h head
+	var size int64
+	err := r.c.QueryRow(ctx, `SELECT size, root, checkpoint, signed_at, signed_by FROM log_head WHERE id = 1`+r.lock).
+		Scan(&size, &h.root, &h.signed, r.d.ScanNullTime(&h.signedAt), &h.signedBy)
+	if err != nil {
+		return h, r.err("read log head", err)
+	}
+	h.size = uint64(size)
+	return h, nil
+}
+
+var copyLeaves = newCopy("log_leaves", "idx", "submission_id", "leaf")
+var copyNodes = newCopy("log_nodes", "id", "hash")
+
+// flushLog appends the queued leaves to the log and signs the new
+// checkpoint. It runs last in the transaction, holding the log's lock
+// until the commit.
+func (t *tx) flushLog(ctx context.Context) error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	h, err := t.head(ctx)
+	if err != nil {
+		return err
+	}
+	hashes, err := t.nodes(ctx, compact.RangeNodes(0, h.size, nil))
+	if err != nil {
+		return err
+	}
+	rng, err := rangeFactory.NewRange(0, h.size, hashes)
+	if err != nil {
+		return fmt.Errorf("%s: log range of size %d: %w", t.d.Name(), h.size, err)
+	}
+	type node struct {
+		key  int64
+		hash []byte
+	}
+	nodes := make([]node, 0, 2*len(t.pending))
+	visit := func(id compact.NodeID, hash []byte) { nodes = append(nodes, node{nodeKey(id), hash}) }
+	for _, p := range t.pending {
+		if err := rng.Append(rfc6962.DefaultHasher.HashLeaf(p.leaf), visit); err != nil {
+			return fmt.Errorf("%s: append to log: %w", t.d.Name(), err)
+		}
+	}
+	root, err := rng.GetRootHash(nil)
+	if err != nil {
+		return fmt.Errorf("%s: log root: %w", t.d.Name(), err)
+	}
+	row := make([]any, 3)
+	if err := t.c.CopyRows(ctx, copyLeaves, len(t.pending), func(i int) []any {
+		row[0], row[1], row[2] = int64(h.size)+int64(i), t.pending[i].submission, t.pending[i].leaf
+		return row
+	}); err != nil {
+		return t.err("append log leaves", err)
+	}
+	nrow := make([]any, 2)
+	if err := t.c.CopyRows(ctx, copyNodes, len(nodes), func(i int) []any {
+		nrow[0], nrow[1] = nodes[i].key, nodes[i].hash
+		return nrow
+	}); err != nil {
+		return t.err("append log nodes", err)
+	}
+	t.pending = nil
+	return t.signHead(ctx, rng.End(), root)
+}
+
+// signHead signs a checkpoint of the tree of size and root and stores it,
+// with the tree, in the head row (which the caller has locked).
+func (t *tx) signHead(ctx context.Context, size uint64, root []byte) error {
+	signed, at, err := t.n.checkpoint(size, root)
+	if err != nil {
+		return fmt.Errorf("sign checkpoint: %w", err)
+	}
+	if _, err := t.c.Exec(ctx, `UPDATE log_head SET size = $1, root = $2, checkpoint = $3, signed_at = $4, signed_by = $5 WHERE id = 1`,
+		int64(size), root, signed, t.d.Time(at), t.n.keyIDs); err != nil {
+		return t.err("store checkpoint", err)
+	}
+	return nil
+}
+
+// checkpointStale reports whether h's checkpoint must be signed again.
+func (n *notary) checkpointStale(h head, maxAge time.Duration) bool {
+	return h.signed == nil || h.signedAt == nil || n.now().Sub(*h.signedAt) >= maxAge || !n.signedByAll(h.signedBy)
+}
+
+// RefreshCheckpoint signs the checkpoint again when it is missing, older
+// than maxAge or lacks one of the store's keys; see storage.Store.
+func (s *Store) RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bool, error) {
+	h, err := s.head(ctx)
+	if err != nil {
+		return false, err
+	}
+	if !s.n.checkpointStale(h, maxAge) {
+		return false, nil
+	}
+	signed := false
+	err = s.inTx(ctx, func(t *tx) error {
+		signed = false
+		h, err := t.head(ctx)
+		if err != nil || !t.n.checkpointStale(h, maxAge) {
+			return err
+		}
+		signed = true
+		return t.signHead(ctx, h.size, h.root)
+	})
+	if err != nil {
+		return false, fmt.Errorf("refresh checkpoint: %w", err)
+	}
+	return signed, nil
+}
+
+// SignEnvelopes signs up to batch published reports whose envelope is
+// missing or lacks one of the store's keys; see storage.Store.
+func (s *Store) SignEnvelopes(ctx context.Context, batch int) (int, error) {
+	if batch <= 0 {
+		return 0, fmt.Errorf("sign envelopes: batch must be positive, got %d", batch)
+	}
+	var a args
+	conds := []string{"rp.envelope IS NULL"}
+	for _, k := range s.n.keys {
+		conds = append(conds, "rp.envelope_keys NOT LIKE "+a.add("%"+k.ID+"%"))
+	}
+	q := `SELECT rp.submission_id FROM versions v JOIN reports rp ON rp.submission_id = v.submission_id
+		WHERE ` + strings.Join(conds, " OR ") + ` ORDER BY rp.submission_id LIMIT ` + a.add(batch)
+	n := 0
+	err := s.inTx(ctx, func(t *tx) error {
+		n = 0
+		ids, err := list(t.reader, ctx, "unsigned reports", func(row Row) (string, error) {
+			var id string
+			return id, row.Scan(&id)
+		}, q, a...)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := t.logPublished(ctx, id); err != nil {
+				return err
+			}
+		}
+		n = len(ids)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sign envelopes: %w", err)
+	}
+	return n, nil
+}
+
+// Checkpoint returns the latest signed checkpoint; see storage.Log.
+func (r reader) Checkpoint(ctx context.Context) (storage.Checkpoint, error) {
+	h, err := r.head(ctx)
+	if err != nil {
+		return storage.Checkpoint{}, err
+	}
+	if h.signed == nil || h.signedAt == nil {
+		return storage.Checkpoint{}, fmt.Errorf("%s: checkpoint: none signed yet: %w", r.d.Name(), registry.ErrNotFound)
+	}
+	return storage.Checkpoint{Size: h.size, Root: h.root, Signed: h.signed, SignedAt: *h.signedAt}, nil
+}
+
+// The inclusion proof's first read: the latest checkpoint and the version's
+// current leaf, in one statement so that they come from one state of the
+// log (a leaf is never newer than the checkpoint read with it).
+const (
+	qInclusion = `SELECT h.size, h.checkpoint, l.idx, l.leaf
+		FROM log_head h, versions v JOIN log_leaves l ON l.idx = (SELECT max(idx) FROM log_leaves WHERE submission_id = v.submission_id)
+		WHERE h.id = 1 AND h.checkpoint IS NOT NULL AND v.addon = $1 AND v.version = $2`
+	qInclusionLatest = `SELECT h.size, h.checkpoint, l.idx, l.leaf
+		FROM log_head h, addons a JOIN versions v ON v.addon = a.name AND v.version = a.latest_version
+		JOIN log_leaves l ON l.idx = (SELECT max(idx) FROM log_leaves WHERE submission_id = v.submission_id)
+		WHERE h.id = 1 AND h.checkpoint IS NOT NULL AND a.name = $1`
+)
+
+// InclusionProof proves addon@version's current leaf against the latest
+// checkpoint; see storage.Log.
+func (r reader) InclusionProof(ctx context.Context, addon, version string) (storage.Inclusion, error) {
+	var row Row
+	if version == "" {
+		row = r.c.QueryRow(ctx, qInclusionLatest, addon)
+	} else {
+		row = r.c.QueryRow(ctx, qInclusion, addon, version)
+	}
+	var size, idx int64
+	var p storage.Inclusion
+	if err := row.Scan(&size, &p.Checkpoint, &idx, &p.Leaf); err != nil {
+		return p, r.err(fmt.Sprintf("inclusion proof of %s@%s", addon, version), err)
+	}
+	p.TreeSize, p.LeafIndex = uint64(size), uint64(idx)
+	nodes, err := proof.Inclusion(p.LeafIndex, p.TreeSize)
+	if err != nil {
+		return p, fmt.Errorf("%s: inclusion proof of %s@%s: %w", r.d.Name(), addon, version, err)
+	}
+	if p.Hashes, err = r.proofHashes(ctx, nodes); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// ConsistencyProof proves that the tree of size to extends that of size
+// from; see storage.Log.
+func (r reader) ConsistencyProof(ctx context.Context, from, to uint64) ([][]byte, error) {
+	h, err := r.head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	size := uint64(0)
+	if h.signed != nil {
+		size = h.size
+	}
+	switch {
+	case to > size:
+		return nil, invalid("to", fmt.Sprintf("is larger than the log's size in its latest checkpoint, %d", size))
+	case from > to:
+		return nil, invalid("from", "is larger than to")
+	}
+	nodes, err := proof.Consistency(from, to)
+	if err != nil {
+		return nil, fmt.Errorf("%s: consistency proof: %w", r.d.Name(), err)
+	}
+	return r.proofHashes(ctx, nodes)
+}
+
+// The envelope reads, as the report reads (reports.go).
+const (
+	qPublishedEnvelopeLatest = `SELECT rp.envelope, rp.envelope_sha256` + publishedFromLatest + ` AND rp.envelope IS NOT NULL`
+	qPublishedEnvelope       = `SELECT rp.envelope, rp.envelope_sha256` + publishedFromVersion + ` AND rp.envelope IS NOT NULL`
+	qEnvelopeDigestLatest    = `SELECT rp.envelope_sha256` + publishedFromLatest + ` AND rp.envelope IS NOT NULL`
+	qEnvelopeDigest          = `SELECT rp.envelope_sha256` + publishedFromVersion + ` AND rp.envelope IS NOT NULL`
+)
+
+// PublishedEnvelope returns the envelope of the report PublishedReport
+// returns; see storage.Log.
+func (r reader) PublishedEnvelope(ctx context.Context, addon, version string) (storage.Envelope, error) {
+	var row Row
+	if version == "" {
+		row = r.c.QueryRow(ctx, qPublishedEnvelopeLatest, addon)
+	} else {
+		row = r.c.QueryRow(ctx, qPublishedEnvelope, addon, version)
+	}
+	var e storage.Envelope
+	if err := row.Scan(&e.Bytes, &e.SHA256); err != nil {
+		return e, r.err(fmt.Sprintf("envelope of %s@%s", addon, version), err)
+	}
+	return e, nil
+}
+
+// PublishedEnvelopeDigest returns the SHA256 of the envelope
+// PublishedEnvelope returns, without reading it.
+func (r reader) PublishedEnvelopeDigest(ctx context.Context, addon, version string) (string, error) {
+	var row Row
+	if version == "" {
+		row = r.c.QueryRow(ctx, qEnvelopeDigestLatest, addon)
+	} else {
+		row = r.c.QueryRow(ctx, qEnvelopeDigest, addon, version)
+	}
+	var sum string
+	if err := row.Scan(&sum); err != nil {
+		return "", r.err(fmt.Sprintf("envelope digest of %s@%s", addon, version), err)
+	}
+	return sum, nil
+}

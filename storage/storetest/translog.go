@@ -1,0 +1,402 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/transparency"
+)
+
+// The transparency log and the signed envelopes (storage.Log), through the
+// only ways in: PutReport and CreateVersion of published versions.
+
+// logState is what a test knows of the log: the checkpoints it saw, by
+// size, and the leaf it expects each published version's proof to name.
+type logState struct {
+	roots  map[uint64][]byte
+	leaves map[string]transparency.Leaf // addon@version → its current leaf
+}
+
+// publishN publishes n versions of addon (versions from, from+1, …) in one
+// transaction, each with its report, and returns their leaves.
+func publishN(t *testing.T, s storage.Store, addonName string, from, n int) []transparency.Leaf {
+	t.Helper()
+	ctx := context.Background()
+	var leaves []transparency.Leaf
+	inTx(t, s, func(tx storage.Tx) error {
+		leaves = leaves[:0]
+		if _, err := tx.Addon(ctx, addonName); errors.Is(err, registry.ErrNotFound) {
+			if err := tx.PutAddon(ctx, addon(addonName, 0)); err != nil {
+				return err
+			}
+		}
+		for i := from; i < from+n; i++ {
+			l, err := publishOne(ctx, tx, addonName, i)
+			if err != nil {
+				return err
+			}
+			leaves = append(leaves, l)
+		}
+		return nil
+	})
+	return leaves
+}
+
+// publishOne stores a submission, its report and its published version,
+// in the order the workflow does (report first), and returns the leaf the
+// log must hold for it.
+func publishOne(ctx context.Context, tx storage.Tx, addonName string, i int) (transparency.Leaf, error) {
+	version := fmt.Sprintf("1.0.%d", i)
+	id := fmt.Sprintf("sub_%s_%d", addonName, i)
+	sub := submission(id, addonName, version, i)
+	sub.Status = registry.StatusApproved
+	if err := tx.CreateSubmission(ctx, sub); err != nil {
+		return transparency.Leaf{}, err
+	}
+	rep := report(id, "r1", fmt.Sprintf(`{"addon":%q,"n":%d}`, addonName+"@"+version, i))
+	if err := tx.PutReport(ctx, rep, nil); err != nil {
+		return transparency.Leaf{}, err
+	}
+	if err := tx.CreateVersion(ctx, registry.Version{Addon: addonName, Version: version, SubmissionID: id, PublishedAt: at(i)}); err != nil {
+		return transparency.Leaf{}, err
+	}
+	return transparency.Leaf{Addon: addonName, Version: version, ManifestSHA256: sub.ManifestSHA256, ReportSHA256: rep.SHA256}, nil
+}
+
+// checkpoint reads and verifies the latest checkpoint against the store's
+// keys and its origin (the active key's name).
+func checkpoint(t *testing.T, s storage.Store) transparency.Checkpoint {
+	t.Helper()
+	cp, err := s.Checkpoint(context.Background())
+	if err != nil {
+		t.Fatalf("Checkpoint: %v", err)
+	}
+	keys := s.SigningKeys()
+	c, by, err := transparency.OpenCheckpoint(cp.Signed, keys[0].Name(), keys...)
+	if err != nil {
+		t.Fatalf("OpenCheckpoint: %v\n%s", err, cp.Signed)
+	}
+	if len(by) != len(keys) {
+		t.Errorf("checkpoint signed by %d keys, want all %d", len(by), len(keys))
+	}
+	if c.Size != cp.Size || !bytes.Equal(c.Hash, cp.Root) || c.Time().Unix() != cp.SignedAt.Unix() {
+		t.Errorf("signed checkpoint says size %d root %x at %v; stored %d %x %v", c.Size, c.Hash, c.Time(), cp.Size, cp.Root, cp.SignedAt)
+	}
+	return c
+}
+
+// verifyLog checks the log against what st knows: the checkpoint has size
+// want, every version's inclusion proof verifies against it, and the tree
+// is consistent with every earlier checkpoint seen.
+func verifyLog(t *testing.T, s storage.Store, st *logState, want uint64) {
+	t.Helper()
+	ctx := context.Background()
+	c := checkpoint(t, s)
+	if c.Size != want {
+		t.Fatalf("checkpoint size %d, want %d", c.Size, want)
+	}
+	if old, ok := st.roots[c.Size]; ok && !bytes.Equal(old, c.Hash) {
+		t.Fatalf("two roots for size %d: a fork", c.Size)
+	}
+	st.roots[c.Size] = c.Hash
+	seen := map[uint64]string{}
+	for ref, l := range st.leaves {
+		addonName, version, _ := cutAt(ref)
+		p, err := s.InclusionProof(ctx, addonName, version)
+		if err != nil {
+			t.Fatalf("InclusionProof(%s): %v", ref, err)
+		}
+		if p.TreeSize != c.Size || !bytes.Equal(p.Checkpoint, mustCheckpoint(t, s).Signed) {
+			t.Errorf("proof of %s is against size %d, not the latest checkpoint's %d", ref, p.TreeSize, c.Size)
+		}
+		if !bytes.Equal(p.Leaf, l.Marshal()) {
+			t.Errorf("proof of %s names leaf\n%s\nwant\n%s", ref, p.Leaf, l.Marshal())
+		}
+		if other, dup := seen[p.LeafIndex]; dup {
+			t.Errorf("%s and %s share leaf index %d", ref, other, p.LeafIndex)
+		}
+		seen[p.LeafIndex] = ref
+		if err := transparency.VerifyInclusion(l.Marshal(), p.LeafIndex, p.TreeSize, p.Hashes, c.Hash); err != nil {
+			t.Errorf("inclusion of %s: %v", ref, err)
+		}
+	}
+	for size, root := range st.roots {
+		if size > c.Size {
+			continue
+		}
+		hs, err := s.ConsistencyProof(ctx, size, c.Size)
+		if err != nil {
+			t.Fatalf("ConsistencyProof(%d, %d): %v", size, c.Size, err)
+		}
+		if err := transparency.VerifyConsistency(size, c.Size, hs, root, c.Hash); err != nil {
+			t.Errorf("consistency %d → %d: %v", size, c.Size, err)
+		}
+	}
+}
+
+func mustCheckpoint(t *testing.T, s storage.Store) storage.Checkpoint {
+	t.Helper()
+	cp, err := s.Checkpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
+func cutAt(ref string) (string, string, bool) {
+	for i := len(ref) - 1; i >= 0; i-- {
+		if ref[i] == '@' {
+			return ref[:i], ref[i+1:], true
+		}
+	}
+	return ref, "", false
+}
+
+func newLogState() *logState {
+	return &logState{roots: map[uint64][]byte{}, leaves: map[string]transparency.Leaf{}}
+}
+
+func (st *logState) add(ls ...transparency.Leaf) {
+	for _, l := range ls {
+		st.leaves[l.Addon+"@"+l.Version] = l
+	}
+}
+
+// testLogAppend grows the log one publication at a time through the sizes
+// where the tree's shape changes, then by a batch to 1000 in one
+// transaction, checking every proof at each size.
+func testLogAppend(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	if _, err := s.Checkpoint(ctx); !errors.Is(err, registry.ErrNotFound) {
+		t.Fatalf("Checkpoint of a new store = %v, want ErrNotFound", err)
+	}
+	if _, err := s.InclusionProof(ctx, "alpha", "1.0.0"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("InclusionProof of nothing = %v, want ErrNotFound", err)
+	}
+	st := newLogState()
+	n := 0
+	for _, size := range []int{1, 2, 3, 7, 8, 9} {
+		for n < size {
+			st.add(publishN(t, s, "alpha", n, 1)...)
+			n++
+		}
+		verifyLog(t, s, st, uint64(size))
+	}
+	// A batch: 991 leaves, one transaction, one checkpoint.
+	st.add(publishN(t, s, "beta", 0, 1000-n)...)
+	verifyLog(t, s, st, 1000)
+
+	// The latest version's proof is that of the addon's latest version.
+	inTx(t, s, func(tx storage.Tx) error {
+		a, err := tx.Addon(ctx, "alpha")
+		if err != nil {
+			return err
+		}
+		a.LatestVersion = "1.0.8"
+		return tx.PutAddon(ctx, a)
+	})
+	latest, err := s.InclusionProof(ctx, "alpha", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := st.leaves["alpha@1.0.8"]; !bytes.Equal(latest.Leaf, l.Marshal()) {
+		t.Errorf("latest proof names\n%s\nwant alpha@1.0.8's leaf", latest.Leaf)
+	}
+}
+
+// testLogRerender: a published version's report stored again with other
+// bytes appends one leaf, which its proof then names; stored again with the
+// same bytes it appends nothing; an unpublished submission's report is
+// neither signed nor logged.
+func testLogRerender(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	st := newLogState()
+	st.add(publishN(t, s, "alpha", 0, 2)...)
+	verifyLog(t, s, st, 2)
+
+	rep := report("sub_alpha_1", "r1", `{"rerendered":true}`)
+	inTx(t, s, func(tx storage.Tx) error { return tx.PutReport(ctx, rep, nil) })
+	l := st.leaves["alpha@1.0.1"]
+	l.ReportSHA256 = rep.SHA256
+	st.add(l)
+	verifyLog(t, s, st, 3)
+
+	// The same bytes again, twice in one transaction: no new leaf.
+	inTx(t, s, func(tx storage.Tx) error {
+		if err := tx.PutReport(ctx, rep, nil); err != nil {
+			return err
+		}
+		return tx.PutReport(ctx, rep, nil)
+	})
+	verifyLog(t, s, st, 3)
+	// Two renderings in one transaction: only the last is logged.
+	rep2 := report("sub_alpha_1", "r1", `{"rerendered":2}`)
+	inTx(t, s, func(tx storage.Tx) error {
+		if err := tx.PutReport(ctx, report("sub_alpha_1", "r1", `{"never seen":1}`), nil); err != nil {
+			return err
+		}
+		return tx.PutReport(ctx, rep2, nil)
+	})
+	l.ReportSHA256 = rep2.SHA256
+	st.add(l)
+	verifyLog(t, s, st, 4)
+
+	// The envelope is of the exact report bytes, signed by the store's key.
+	env, err := s.PublishedEnvelope(ctx, "alpha", "1.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, keyID, err := transparency.OpenEnvelope(env.Bytes, s.SigningKeys()...)
+	if err != nil {
+		t.Fatalf("OpenEnvelope: %v", err)
+	}
+	if !bytes.Equal(payload, rep2.Bytes) || keyID != s.SigningKeys()[0].ID {
+		t.Errorf("envelope holds %q signed by %s, want %q by %s", payload, keyID, rep2.Bytes, s.SigningKeys()[0].ID)
+	}
+	if sum, err := s.PublishedEnvelopeDigest(ctx, "alpha", "1.0.1"); err != nil || sum != sha256Hex(env.Bytes) || env.SHA256 != sum {
+		t.Errorf("PublishedEnvelopeDigest = %q, %v; envelope's SHA256 %q, want sha256 of the bytes %q", sum, err, env.SHA256, sha256Hex(env.Bytes))
+	}
+
+	// A pending submission's report: no envelope, no leaf.
+	inTx(t, s, func(tx storage.Tx) error {
+		sub := submission("sub_pending", "alpha", "2.0.0", 9)
+		if err := tx.CreateSubmission(ctx, sub); err != nil {
+			return err
+		}
+		return tx.PutReport(ctx, report("sub_pending", "r1", `{"pending":true}`), nil)
+	})
+	verifyLog(t, s, st, 4)
+	if _, err := s.PublishedEnvelope(ctx, "alpha", "2.0.0"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("PublishedEnvelope of an unpublished version = %v, want ErrNotFound", err)
+	}
+	if _, err := s.InclusionProof(ctx, "alpha", "2.0.0"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("InclusionProof of an unpublished version = %v, want ErrNotFound", err)
+	}
+
+	// A transaction that fails appends nothing.
+	boom := errors.New("boom")
+	err = s.InTx(ctx, func(tx storage.Tx) error {
+		if err := tx.PutReport(ctx, report("sub_alpha_0", "r1", `{"rolled back":true}`), nil); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("InTx = %v", err)
+	}
+	verifyLog(t, s, st, 4)
+}
+
+// testLogConcurrent publishes from several goroutines at once, each in its
+// own transactions (so on its own connection where the store has several):
+// the log ends with every leaf once, no gap, and every checkpoint any of
+// them saw is consistent with the final tree.
+func testLogConcurrent(t *testing.T, s storage.Store) {
+	const writers, each = 6, 8
+	ctx := context.Background()
+	st := newLogState()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := fmt.Sprintf("w%d", w)
+			for i := range each {
+				var l transparency.Leaf
+				err := s.InTx(ctx, func(tx storage.Tx) error {
+					if i == 0 {
+						if err := tx.PutAddon(ctx, addon(name, 0)); err != nil {
+							return err
+						}
+					}
+					var err error
+					l, err = publishOne(ctx, tx, name, i)
+					return err
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+				cp, err := s.Checkpoint(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				st.add(l)
+				if old, ok := st.roots[cp.Size]; ok && !bytes.Equal(old, cp.Root) {
+					errs <- fmt.Errorf("two roots for size %d", cp.Size)
+				}
+				st.roots[cp.Size] = cp.Root
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	verifyLog(t, s, st, writers*each)
+}
+
+// testConsistencyErrors: bad sizes are refused naming the parameter.
+func testConsistencyErrors(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	publishN(t, s, "alpha", 0, 3)
+	for _, tc := range []struct {
+		from, to uint64
+		field    string
+	}{{2, 1, "from"}, {0, 4, "to"}, {5, 9, "to"}} {
+		_, err := s.ConsistencyProof(ctx, tc.from, tc.to)
+		var ve *registry.ValidationError
+		if !errors.Is(err, registry.ErrInvalid) || !errors.As(err, &ve) || ve.Fields[0].Path != tc.field {
+			t.Errorf("ConsistencyProof(%d, %d) = %v, want ErrInvalid naming %s", tc.from, tc.to, err, tc.field)
+		}
+	}
+	for _, tc := range [][2]uint64{{0, 0}, {0, 3}, {3, 3}, {1, 3}} {
+		if _, err := s.ConsistencyProof(ctx, tc[0], tc[1]); err != nil {
+			t.Errorf("ConsistencyProof(%d, %d): %v", tc[0], tc[1], err)
+		}
+	}
+}
+
+// testRefreshCheckpoint: a store with no checkpoint signs one of the empty
+// tree; a fresh one is left alone; an old one is signed again over the
+// same tree.
+func testRefreshCheckpoint(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	signed, err := s.RefreshCheckpoint(ctx, time.Hour)
+	if err != nil || !signed {
+		t.Fatalf("RefreshCheckpoint of a new log = %v, %v; want it signed", signed, err)
+	}
+	if c := checkpoint(t, s); c.Size != 0 {
+		t.Errorf("empty log's checkpoint has size %d", c.Size)
+	}
+	if signed, err := s.RefreshCheckpoint(ctx, time.Hour); err != nil || signed {
+		t.Errorf("RefreshCheckpoint of a fresh checkpoint = %v, %v; want it left alone", signed, err)
+	}
+	publishN(t, s, "alpha", 0, 2)
+	before := checkpoint(t, s)
+	if signed, err := s.RefreshCheckpoint(ctx, 0); err != nil || !signed {
+		t.Fatalf("RefreshCheckpoint(0) = %v, %v; want it signed", signed, err)
+	}
+	after := checkpoint(t, s)
+	if after.Size != before.Size || !bytes.Equal(after.Hash, before.Hash) || after.Timestamp < before.Timestamp {
+		t.Errorf("re-signed checkpoint %+v, want the same tree as %+v, no older", after, before)
+	}
+	if n, err := s.SignEnvelopes(ctx, 10); err != nil || n != 0 {
+		t.Errorf("SignEnvelopes with every envelope signed = %d, %v; want 0", n, err)
+	}
+}
+
+func sha256Hex(b []byte) string { return report("x", "", string(b)).SHA256 }
