@@ -136,6 +136,141 @@ func (w Wiring) SHA256() string {
 	return hex.EncodeToString(sum[:])
 }
 
+// WiringSHA256 returns m.Wiring().SHA256() without building the wiring:
+// the bytes that digest hashes are written from m's fields into one buffer
+// (on the stack for a manifest of ordinary size), list and artifact values
+// straight as their JSON text. It allocates only the returned string.
+// TestWiringSHA256Streamed holds the two to the same digest.
+func (m *Manifest) WiringSHA256() string {
+	var stack [1024]byte
+	sum := sha256.Sum256(m.appendWiring(stack[:0]))
+	var out [sha256.Size * 2]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
+}
+
+// appendWiring appends to dst what Wiring.SHA256 hashes for m's wiring,
+// entry by entry in the order of Manifest.Wiring, whose comments explain
+// the values.
+func (m *Manifest) appendWiring(dst []byte) []byte {
+	var keys [16]string // sorted map keys and sets, when they fit
+	b := appendField(dst, WiringVersion)
+	b = appendEntry(b, "addon.integration", "", m.Addon.Integration)
+	for _, target := range sortedKeysInto(keys[:0], m.Artifacts) {
+		a := m.Artifacts[target]
+		b = appendField(b, "artifacts")
+		b = appendField(b, target)
+		var mark int
+		b, mark = beginValue(b)
+		b = jsonObject(b, "filename", a.Filename, "sha256", a.SHA256, "url", a.URL)
+		b = endValue(b, mark)
+	}
+	if c := m.Capabilities; c != nil {
+		exec := cmp.Or(c.Exec, ExecNone)
+		b = appendStringsEntry(b, "capabilities.env", setInto(keys[:0], c.Env))
+		b = appendEntry(b, "capabilities.exec", "", string(exec))
+		var allow []string
+		if exec == ExecAllow {
+			allow = setInto(keys[:0], c.ExecAllow)
+		}
+		b = appendStringsEntry(b, "capabilities.exec_allow", allow)
+		b = appendEntry(b, "capabilities.filesystem", "", string(cmp.Or(c.Filesystem, FilesystemReadOnly)))
+		b = appendEntry(b, "capabilities.network", "", string(cmp.Or(c.Network, NetworkNone)))
+	}
+	var depStack [4]Dependency
+	deps := append(depStack[:0], m.Dependencies...)
+	slices.SortFunc(deps, func(a, b Dependency) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Version, b.Version))
+	})
+	b = appendField(b, "dependencies")
+	b = appendField(b, "")
+	b, mark := beginValue(b)
+	b = append(b, '[')
+	for i, d := range slices.Compact(deps) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonObject(b, "name", d.Name, "version", d.Version)
+	}
+	b = append(b, ']')
+	b = endValue(b, mark)
+	if in := m.Install; in.Declared() {
+		b = appendEntry(b, "install.bin", "", in.Bin)
+		b = appendEntry(b, "install.manager", "", in.Manager)
+		b = appendEntry(b, "install.package", "", in.Package)
+		b = appendStringsEntry(b, "install.verify", in.Verify)
+		b = appendEntry(b, "install.version", "", in.Version)
+	}
+	b = appendStringsEntry(b, "mcp.args", m.MCP.Args)
+	b = appendEntry(b, "mcp.command", "", m.MCP.Command)
+	for _, k := range sortedKeysInto(keys[:0], m.MCP.Env) {
+		b = appendEntry(b, "mcp.env", k, m.MCP.Env[k])
+	}
+	for _, k := range sortedKeysInto(keys[:0], m.MCP.Headers) {
+		b = appendEntry(b, "mcp.headers", k, m.MCP.Headers[k])
+	}
+	b = appendEntry(b, "mcp.integration", "", m.MCP.Integration)
+	b = appendEntry(b, "mcp.sha256", "", m.MCP.SHA256)
+	transport := ""
+	if m.MCP.Declared {
+		transport = string(cmp.Or(m.MCP.Transport, TransportStdio))
+	}
+	b = appendEntry(b, "mcp.transport", "", transport)
+	return appendEntry(b, "mcp.url", "", m.MCP.URL)
+}
+
+// sortedKeysInto returns the keys of m, sorted, in dst's array when they
+// fit.
+func sortedKeysInto[V any](dst []string, m map[string]V) []string {
+	for k := range m {
+		dst = append(dst, k)
+	}
+	slices.Sort(dst)
+	return dst
+}
+
+// setInto is set(xs) in dst's array when it fits; nil when xs is empty.
+func setInto(dst, xs []string) []string {
+	dst = append(dst, xs...)
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}
+
+func appendEntry(dst []byte, field, key, value string) []byte {
+	dst = appendField(dst, field)
+	dst = appendField(dst, key)
+	return appendField(dst, value)
+}
+
+// appendStringsEntry appends the entry of a list field without a key, its
+// value the JSON array of xs.
+func appendStringsEntry(dst []byte, field string, xs []string) []byte {
+	dst = appendField(dst, field)
+	dst = appendField(dst, "")
+	dst, mark := beginValue(dst)
+	dst = appendJSONStrings(dst, xs)
+	return endValue(dst, mark)
+}
+
+// beginValue reserves room for the length of a value whose bytes are not
+// known yet; the caller appends them, then calls endValue with the mark.
+func beginValue(dst []byte) ([]byte, int) {
+	mark := len(dst)
+	return append(dst, make([]byte, binary.MaxVarintLen64)...), mark
+}
+
+// endValue writes the length of the value appended since beginValue, as
+// appendField would, and moves the value up behind it.
+func endValue(dst []byte, mark int) []byte {
+	start := mark + binary.MaxVarintLen64
+	n := len(dst) - start
+	var length [binary.MaxVarintLen64]byte
+	l := binary.PutUvarint(length[:], uint64(n))
+	copy(dst[mark:], length[:l])
+	copy(dst[mark+l:], dst[start:])
+	return dst[:mark+l+n]
+}
+
 func appendField(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
@@ -210,7 +345,11 @@ func jsonStrings(xs []string) string {
 	for _, x := range xs {
 		n += len(x) + 3
 	}
-	b := make([]byte, 0, n)
+	return string(appendJSONStrings(make([]byte, 0, n), xs))
+}
+
+// appendJSONStrings appends the JSON array of xs to b.
+func appendJSONStrings(b []byte, xs []string) []byte {
 	b = append(b, '[')
 	for i, x := range xs {
 		if i > 0 {
@@ -218,7 +357,7 @@ func jsonStrings(xs []string) string {
 		}
 		b = appendJSONString(b, x)
 	}
-	return string(append(b, ']'))
+	return append(b, ']')
 }
 
 // jsonObject returns the JSON object of the names and values in kv (name,

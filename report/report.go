@@ -222,7 +222,9 @@ func encodeGeneral(r *Report) ([]byte, error) {
 // SHA256 returns the lower-case hex sha256 of b.
 func SHA256(b []byte) string {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	var out [sha256.Size * 2]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
 }
 
 // rulebook is what the report needs from the rules: the verdict over a set of
@@ -271,7 +273,7 @@ func assemble(in Input, rb rulebook) (*Report, error) {
 		Findings:       make([]Finding, 0, len(in.Result.Findings)),
 		Capabilities:   capabilities(m.Capabilities),
 		Inferred:       Inferred{Network: in.Result.Inferred.Network, Exec: in.Result.Inferred.Exec},
-		WiringSHA256:   m.Wiring().SHA256(),
+		WiringSHA256:   m.WiringSHA256(),
 	}
 	counted := make([]bool, len(in.Result.Findings))
 	for i, f := range in.Result.Findings {

@@ -37,7 +37,7 @@ func wiringOf(sub registry.Submission) string {
 	if err != nil {
 		return ""
 	}
-	return m.Wiring().SHA256()
+	return m.WiringSHA256()
 }
 
 // upgradeWiring fills in the wiring digests of an addon recorded before

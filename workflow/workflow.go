@@ -238,7 +238,7 @@ func (r rendered) blocking() *registry.BlockedError {
 // renderParsed renders the report of an already decoded manifest, with
 // the tier of its wiring.
 func renderParsed(b []byte, m *addon.Manifest, st state, now time.Time) (rendered, error) {
-	wiring := m.Wiring().SHA256()
+	wiring := m.WiringSHA256()
 	rep, out, err := report.Build(report.Input{
 		Manifest:     b,
 		Parsed:       m,
