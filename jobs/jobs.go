@@ -55,12 +55,30 @@ type Handler struct {
 	// NextRetry returns when to run a failed job again; nil leaves it to
 	// the queue's exponential backoff.
 	NextRetry func(r Run) time.Time
+	// Every, when above zero, makes the kind periodic: a job of Kind with
+	// empty arguments ({}) is enqueued when the workers start and every
+	// Every after, by one process among all those that run workers on the
+	// database, and never while another job of Kind waits or runs, so that
+	// runs of the kind never overlap, whatever the number of replicas.
+	// Such a job runs at most PeriodicAttempts times: the next period
+	// retries what a failed run left.
+	Every time.Duration
 }
+
+// MinEvery is the shortest period Handler.Every may take.
+const MinEvery = time.Second
+
+// PeriodicAttempts is how many times a periodic job runs before it is
+// discarded.
+const PeriodicAttempts = 3
 
 // Validate reports a handler that cannot run: no kind or no Work.
 func (h Handler) Validate() error {
 	if h.Kind == "" || h.Work == nil {
 		return fmt.Errorf("jobs: a handler needs a kind and a Work function (kind %q)", h.Kind)
+	}
+	if h.Every != 0 && h.Every < MinEvery {
+		return fmt.Errorf("jobs: handler %q: Every must be 0 or at least %v, not %v", h.Kind, MinEvery, h.Every)
 	}
 	return nil
 }

@@ -102,6 +102,7 @@ func (q *Queue[TTx]) Depth(ctx context.Context) (map[string]int, error) {
 // jobs.StuckAfter is taken for abandoned and run again.
 func (q *Queue[TTx]) Start(ctx context.Context, handlers ...jobs.Handler) (func(context.Context) error, error) {
 	workers := river.NewWorkers()
+	var periodic []*river.PeriodicJob
 	for _, h := range handlers {
 		if err := h.Validate(); err != nil {
 			return nil, err
@@ -109,11 +110,15 @@ func (q *Queue[TTx]) Start(ctx context.Context, handlers ...jobs.Handler) (func(
 		if err := addWorker(workers, h); err != nil {
 			return nil, fmt.Errorf("jobs: %w", err)
 		}
+		if h.Every > 0 {
+			periodic = append(periodic, periodicJob(h))
+		}
 	}
 	c, err := river.NewClient(q.driver, &river.Config{
 		Logger:               q.cfg.Logger,
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: q.cfg.MaxWorkers}},
 		Workers:              workers,
+		PeriodicJobs:         periodic,
 		FetchPollInterval:    q.cfg.FetchPollInterval,
 		RescueStuckJobsAfter: jobs.StuckAfter,
 	})
@@ -133,6 +138,25 @@ func (q *Queue[TTx]) Start(ctx context.Context, handlers ...jobs.Handler) (func(
 		}
 		return nil
 	}, nil
+}
+
+// periodicJob schedules h's kind every h.Every. River's leader (one
+// process among those sharing the database) enqueues it; the insert is
+// unique by kind across every state but the final ones, so a period that
+// comes while a run waits or runs enqueues nothing.
+func periodicJob(h jobs.Handler) *river.PeriodicJob {
+	kind := h.Kind
+	return river.NewPeriodicJob(river.PeriodicInterval(h.Every),
+		func() (river.JobArgs, *river.InsertOpts) {
+			return insertArgs{jobs.Job{Kind: kind, Args: struct{}{}}}, &river.InsertOpts{
+				MaxAttempts: jobs.PeriodicAttempts,
+				UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
+					rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+					rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+				}},
+			}
+		},
+		&river.PeriodicJobOpts{ID: "registryd/" + kind, RunOnStart: true})
 }
 
 // kindArgs are a job's arguments as River hands them to a worker: only the

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/registryd/registryd/internal/pgtest"
 	"github.com/registryd/registryd/jobs"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/postgres"
 	"github.com/registryd/registryd/storage/sqlite"
 )
 
@@ -173,5 +177,102 @@ func TestEnqueueRefusesNoKind(t *testing.T) {
 	})
 	if err == nil {
 		t.Fatal("Enqueue accepted a job without a kind")
+	}
+}
+
+// periodicProbe is a periodic handler's Work that takes hold long and
+// counts its runs and how many ran at once.
+type periodicProbe struct {
+	hold              time.Duration
+	mu                sync.Mutex
+	runs, inflight    int
+	maxInflight       int
+	args              []string
+	attempts, maxRuns []int
+}
+
+func (p *periodicProbe) work(ctx context.Context, r jobs.Run) error {
+	p.mu.Lock()
+	p.runs++
+	p.inflight++
+	p.maxInflight = max(p.maxInflight, p.inflight)
+	p.args = append(p.args, string(r.Args))
+	p.attempts = append(p.attempts, r.Attempt)
+	p.maxRuns = append(p.maxRuns, r.MaxAttempts)
+	p.mu.Unlock()
+	defer func() { p.mu.Lock(); p.inflight--; p.mu.Unlock() }()
+	// The run outlasts the period, so that periods come while it runs.
+	select {
+	case <-time.After(p.hold):
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// waitRuns waits until the probe has run n times, failing after 60s.
+func (p *periodicProbe) waitRuns(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		p.mu.Lock()
+		runs := p.runs
+		p.mu.Unlock()
+		if runs >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("periodic job ran %d times in 60s, want %d", runs, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (p *periodicProbe) check(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.maxInflight != 1 {
+		t.Errorf("%d runs of the periodic kind ran at once, want 1", p.maxInflight)
+	}
+	for i := range p.args {
+		if p.args[i] != "{}" || p.attempts[i] != 1 || p.maxRuns[i] != jobs.PeriodicAttempts {
+			t.Errorf("run %d: args %s, attempt %d of %d; want {}, 1 of %d", i, p.args[i], p.attempts[i], p.maxRuns[i], jobs.PeriodicAttempts)
+		}
+	}
+}
+
+// TestPeriodic: a periodic kind runs when the workers start and then every
+// period, and a run that outlasts the period is never joined by another.
+func TestPeriodic(t *testing.T) {
+	s := openStore(t)
+	p := &periodicProbe{hold: 2500 * time.Millisecond}
+	start(t, s, jobs.Handler{Kind: "tick", Every: time.Second, Timeout: 10 * time.Second, Work: p.work})
+	p.waitRuns(t, 3)
+	p.check(t)
+}
+
+// TestPeriodicReplicas: two processes' workers on one PostgreSQL database,
+// both with the periodic kind: its runs never overlap across them.
+func TestPeriodicReplicas(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	p := &periodicProbe{hold: 2500 * time.Millisecond}
+	h := jobs.Handler{Kind: "tick", Every: time.Second, Timeout: 10 * time.Second, Work: p.work}
+	for range 2 {
+		s, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: url, MaxConns: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		start(t, s, h)
+	}
+	p.waitRuns(t, 3)
+	p.check(t)
+}
+
+func TestPeriodicValidate(t *testing.T) {
+	s := openStore(t)
+	_, err := s.StartJobs(context.Background(), jobs.Handler{Kind: "fast", Every: time.Millisecond, Work: func(context.Context, jobs.Run) error { return nil }})
+	if err == nil || !strings.Contains(err.Error(), "Every must be 0 or at least 1s") {
+		t.Errorf("StartJobs with Every 1ms: %v, want an error naming Every", err)
 	}
 }
