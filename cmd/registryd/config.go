@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/registryd/registryd/clientip"
+	"github.com/registryd/registryd/mcpimport"
 	"github.com/registryd/registryd/safetext"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/webhook"
@@ -33,6 +34,9 @@ const (
 	defaultCacheableRateLimit = 6000
 	maxShutdownTimeout        = 10 * time.Minute
 	maxWebhookSecrets         = 8
+	// defaultUpstreamInterval is how often the scheduled sync asks an
+	// upstream MCP Registry what changed.
+	defaultUpstreamInterval = time.Hour
 )
 
 // config is everything `registryd serve` is configured with, from flags and
@@ -70,6 +74,8 @@ type config struct {
 	// MetricsAddr, when set, is where GET /metrics is served instead of
 	// the main listener.
 	MetricsAddr string
+	// Upstream configures the scheduled sync with an MCP Registry.
+	Upstream upstreamConfig
 	// LogFormat is "text" or "json"; LogLevel the lowest level logged.
 	LogFormat string
 	LogLevel  slog.Level
@@ -92,6 +98,14 @@ type githubConfig struct {
 	WebhookBodyBudget int64
 }
 
+// upstreamConfig is the scheduled sync's part of config.
+type upstreamConfig struct {
+	// URL is the MCP Registry imported from every Interval; "" disables
+	// the sync.
+	URL      string
+	Interval time.Duration
+}
+
 // LogValue renders c for a log line without its secrets: the database URL
 // loses its password, the webhook secrets and the GitHub token are counted,
 // not shown.
@@ -111,6 +125,8 @@ func (c config) LogValue() slog.Value {
 		slog.Any("trusted_proxies", c.TrustedProxies),
 		slog.String("forwarded_header", c.ForwardedHeader),
 		slog.String("metrics_addr", c.MetricsAddr),
+		slog.String("upstream_url", c.Upstream.URL),
+		slog.Duration("upstream_interval", c.Upstream.Interval),
 	)
 }
 
@@ -205,7 +221,7 @@ func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer
 	var (
 		c                                                 config
 		secrets, shutdown, rate, logLevel, apiURL, budget string
-		cacheableRate, proxies                            string
+		cacheableRate, proxies, upstreamInterval          string
 	)
 	fs := flag.NewFlagSet("registryd serve", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -244,6 +260,10 @@ func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer
 		"the header the trusted proxies append the client's address to: X-Forwarded-For or Forwarded"}, clientip.XForwardedFor)
 	stringVar(fs, getenv, &c.MetricsAddr, setting{"metrics-addr", "REGISTRYD_METRICS_ADDR",
 		"host:port to serve GET /metrics on instead of the main listener"}, "")
+	stringVar(fs, getenv, &c.Upstream.URL, setting{"upstream-url", "REGISTRYD_UPSTREAM_URL",
+		"an MCP Registry to import from on a schedule, as 'registryd import mcp-registry' does; empty disables"}, "")
+	stringVar(fs, getenv, &upstreamInterval, setting{"upstream-interval", "REGISTRYD_UPSTREAM_INTERVAL",
+		"how often to sync with the upstream MCP Registry, at least 1m"}, defaultUpstreamInterval.String())
 	stringVar(fs, getenv, &c.LogFormat, setting{"log-format", "REGISTRYD_LOG_FORMAT", "text or json"}, "text")
 	stringVar(fs, getenv, &logLevel, setting{"log-level", "REGISTRYD_LOG_LEVEL", "debug, info, warn or error"}, "info")
 	fs.BoolVar(&c.Store.SkipMigrate, "skip-migrate", getenv("REGISTRYD_SKIP_MIGRATE") == "1",
@@ -334,6 +354,18 @@ func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer
 		if err := checkAddr(c.MetricsAddr); err != nil {
 			bad(setting{flag: "metrics-addr", env: "REGISTRYD_METRICS_ADDR"}, "%v", err)
 		}
+	}
+	if c.Upstream.URL != "" {
+		if u, err := url.Parse(c.Upstream.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			bad(setting{flag: "upstream-url", env: "REGISTRYD_UPSTREAM_URL"}, "must be an absolute http or https URL without credentials, query or fragment")
+		} else {
+			c.Upstream.URL = strings.TrimRight(c.Upstream.URL, "/")
+		}
+	}
+	if d, err := time.ParseDuration(upstreamInterval); err != nil || d < mcpimport.MinSyncInterval {
+		bad(setting{flag: "upstream-interval", env: "REGISTRYD_UPSTREAM_INTERVAL"}, "must be a duration such as 1h, at least %v", mcpimport.MinSyncInterval)
+	} else {
+		c.Upstream.Interval = d
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad(setting{flag: "log-format", env: "REGISTRYD_LOG_FORMAT"}, `must be "text" or "json"`)

@@ -32,6 +32,7 @@ func TestServeConfigDefaults(t *testing.T) {
 		RateLimit:          600,
 		CacheableRateLimit: 6000,
 		ForwardedHeader:    "X-Forwarded-For",
+		Upstream:           upstreamConfig{Interval: time.Hour},
 		LogFormat:          "text",
 		LogLevel:           slog.LevelInfo,
 	}
@@ -59,6 +60,8 @@ func TestServeConfigEnvAndFlags(t *testing.T) {
 		"REGISTRYD_LOG_FORMAT":            "json",
 		"REGISTRYD_LOG_LEVEL":             "debug",
 		"REGISTRYD_SKIP_MIGRATE":          "1",
+		"REGISTRYD_UPSTREAM_URL":          "https://registry.modelcontextprotocol.io/",
+		"REGISTRYD_UPSTREAM_INTERVAL":     "30m",
 	}
 	c, err := loadServeConfig([]string{"--addr", "127.0.0.1:0", "--rate-limit", "30", "--webhook-body-budget", "100MiB"}, envOf(env), new(bytes.Buffer))
 	if err != nil {
@@ -81,6 +84,7 @@ func TestServeConfigEnvAndFlags(t *testing.T) {
 		TrustedProxies:     []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("fd00::/8")},
 		ForwardedHeader:    "Forwarded",
 		MetricsAddr:        "127.0.0.1:9090",
+		Upstream:           upstreamConfig{URL: "https://registry.modelcontextprotocol.io", Interval: 30 * time.Minute},
 		LogFormat:          "json",
 		LogLevel:           slog.LevelDebug,
 	}

@@ -66,9 +66,13 @@ func runServe(ctx context.Context, args []string, e env) error {
 
 	watchStore(m, store)
 	svc := workflow.New(store, workflow.Options{Logger: log})
-	github, err := startGitHub(ctx, cfg, store, svc, log, m)
+	github, err := newGitHub(cfg, store, svc, log, m)
 	if err != nil {
 		return fmt.Errorf("GitHub integration: %w", err)
+	}
+	stopJobs, err := startJobs(ctx, store, m, append(github.jobs, upstreamSync(cfg, store, svc, log)...))
+	if err != nil {
+		return err
 	}
 	pages := web.New(web.Deps{
 		Reader:    store,
@@ -98,14 +102,14 @@ func runServe(ctx context.Context, args []string, e env) error {
 	handler := api.New(deps)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		github.stop(context.WithoutCancel(ctx))
+		stopJobs(context.WithoutCancel(ctx))
 		return fmt.Errorf("listen: %w", err)
 	}
 	var mln net.Listener
 	if cfg.MetricsAddr != "" {
 		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
 			ln.Close()
-			github.stop(context.WithoutCancel(ctx))
+			stopJobs(context.WithoutCancel(ctx))
 			return fmt.Errorf("listen for metrics: %w", err)
 		}
 		log.Info("metrics on http://" + mln.Addr().String() + "/metrics")
@@ -130,8 +134,8 @@ func runServe(ctx context.Context, args []string, e env) error {
 
 	serveErr := serveHTTP(ctx, srv, ln, cfg.ShutdownTimeout, log)
 	jobsCtx, cancelJobs := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
-	if err := github.stop(jobsCtx); err != nil {
-		log.Warn("delivery jobs did not stop cleanly; they run again at the next start", "err", err)
+	if err := stopJobs(jobsCtx); err != nil {
+		log.Warn("jobs did not stop cleanly; they run again at the next start", "err", err)
 	}
 	cancelJobs()
 	stopBackground()

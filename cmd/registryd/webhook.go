@@ -13,6 +13,7 @@ import (
 	"github.com/registryd/registryd/ghingest"
 	"github.com/registryd/registryd/githubapi"
 	"github.com/registryd/registryd/jobs"
+	"github.com/registryd/registryd/mcpimport"
 	"github.com/registryd/registryd/metrics"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -21,24 +22,20 @@ import (
 )
 
 // githubIntake is the GitHub integration of a running server: the two
-// handlers to mount and the stop function of its job workers.
+// handlers to mount and the job handler of its deliveries.
 type githubIntake struct {
 	webhook    http.Handler // nil when no webhook secret is configured
 	deliveries http.Handler
-	stop       func(context.Context) error
+	jobs       []jobs.Handler
 }
 
-// startGitHub builds the webhook receiver, the deliveries listing and the
-// delivery worker from the configuration, and starts the job workers on
-// store. Without a webhook secret the endpoint is not mounted and no worker
-// runs; the listing is served either way. The workers run on a context of
-// their own: stop them (with the shutdown deadline) after the HTTP server,
-// so that jobs in flight may finish; one that cannot is put back to run on
-// the next start.
-func startGitHub(ctx context.Context, cfg config, store storage.Store, svc *workflow.Service, log *slog.Logger, m *metrics.Registry) (githubIntake, error) {
+// newGitHub builds the webhook receiver, the deliveries listing and the
+// delivery worker's job handler from the configuration. Without a webhook
+// secret the endpoint is not mounted and no delivery worker runs; the
+// listing is served either way.
+func newGitHub(cfg config, store storage.Store, svc *workflow.Service, log *slog.Logger, m *metrics.Registry) (githubIntake, error) {
 	in := githubIntake{
 		deliveries: ghingest.NewDeliveries(store, cfg.PublicURL, log),
-		stop:       func(context.Context) error { return nil },
 	}
 	if len(cfg.GitHub.WebhookSecrets) == 0 {
 		log.Info("GitHub webhook disabled: REGISTRYD_GITHUB_WEBHOOK_SECRET is not set")
@@ -60,12 +57,42 @@ func startGitHub(ctx context.Context, cfg config, store storage.Store, svc *work
 	if err != nil {
 		return in, err
 	}
-	stop, err := store.StartJobs(context.WithoutCancel(ctx), jobs.Observe(wk.Handler(), m.JobRun))
-	if err != nil {
-		return in, fmt.Errorf("start the delivery workers: %w", err)
-	}
-	in.webhook, in.stop = rc, stop
+	in.webhook, in.jobs = rc, []jobs.Handler{wk.Handler()}
 	return in, nil
+}
+
+// upstreamSync returns the job handler of the scheduled sync with an
+// upstream MCP Registry, or none when no upstream is configured.
+func upstreamSync(cfg config, store storage.Store, svc *workflow.Service, log *slog.Logger) []jobs.Handler {
+	if cfg.Upstream.URL == "" {
+		return nil
+	}
+	im := &mcpimport.Importer{
+		Client:   &mcpimport.Client{BaseURL: cfg.Upstream.URL, UserAgent: "registryd"},
+		Workflow: svc, Marks: store,
+	}
+	log.Info("syncing with an upstream MCP Registry", "url", cfg.Upstream.URL, "every", cfg.Upstream.Interval)
+	return []jobs.Handler{mcpimport.SyncHandler(im, cfg.Upstream.Interval, log)}
+}
+
+// startJobs starts the job workers of handlers on store, each observed by
+// the metrics, and returns the function that stops them. The workers run
+// on a context of their own: stop them (with the shutdown deadline) after
+// the HTTP server, so that jobs in flight may finish; one that cannot is
+// put back to run on the next start. With no handler nothing starts.
+func startJobs(ctx context.Context, store storage.Store, m *metrics.Registry, handlers []jobs.Handler) (func(context.Context) error, error) {
+	if len(handlers) == 0 {
+		return func(context.Context) error { return nil }, nil
+	}
+	observed := make([]jobs.Handler, len(handlers))
+	for i, h := range handlers {
+		observed[i] = jobs.Observe(h, m.JobRun)
+	}
+	stop, err := store.StartJobs(context.WithoutCancel(ctx), observed...)
+	if err != nil {
+		return nil, fmt.Errorf("start the job workers: %w", err)
+	}
+	return stop, nil
 }
 
 // runWebhook is `registryd webhook retry DELIVERY_ID`: it queues a
