@@ -165,6 +165,13 @@ type Reader interface {
 	// published version when version is "". It is the hot path of install
 	// clients: one indexed query.
 	PublishedReport(ctx context.Context, addon, version string) (registry.Report, error)
+	// VersionByManifest returns the published version made from the
+	// submission whose manifest bytes have the sha256 manifestSHA256
+	// (lowercase hex), whatever its addon's tier or removal; an error
+	// wrapping registry.ErrNotFound when no published version has it. The
+	// manifest names its addon and version, so at most one published
+	// version has given bytes. One indexed query.
+	VersionByManifest(ctx context.Context, manifestSHA256 string) (registry.Version, error)
 	// PublishedReportDigest returns the sha256 (lowercase hex, the report's
 	// ETag without its decoration) of the report PublishedReport would
 	// return for the same arguments, without reading the report's bytes,

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -53,6 +54,72 @@ func TestAuditLogAppendOnly(t *testing.T) {
 		log, _, err := s.AuditLog(ctx, storage.AuditFilter{}, storage.Page{})
 		if err != nil || len(log) != 1 || log[0].Actor != "carol" {
 			t.Errorf("audit log after refused changes = %+v, %v; want the one entry unchanged", log, err)
+		}
+	})
+}
+
+// TestManifestLookupPlan checks that the lookup by manifest digest
+// (VersionByManifest) reads an index at each step on both databases: the
+// submissions with the digest, then the version published from each.
+// PostgreSQL is told to avoid sequential scans, as it would on tables this
+// small, so that the plan shows which indexes it can use.
+func TestManifestLookupPlan(t *testing.T) {
+	const lookup = `SELECT v.addon, v.version FROM versions v JOIN submissions s ON s.id = v.submission_id
+		WHERE s.manifest_sha256 = $1 ORDER BY v.published_at DESC, v.addon, v.version LIMIT 1`
+	wantIndexes := []string{"submissions_manifest_sha256", "versions_submission"}
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
+		ctx := context.Background()
+		s := b.Open(t)
+		var plan []string
+		switch s := s.(type) {
+		case *postgres.Store:
+			tx, err := s.Pool().Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(ctx)
+			if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := tx.Query(ctx, "EXPLAIN "+lookup, "00")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var line string
+				if err := rows.Scan(&line); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, line)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+		case *sqlite.Store:
+			rows, err := s.DB().QueryContext(ctx, "EXPLAIN QUERY PLAN "+strings.ReplaceAll(lookup, "$1", "?1"), "00")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id, parent, notUsed int
+				var detail string
+				if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatalf("no raw SQL for %T", s)
+		}
+		got := strings.Join(plan, "\n")
+		for _, idx := range wantIndexes {
+			if !strings.Contains(got, idx) {
+				t.Errorf("plan does not use %s:\n%s", idx, got)
+			}
 		}
 	})
 }

@@ -53,6 +53,19 @@ func (r reader) Version(ctx context.Context, addon, version string) (registry.Ve
 	return v, nil
 }
 
+// VersionByManifest returns the published version whose submission's
+// manifest has the sha256 manifestSHA256, or an error wrapping
+// registry.ErrNotFound. Should two ever share it, the latest published
+// wins.
+func (r reader) VersionByManifest(ctx context.Context, manifestSHA256 string) (registry.Version, error) {
+	v, err := r.scanVersion(r.c.QueryRow(ctx, `SELECT `+versionCols+versionsFrom+` WHERE s.manifest_sha256 = $1
+		ORDER BY v.published_at DESC, v.addon, v.version LIMIT 1`, manifestSHA256))
+	if err != nil {
+		return v, r.err(fmt.Sprintf("version with manifest sha256:%s", manifestSHA256), err)
+	}
+	return v, nil
+}
+
 // CreateVersion publishes v; registry.ErrConflict when the addon has a
 // version with the same registry.VersionKey, registry.ErrNotFound when its
 // submission does not exist.

@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Versions", testVersions},
 		{"PublishedReport", testPublishedReport},
 		{"PublishedReportDigest", testPublishedReportDigest},
+		{"VersionByManifest", testVersionByManifest},
 		{"Suppressions", testSuppressions},
 		{"VerifyApproval", testVerifyApproval},
 		{"AuditLog", testAuditLog},
