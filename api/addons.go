@@ -16,8 +16,8 @@ import (
 // MaxQueryBytes bounds the ?q= search text.
 const MaxQueryBytes = 100
 
-// listAddons serves the published registry: search, filters and
-// updated_since for mirrors.
+// listAddons serves the published registry: search (best match first),
+// filters and updated_since for mirrors; by name without a search.
 func (s *server) listAddons(w http.ResponseWriter, r *http.Request) error {
 	if err := knownParams(r, "q", "tier", "verdict", "updated_since", "include_removed", "cursor", "limit"); err != nil {
 		return err
@@ -28,7 +28,8 @@ func (s *server) listAddons(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	f := storage.AddonFilter{Query: q.Get("q"), Tier: registry.Tier(q.Get("tier")), Verdict: registry.Verdict(q.Get("verdict"))}
+	f := storage.AddonFilter{Query: q.Get("q"), Tier: registry.Tier(q.Get("tier")), Verdict: registry.Verdict(q.Get("verdict")),
+		Order: storage.ByRelevance}
 	if len(f.Query) > MaxQueryBytes || !safetext.Valid(f.Query, 0) {
 		return badRequest("q", "must be at most "+strconv.Itoa(MaxQueryBytes)+" bytes of printable text")
 	}

@@ -201,10 +201,14 @@ type StoredFinding struct {
 // version that changes what runs is community until maintainers verify
 // its wiring in turn.
 type Addon struct {
-	Name           string
-	DisplayName    string
-	Description    string
-	Homepage       string
+	Name        string
+	DisplayName string
+	Description string
+	Homepage    string
+	// Keywords and Categories are the latest version's manifest's, in its
+	// order; the search looks in them.
+	Keywords       []string
+	Categories     []string
 	LatestVersion  string
 	LatestVerdict  Verdict
 	LatestWiring   string // the wiring digest of LatestVersion

@@ -74,7 +74,10 @@ type QueueEntry struct {
 
 // AddonFilter narrows the published registry. Zero fields match everything.
 type AddonFilter struct {
-	Query          string // case-insensitive substring of name, display name or description
+	// Query selects the addons whose name, display name, keywords,
+	// categories or description hold it as a substring, ignoring case
+	// (both lowercased with strings.ToLower). ByRelevance ranks them.
+	Query          string
 	Tier           registry.Tier
 	Verdict        registry.Verdict // of the latest published version
 	UpdatedSince   *time.Time       // for mirrors: addons changed at or after this instant
@@ -126,6 +129,13 @@ const (
 	// RecentlyUpdated lists the addons changed last first, then by name
 	// in reverse.
 	RecentlyUpdated AddonOrder = "updated"
+	// ByRelevance lists the addons that match the filter's Query best
+	// first, by where the query is found: the whole name, then the start
+	// of the name, then anywhere in the name or display name, then in a
+	// keyword or category, then in the description; by name within each.
+	// Both stores rank alike, so they list alike. Without a Query it is
+	// ByName.
+	ByRelevance AddonOrder = "relevance"
 )
 
 // AuditFilter narrows the audit log. Zero fields match everything.

@@ -45,11 +45,20 @@ const (
 	registryCountMax = 10_000
 )
 
-// registryOrders are the registry's orders, the default first.
-var registryOrders = []option{
-	{Value: "", Label: "name"},
-	{Value: string(storage.RecentlyUpdated), Label: "recently updated"},
-}
+// registryOrders are the registry's orders, the default first, and
+// searchOrders its orders when it searches: best match first by default
+// (storage.ByRelevance), or by name.
+var (
+	registryOrders = []option{
+		{Value: "", Label: "name"},
+		{Value: string(storage.RecentlyUpdated), Label: "recently updated"},
+	}
+	searchOrders = []option{
+		{Value: "", Label: "best match"},
+		{Value: "name", Label: "name"},
+		{Value: string(storage.RecentlyUpdated), Label: "recently updated"},
+	}
+)
 
 func (h *Handler) registry(w http.ResponseWriter, r *http.Request, v *view) error {
 	q := r.URL.Query()
@@ -69,8 +78,20 @@ func (h *Handler) registry(w http.ResponseWriter, r *http.Request, v *view) erro
 	} else {
 		p.Verdict = ""
 	}
-	p.Orders = selectOne(registryOrders, q.Get("sort"), func(s string) { f.Order = storage.AddonOrder(s) })
-	p.Filtered = f != storage.AddonFilter{}
+	orders, sort := registryOrders, ""
+	if f.Query != "" {
+		orders = searchOrders
+	}
+	p.Orders = selectOne(orders, q.Get("sort"), func(s string) { sort = s })
+	p.Filtered = f != storage.AddonFilter{} || sort != ""
+	switch sort {
+	case "":
+		f.Order = storage.ByRelevance // by name without a query
+	case "name":
+		f.Order = storage.ByName
+	default:
+		f.Order = storage.AddonOrder(sort)
+	}
 	ctx := r.Context()
 	addons, next, err := h.d.Reader.Addons(ctx, f, storage.Page{Cursor: q.Get("cursor"), Limit: registryPageSize})
 	if errors.Is(err, registry.ErrInvalid) { // a cursor this server did not make: start over
@@ -97,7 +118,7 @@ func (h *Handler) registry(w http.ResponseWriter, r *http.Request, v *view) erro
 		})
 	}
 	links := url.Values{}
-	for k, val := range map[string]string{"q": f.Query, "tier": string(f.Tier), "verdict": string(f.Verdict), "sort": string(f.Order)} {
+	for k, val := range map[string]string{"q": f.Query, "tier": string(f.Tier), "verdict": string(f.Verdict), "sort": sort} {
 		if val != "" {
 			links.Set(k, val)
 		}

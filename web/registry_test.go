@@ -44,6 +44,7 @@ func TestRegistryCountsSortsAndClears(t *testing.T) {
 		// verifyClean changed clean-tool last.
 		{"/?sort=updated", "3 addons", []string{"clean-tool", "loose-tool", "hostile"}, nil, true},
 		{"/?q=tool", "2 addons", []string{"clean-tool", "loose-tool"}, nil, true},
+		{"/?q=tool&sort=name", "2 addons", []string{"clean-tool", "loose-tool"}, nil, true},
 		{"/?q=tool&sort=updated&tier=community", "1 addon", []string{"loose-tool"}, [][2]string{{"community", "review"}}, true},
 		{"/?verdict=pass&tier=community", "no addons", nil, nil, true},
 		// Unknown values are ignored: nothing to clear.

@@ -363,6 +363,7 @@ func publish(ctx context.Context, tx storage.Tx, sub registry.Submission, st sta
 	if a.LatestVersion == "" || newer(sub.Version, a.LatestVersion) {
 		a.LatestVersion, a.LatestVerdict, a.LatestWiring = sub.Version, sub.Verdict, sub.WiringSHA256
 		a.DisplayName, a.Description, a.Homepage = m.Addon.DisplayName, m.Addon.Description, m.Addon.Homepage
+		a.Keywords, a.Categories = m.Addon.Keywords, m.Addon.Categories
 	}
 	a.UpdatedAt = now
 	if err := tx.PutAddon(ctx, a); err != nil {

@@ -11,13 +11,18 @@ import (
 )
 
 // dialect is PostgreSQL's sqlstore.Dialect: timestamptz and text[]
-// columns, FOR UPDATE row locks, ILIKE, and errors told apart by SQLSTATE.
+// columns, FOR UPDATE row locks, ILIKE, a trigram index for search, and errors told apart by SQLSTATE.
 type dialect struct{}
 
 func (dialect) Name() string      { return "postgres" }
 func (dialect) ForUpdate() string { return " FOR UPDATE" }
 
 func (dialect) ContainsFold(col, param string) string { return col + " ILIKE " + param }
+func (dialect) Like(col, param string) string         { return col + " LIKE " + param }
+
+// SearchIndex adds nothing: the trigram index on addons.search_text
+// (migration 00009) serves the LIKE that matches it.
+func (dialect) SearchIndex(string, string, func(any) string) string { return "" }
 
 // Time truncates to the microsecond PostgreSQL keeps.
 func (dialect) Time(t time.Time) any { return t.UTC().Truncate(time.Microsecond) }

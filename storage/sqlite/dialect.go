@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -22,6 +24,21 @@ func (dialect) Name() string      { return "sqlite" }
 func (dialect) ForUpdate() string { return "" }
 
 func (dialect) ContainsFold(col, param string) string { return col + " LIKE " + param + ` ESCAPE '\'` }
+func (dialect) Like(col, param string) string         { return col + " LIKE " + param + ` ESCAPE '\'` }
+
+// SearchIndex narrows to the addons whose search_text the FTS5 trigram
+// table addon_search (migration 00009) finds q in, as a phrase: a phrase of
+// trigrams at consecutive positions is the substring itself. A query of
+// fewer than three characters has no trigram, so it adds nothing and the
+// caller's LIKE reads every addon.
+func (dialect) SearchIndex(prefix, q string, bind func(any) string) string {
+	if utf8.RuneCountInString(q) < 3 {
+		return ""
+	}
+	phrase := `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
+	return prefix + `name IN (SELECT i.name FROM addon_search s JOIN addon_search_ids i ON i.id = s.rowid
+		WHERE addon_search MATCH ` + bind(phrase) + `)`
+}
 
 // Time encodes t as UTC microseconds since the Unix epoch.
 func (dialect) Time(t time.Time) any { return t.UnixMicro() }

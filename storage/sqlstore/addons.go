@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -10,7 +11,7 @@ import (
 
 const addonCols = `name, display_name, description, homepage, latest_version, latest_verdict,
 	verified, verified_by, verified_at, verified_reason, removed, removed_at, created_at, updated_at,
-	latest_wiring_sha256, verified_wiring_sha256`
+	latest_wiring_sha256, verified_wiring_sha256, keywords, categories`
 
 const qAddon = `SELECT ` + addonCols + ` FROM addons WHERE name = $1`
 
@@ -31,10 +32,12 @@ func (r reader) addonFields(a *registry.Addon) ([]any, func()) {
 	return []any{&a.Name, &a.DisplayName, &a.Description, &a.Homepage, &a.LatestVersion, &verdict,
 			&a.Verified, r.d.ScanList(&a.VerifiedBy), r.d.ScanNullTime(&a.VerifiedAt), &a.VerifiedReason, &a.Removed,
 			r.d.ScanNullTime(&a.RemovedAt), r.d.ScanTime(&a.CreatedAt), r.d.ScanTime(&a.UpdatedAt),
-			&a.LatestWiring, &a.VerifiedWiring},
+			&a.LatestWiring, &a.VerifiedWiring, r.d.ScanList(&a.Keywords), r.d.ScanList(&a.Categories)},
 		func() {
 			a.LatestVerdict = registry.Verdict(verdict)
 			a.VerifiedBy = nonNilStrings(a.VerifiedBy)
+			a.Keywords = nonNilStrings(a.Keywords)
+			a.Categories = nonNilStrings(a.Categories)
 		}
 }
 
@@ -48,24 +51,19 @@ func (r reader) Addon(ctx context.Context, name string) (registry.Addon, error) 
 	return a, nil
 }
 
-// tierVerifiedSQL is registry.Addon.Tier() == TierVerified in SQL: a grant
-// that covers the latest version's wiring.
-const tierVerifiedSQL = `(verified AND latest_wiring_sha256 <> '' AND verified_wiring_sha256 = latest_wiring_sha256)`
-
 // addonWhere returns the WHERE terms selecting the addons f matches,
 // values bound through a. An unknown Tier is a validation error naming the
 // field "tier".
 func (r reader) addonWhere(a *args, f storage.AddonFilter) ([]string, error) {
 	var where []string
 	if f.Query != "" {
-		where = append(where, "("+r.addonSearch(a, "", f.Query)+")")
+		where = append(where, r.addonSearch(a, "", f.Query)...)
 	}
 	switch f.Tier {
 	case "":
-	case registry.TierVerified:
-		where = append(where, tierVerifiedSQL)
-	case registry.TierCommunity:
-		where = append(where, "NOT "+tierVerifiedSQL)
+	case registry.TierVerified, registry.TierCommunity:
+		// The column is registry.Addon.Tier(), written by PutAddon.
+		where = append(where, "tier = "+a.add(string(f.Tier)))
 	default:
 		return nil, invalid("tier", "is not a known tier")
 	}
@@ -82,9 +80,9 @@ func (r reader) addonWhere(a *args, f storage.AddonFilter) ([]string, error) {
 }
 
 // Addons lists addons matching f in f's order, one page at a time. Query
-// matches a literal, case-insensitive substring (ASCII case only on
-// SQLite); an unknown Tier is a validation error naming the field "tier",
-// an unknown Order one naming "order".
+// matches a literal substring of the lowercased search text (see
+// searchText); an unknown Tier is a validation error naming the field
+// "tier", an unknown Order one naming "order".
 func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Page) ([]registry.Addon, string, error) {
 	var a args
 	where, err := r.addonWhere(&a, f)
@@ -99,6 +97,12 @@ func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Pag
 	}
 	var order string
 	cursor := func(a registry.Addon) storage.Cursor { return storage.Cursor{Key: a.Name} }
+	if f.Order == storage.ByRelevance {
+		if f.Query != "" {
+			return r.addonsByRelevance(ctx, &a, where, f.Query, c, p)
+		}
+		f.Order = storage.ByName
+	}
 	switch f.Order {
 	case storage.ByName:
 		order = "name"
@@ -124,14 +128,82 @@ func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Pag
 	return out, next, nil
 }
 
-// addonSearch returns the condition of the addon search for q on the
-// addons table (its columns prefixed with prefix, such as "a."): a
-// literal, case-insensitive substring of the name, display name or
-// description.
-func (r reader) addonSearch(a *args, prefix, q string) string {
-	pat := a.add(containsPattern(q))
-	return r.d.ContainsFold(prefix+"name", pat) + " OR " + r.d.ContainsFold(prefix+"display_name", pat) +
-		" OR " + r.d.ContainsFold(prefix+"description", pat)
+// Search text. An addon's search_text is its name and display name, its
+// keywords and categories, and its description, lowercased and in three
+// parts separated by searchSep (items within a part by "\n"), so that a
+// LIKE pattern can tell in which part a query occurs: a substring found
+// before two separators is in the first part. A query is lowercased the
+// same way and matched as a literal substring, so that both stores match
+// and rank alike, whatever their collations and case folding.
+const searchSep = "\x1f"
+
+// searchText returns what the addon search looks in for a.
+func searchText(a registry.Addon) string {
+	clean := strings.NewReplacer(searchSep, " ")
+	part := func(items ...string) string { return clean.Replace(strings.ToLower(strings.Join(items, "\n"))) }
+	tags := append(append([]string{}, a.Keywords...), a.Categories...)
+	return part(a.Name, a.DisplayName) + searchSep + part(tags...) + searchSep + part(a.Description)
+}
+
+// addonSearch returns the conditions selecting the addons (columns
+// prefixed with prefix, such as "a.") whose search text holds q: the
+// database's substring index when it has one for q, and the match itself.
+func (r reader) addonSearch(a *args, prefix, q string) []string {
+	q = strings.ToLower(q)
+	var conds []string
+	if idx := r.d.SearchIndex(prefix, q, a.add); idx != "" {
+		conds = append(conds, idx)
+	}
+	return append(conds, r.d.Like(prefix+"search_text", a.add(containsPattern(q))))
+}
+
+// searchRankSQL returns the SQL rank of an addon for the lowercased query
+// q, as storage.ByRelevance orders: 0 the name is q, 1 the name starts
+// with q, 2 the name or display name holds it, 3 a keyword or category, 4
+// the description. It is evaluated only on rows that match q.
+func (r reader) searchRankSQL(a *args, q string) string {
+	lit := likeLiteral(q)
+	return `CASE WHEN name = ` + a.add(q) +
+		` THEN 0 WHEN ` + r.d.Like("name", a.add(lit+"%")) +
+		` THEN 1 WHEN ` + r.d.Like("search_text", a.add("%"+lit+"%"+searchSep+"%"+searchSep+"%")) +
+		` THEN 2 WHEN ` + r.d.Like("search_text", a.add("%"+lit+"%"+searchSep+"%")) +
+		` THEN 3 ELSE 4 END`
+}
+
+// addonsByRelevance lists the addons matching where (which holds the
+// search for q) in storage.ByRelevance's order, after cursor c.
+func (r reader) addonsByRelevance(ctx context.Context, a *args, where []string, q string, c storage.Cursor, p storage.Page) ([]registry.Addon, string, error) {
+	rank := r.searchRankSQL(a, strings.ToLower(q))
+	query := `SELECT ` + addonCols + `, search_rank FROM (SELECT ` + addonCols + `, ` + rank + ` AS search_rank FROM addons` +
+		whereSQL(where) + `) ranked`
+	if p.Cursor != "" {
+		query += ` WHERE (search_rank, name) > (` + a.add(c.Rank) + `, ` + a.add(c.Key) + `)`
+	}
+	limit := p.Bounded()
+	query += ` ORDER BY search_rank, name LIMIT ` + a.add(limit+1)
+	type ranked struct {
+		addon registry.Addon
+		rank  int
+	}
+	scan := func(row Row) (ranked, error) {
+		var x ranked
+		dst, finish := r.addonFields(&x.addon)
+		if err := row.Scan(append(dst, &x.rank)...); err != nil {
+			return x, err
+		}
+		finish()
+		return x, nil
+	}
+	rows, err := list(r, ctx, "search addons", scan, query, *a...)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, next := page(rows, limit, func(x ranked) storage.Cursor { return storage.Cursor{Key: x.addon.Name, Rank: x.rank} })
+	out := make([]registry.Addon, len(rows))
+	for i, x := range rows {
+		out[i] = x.addon
+	}
+	return out, next, nil
 }
 
 // CountAddons returns how many addons Addons lists for f, counting no
@@ -162,18 +234,21 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 	if a.Name == "" {
 		return fmt.Errorf("put addon: %w", invalid("name", "is empty"))
 	}
-	_, err := t.c.Exec(ctx, `INSERT INTO addons (`+addonCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+	_, err := t.c.Exec(ctx, `INSERT INTO addons (`+addonCols+`, search_text, tier)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
 		ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name, description = excluded.description,
 			homepage = excluded.homepage, latest_version = excluded.latest_version,
 			latest_verdict = excluded.latest_verdict, verified = excluded.verified,
 			verified_by = excluded.verified_by, verified_at = excluded.verified_at,
 			verified_reason = excluded.verified_reason, removed = excluded.removed,
 			removed_at = excluded.removed_at, created_at = excluded.created_at, updated_at = excluded.updated_at,
-			latest_wiring_sha256 = excluded.latest_wiring_sha256, verified_wiring_sha256 = excluded.verified_wiring_sha256`,
+			latest_wiring_sha256 = excluded.latest_wiring_sha256, verified_wiring_sha256 = excluded.verified_wiring_sha256,
+			keywords = excluded.keywords, categories = excluded.categories, search_text = excluded.search_text,
+			tier = excluded.tier`,
 		a.Name, a.DisplayName, a.Description, a.Homepage, a.LatestVersion, string(a.LatestVerdict),
 		a.Verified, t.d.List(a.VerifiedBy), nullTime(t.d, a.VerifiedAt), a.VerifiedReason, a.Removed,
-		nullTime(t.d, a.RemovedAt), t.d.Time(a.CreatedAt), t.d.Time(a.UpdatedAt), a.LatestWiring, a.VerifiedWiring)
+		nullTime(t.d, a.RemovedAt), t.d.Time(a.CreatedAt), t.d.Time(a.UpdatedAt), a.LatestWiring, a.VerifiedWiring,
+		t.d.List(a.Keywords), t.d.List(a.Categories), searchText(a), string(a.Tier()))
 	if err != nil {
 		return t.err(fmt.Sprintf("put addon %q", a.Name), err)
 	}

@@ -22,13 +22,25 @@ type Dialect interface {
 	// containsPattern, whose escape character is \), ignoring case:
 	// ILIKE on PostgreSQL; LIKE … ESCAPE '\' on SQLite, which folds ASCII
 	// case only.
-	//
-	// Full-text search belongs here too when a list needs it: a method
-	// returning the condition that matches a query bound to a parameter
-	// against a table's search index (a tsvector column and
-	// websearch_to_tsquery on PostgreSQL, an FTS5 table and MATCH on
-	// SQLite), next to a migration creating the index in each dialect.
 	ContainsFold(col, param string) string
+
+	// Like returns a condition that is true when column col matches the
+	// LIKE pattern bound to param, whose escape character is \. It is
+	// meant for text that registryd lowercased itself (addons.search_text):
+	// LIKE on PostgreSQL, whose trigram index serves it; LIKE … ESCAPE
+	// '\' on SQLite, whose LIKE also folds ASCII case, which lowercased
+	// text and patterns make moot.
+	Like(col, param string) string
+
+	// SearchIndex returns a condition that narrows the addons (columns
+	// prefixed with prefix, such as "a.") to those whose search_text may
+	// contain q, read from the database's substring index, binding values
+	// through bind; or "" when there is none to add. It may return more
+	// addons than contain q, never fewer: the caller matches search_text
+	// itself. PostgreSQL needs none (its trigram index serves the LIKE);
+	// SQLite returns a MATCH on its FTS5 trigram table when q has three
+	// characters or more, which that index can find.
+	SearchIndex(prefix, q string, bind func(any) string) string
 
 	// Time encodes an instant for a write or a comparison. ScanTime and
 	// ScanNullTime return scan destinations that set *dst to the stored

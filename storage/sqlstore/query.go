@@ -83,9 +83,16 @@ func list[T any](r reader, ctx context.Context, op string, scan func(Row) (T, er
 // containsPattern makes q a LIKE pattern (escape character \) that matches
 // it as a literal substring.
 func containsPattern(q string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(q) + "%"
+	return "%" + likeLiteral(q) + "%"
 }
+
+// likeLiteral escapes q's LIKE wildcards (escape character \), so that it
+// matches itself only.
+func likeLiteral(q string) string {
+	return likeEscaper.Replace(q)
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // nullTime encodes an optional instant: nil is SQL NULL.
 func nullTime(d Dialect, t *time.Time) any {

@@ -58,7 +58,7 @@ func (r reader) PublishedServers(ctx context.Context, f storage.ServerFilter, p 
 	}
 	if f.Query != "" {
 		upstream := r.d.ContainsFold("u.upstream_name", a.add(containsPattern(f.Query)))
-		where = append(where, "("+r.addonSearch(&a, "a.", f.Query)+" OR "+upstream+")")
+		where = append(where, "(("+strings.Join(r.addonSearch(&a, "a.", f.Query), " AND ")+") OR "+upstream+")")
 	}
 	if f.UpdatedSince != nil {
 		t := r.d.Time(*f.UpdatedSince)

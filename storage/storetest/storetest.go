@@ -49,6 +49,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Addons", testAddons},
 		{"AddonsFilterAndPaging", testAddonsFilterAndPaging},
 		{"AddonOrderAndCount", testAddonOrderAndCount},
+		{"AddonSearch", testAddonSearch},
+		{"AddonSearchCursor", testAddonSearchCursor},
 		{"Versions", testVersions},
 		{"PublishedReport", testPublishedReport},
 		{"PublishedReportDigest", testPublishedReportDigest},

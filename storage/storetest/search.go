@@ -1,0 +1,179 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+// searchSpecs are the addons of the search tests: "git" is found in each
+// part of the search text, so the relevance ranks are all exercised.
+var searchSpecs = []struct {
+	name, display, desc string
+	keywords            []string
+	categories          []string
+	verdict             registry.Verdict
+	removed             bool
+}{
+	{"git", "Git", "the plain one", nil, nil, registry.VerdictPass, false},
+	{"git-tools", "Tools", "", nil, nil, registry.VerdictReview, false},
+	{"github", "GitHub", "issues and pull requests", []string{"issues"}, []string{"vcs"}, registry.VerdictPass, false},
+	{"legit", "Legit", "", nil, nil, registry.VerdictPass, false},
+	{"helper", "The GIT Helper", "", nil, nil, registry.VerdictFail, false},
+	{"vcs", "Versions", "", []string{"Git", "hg"}, nil, registry.VerdictPass, false},
+	{"scm", "Source", "", nil, []string{"GIT-hosting"}, registry.VerdictPass, false},
+	{"other", "Other", "Works with Git repositories", nil, nil, registry.VerdictPass, false},
+	{"gone", "Gone git", "", nil, nil, registry.VerdictPass, true},
+	{"unrelated", "Weather", "forecasts", []string{"rain"}, []string{"data"}, registry.VerdictPass, false},
+	{"unicode", "ÜNÏCODE Tool", `says "hello" and 100% _ \ `, []string{"Ωmega"}, nil, registry.VerdictPass, false},
+}
+
+func testAddonSearch(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	inTx(t, s, func(tx storage.Tx) error {
+		for i, sp := range searchSpecs {
+			a := addon(sp.name, i)
+			a.DisplayName, a.Description, a.LatestVerdict, a.Removed = sp.display, sp.desc, sp.verdict, sp.removed
+			a.Keywords, a.Categories = sp.keywords, sp.categories
+			if err := tx.PutAddon(ctx, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	got, err := s.Addon(ctx, "github")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"issues"}, got.Keywords); diff != "" {
+		t.Errorf("Addon(github).Keywords (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"vcs"}, got.Categories); diff != "" {
+		t.Errorf("Addon(github).Categories (-want +got):\n%s", diff)
+	}
+
+	relevance := func(q string) storage.AddonFilter { return storage.AddonFilter{Query: q, Order: storage.ByRelevance} }
+	tests := []struct {
+		name string
+		f    storage.AddonFilter
+		want []string
+	}{
+		// Whole name, name prefix, name or display name, keyword or
+		// category, description; by name within each.
+		{"ranked", relevance("git"), []string{"git", "git-tools", "github", "helper", "legit", "scm", "vcs", "other"}},
+		{"ranked, any case", relevance("GiT"), []string{"git", "git-tools", "github", "helper", "legit", "scm", "vcs", "other"}},
+		{"ranked, with removed", storage.AddonFilter{Query: "git", Order: storage.ByRelevance, IncludeRemoved: true},
+			[]string{"git", "git-tools", "github", "gone", "helper", "legit", "scm", "vcs", "other"}},
+		{"ranked and filtered", storage.AddonFilter{Query: "git", Order: storage.ByRelevance, Verdict: registry.VerdictPass},
+			[]string{"git", "github", "legit", "scm", "vcs", "other"}},
+		{"by name", storage.AddonFilter{Query: "git"}, []string{"git", "git-tools", "github", "helper", "legit", "other", "scm", "vcs"}},
+		{"two characters", relevance("gi"), []string{"git", "git-tools", "github", "helper", "legit", "scm", "vcs", "other"}},
+		{"one character", relevance("ü"), []string{"unicode"}},
+		{"keyword", relevance("issues"), []string{"github"}},
+		{"keyword, by name", storage.AddonFilter{Query: "hg"}, []string{"vcs"}},
+		{"category", relevance("hosting"), []string{"scm"}},
+		{"category before description", relevance("vcs"), []string{"vcs", "github"}},
+		{"keyword before description", relevance("rain"), []string{"unrelated"}},
+		{"not across parts", relevance("versions git"), []string{}},
+		{"not across items", relevance("issues vcs"), []string{}},
+		{"unicode case", relevance("ünïcode"), []string{"unicode"}},
+		{"unicode keyword", relevance("ωMEGA"), []string{"unicode"}},
+		{"quotes are literal", relevance(`"hello"`), []string{"unicode"}},
+		{"wildcards are literal", relevance(`100% _ \`), []string{"unicode"}},
+		{"percent alone", relevance("%"), []string{"unicode"}},
+		{"no match", relevance("nothing-like-this"), []string{}},
+		{"no query ranks by name", storage.AddonFilter{Order: storage.ByRelevance, Verdict: registry.VerdictReview}, []string{"git-tools"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, limit := range []int{1, 2, 3, 50} {
+				got := []string{}
+				cursor := ""
+				for range 20 {
+					page, next, err := s.Addons(ctx, tc.f, storage.Page{Cursor: cursor, Limit: limit})
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, ids(page, addonName)...)
+					if cursor = next; next == "" {
+						break
+					}
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("Addons(%+v), %d a page (-want +got):\n%s", tc.f, limit, diff)
+				}
+			}
+			n, more, err := s.CountAddons(ctx, tc.f, 100)
+			if err != nil || n != len(tc.want) || more {
+				t.Errorf("CountAddons(%+v) = %d, %v, %v; want %d, false", tc.f, n, more, err, len(tc.want))
+			}
+		})
+	}
+
+	// A new version's text replaces the old one in the search.
+	inTx(t, s, func(tx storage.Tx) error {
+		a, err := tx.Addon(ctx, "github")
+		if err != nil {
+			return err
+		}
+		a.Keywords, a.Description = []string{"forge"}, "pull requests"
+		return tx.PutAddon(ctx, a)
+	})
+	for q, want := range map[string][]string{"issues": {}, "forge": {"github"}, "pull requests": {"github"}} {
+		page, _, err := s.Addons(ctx, relevance(q), storage.Page{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, ids(page, addonName)); diff != "" {
+			t.Errorf("after the update, Addons(q=%q) (-want +got):\n%s", q, diff)
+		}
+	}
+}
+
+// testAddonSearchCursor checks that a ranked page's cursor continues
+// within its rank: the page boundary falls between two ranks and inside
+// one, at every position.
+func testAddonSearchCursor(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	var want []string
+	inTx(t, s, func(tx storage.Tx) error {
+		// Twelve addons in four ranks, three each, whose names sort
+		// against their ranks.
+		for i := range 3 {
+			for _, sp := range []struct{ name, display, desc string }{
+				{fmt.Sprintf("z-kit-%d", i), "", ""},                   // name substring: 2
+				{fmt.Sprintf("kit-%d", i), "", ""},                     // name prefix: 1
+				{fmt.Sprintf("a-%d", i), "", "a kit"},                  // description: 4
+				{fmt.Sprintf("m-%d", i), fmt.Sprintf("Kit %d", i), ""}, // display name: 2
+			} {
+				a := addon(sp.name, i)
+				a.DisplayName, a.Description = sp.display, sp.desc
+				if err := tx.PutAddon(ctx, a); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	want = []string{"kit-0", "kit-1", "kit-2", "m-0", "m-1", "m-2", "z-kit-0", "z-kit-1", "z-kit-2", "a-0", "a-1", "a-2"}
+	f := storage.AddonFilter{Query: "KIT", Order: storage.ByRelevance}
+	for first := 1; first < len(want); first++ {
+		page, next, err := s.Addons(ctx, f, storage.Page{Limit: first})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest, _, err := s.Addons(ctx, f, storage.Page{Cursor: next, Limit: storage.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := append(ids(page, addonName), ids(rest, addonName)...)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("first page of %d, then the rest (-want +got):\n%s", first, diff)
+		}
+	}
+}
