@@ -18,7 +18,9 @@ import (
 func TestSearchRanksAndPages(t *testing.T) {
 	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		e := newEnv(t, b)
-		with := func(m, line string) string { return strings.Replace(m, `license = "MIT"`, `license = "MIT"`+"\n"+line, 1) }
+		with := func(m, line string) string {
+			return strings.Replace(m, `license = "MIT"`, `license = "MIT"`+"\n"+line, 1)
+		}
 		e.publish(t, with(manifest("alpha", "1.0.0"), `keywords = ["Toolkit"]`))
 		e.publish(t, strings.Replace(manifest("beta", "1.0.0"), "A test addon for beta.", "Bundles a kit of helpers.", 1))
 		e.publish(t, with(manifest("gamma", "1.0.0"), `categories = ["kits"]`))
