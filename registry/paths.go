@@ -28,6 +28,12 @@ func VersionReportPath(name, version string) string {
 	return AddonPath(name) + "/versions/" + PathSegment(version) + "/report"
 }
 
+// VersionManifestPath is the path of the manifest of name@version, its
+// bytes as submitted.
+func VersionManifestPath(name, version string) string {
+	return AddonPath(name) + "/versions/" + PathSegment(version) + "/manifest"
+}
+
 // SuppressionPath is the path of suppression id of addon name.
 func SuppressionPath(name, id string) string {
 	return AddonPath(name) + "/suppressions/" + PathSegment(id)

@@ -72,7 +72,10 @@ func (e *env) seed() seeded {
 // REGISTRYD_SCREENSHOT_DIR set, the test also takes the README's pictures
 // (docs/img) of the pages as served.
 func TestBrowserAccessibility(t *testing.T) {
-	e := newEnv(t, func(d *web.Deps) { d.PublicURL = "https://registry.example" })
+	e := newEnv(t, func(d *web.Deps) {
+		d.PublicURL = "https://registry.example"
+		d.VerifierKeys = []string{testVerifierKey}
+	})
 	s := e.seed()
 	b := e.tab(1024, 768)
 	check := func(path, shot string) {

@@ -223,6 +223,13 @@ type addonPage struct {
 	VerifyAction  string
 	Wiring        wiringView
 	Origin        *origin // of the latest version's submission
+	// Runs is what the latest version runs; nil when none is published.
+	Runs *runsView
+	// VerifierKeys are the registry's verifier keys, and Install the
+	// command that checks the latest version's signed report with them
+	// ("" without keys or a published version).
+	VerifierKeys []string
+	Install      string
 }
 
 func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
@@ -266,11 +273,21 @@ func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
 	if err != nil {
 		return err
 	}
-	o, err := h.latestOrigin(r, a)
+	sub, err := h.latestSubmission(r, a)
 	if err != nil {
 		return err
 	}
-	p.Origin = o
+	if sub != nil {
+		o := originOf(*sub)
+		p.Origin = &o
+		p.Runs = runsOf(*sub)
+		if p.Runs == nil {
+			p.Runs = &runsView{Version: sub.Version}
+		}
+		p.Runs.Manifest = registry.VersionManifestPath(a.Name, sub.Version)
+		p.Install = installSnippet(h.publicBase(r), h.d.VerifierKeys, a.Name, sub.Version)
+	}
+	p.VerifierKeys = h.d.VerifierKeys
 	p.Wiring = wiringView{Latest: shortWiring(a.LatestWiring), LatestVersion: a.LatestVersion, LatestCovered: a.Tier() == registry.TierVerified}
 	if a.Verified {
 		p.Wiring.Verified, p.Wiring.VerifiedFull = shortWiring(a.VerifiedWiring), a.VerifiedWiring
@@ -312,9 +329,9 @@ func (h *Handler) addon(w http.ResponseWriter, r *http.Request, v *view) error {
 	return nil
 }
 
-// latestOrigin is where the latest version of a came from, or nil when
-// it has none published.
-func (h *Handler) latestOrigin(r *http.Request, a registry.Addon) (*origin, error) {
+// latestSubmission is the submission the latest version of a was
+// published from, or nil when it has none published.
+func (h *Handler) latestSubmission(r *http.Request, a registry.Addon) (*registry.Submission, error) {
 	if a.LatestVersion == "" {
 		return nil, nil
 	}
@@ -329,8 +346,7 @@ func (h *Handler) latestOrigin(r *http.Request, a registry.Addon) (*origin, erro
 	if err != nil {
 		return nil, err
 	}
-	o := originOf(sub)
-	return &o, nil
+	return &sub, nil
 }
 
 // publicBase is the absolute base URL for links people paste elsewhere.

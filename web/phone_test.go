@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/registryd/registryd/internal/browsertest"
+	"github.com/registryd/registryd/web"
 )
 
 // control is a form control (or a disclosure's summary) as the keyboard
@@ -45,7 +46,7 @@ const markControls = `[...document.querySelectorAll('a[href], input:not([type=hi
 // reason forms of a submission stand one above the other, each question
 // above its answer; and a submission is approved with the keyboard alone.
 func TestBrowserPhoneAndKeyboard(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, func(d *web.Deps) { d.VerifierKeys = []string{testVerifierKey} })
 	s := e.seed()
 	b := e.tab(390, 844)
 	b.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))

@@ -90,6 +90,11 @@ type Deps struct {
 	PublicURL string
 	// SessionTTL bounds a session's life; 12 hours when zero.
 	SessionTTL time.Duration
+	// VerifierKeys are the registry's verifier keys (NAME+hash+base64),
+	// the signing key's first. The addon page shows them and pins them
+	// in its `registryd check` snippet; with none it says that the
+	// registry publishes no key.
+	VerifierKeys []string
 }
 
 // Handler serves the pages. Build it with New.
