@@ -7,11 +7,18 @@
 //	registryd-load -mode get -path /v1/addons/NAME/report [flags]
 //	registryd-load -mode revalidate -path /v1/addons/NAME/report [flags]
 //	REGISTRYD_LOAD_TOKEN=rgd_… registryd-load -mode submit [flags]
+//	registryd-load seed -addons N [-database-url URL | -data-dir DIR]
+//	registryd-load scale [-pid PID] [-database-url URL | -data-dir DIR]
+//
+// seed fills an empty registry's database with N published addons through
+// the workflow (no HTTP); scale measures every request of docs/scale.md's
+// table against a server on that database and prints the table.
 //
 // Every run is bounded in time (-duration) and in count (-requests), and by
 // default it refuses any target that is not a loopback address. The server
-// under load should run with its rate limit off (registryd serve
-// --rate-limit 0), or the limiter's 429s are what gets measured.
+// under load should run with its rate limits off (registryd serve
+// --rate-limit 0 --cacheable-rate-limit 0), or the limiter's 429s are what
+// gets measured.
 package main
 
 import (
@@ -78,6 +85,14 @@ func exitCode(err error) int {
 // error exits 2, a run that could not start 1, and a run with errors 3,
 // so scripts can tell a slow server from a failing one.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "seed":
+			return runSeed(ctx, args[1:], getenv, stdout, stderr)
+		case "scale":
+			return runScale(ctx, args[1:], getenv, stdout, stderr)
+		}
+	}
 	c, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -119,6 +134,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (l
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, "Usage: registryd-load [flags]")
+		fmt.Fprintln(w, "       registryd-load seed -addons N [flags]   (see registryd-load seed -h)")
+		fmt.Fprintln(w, "       registryd-load scale [flags]            (see registryd-load scale -h)")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Sends closed-loop HTTP load at a registryd server and prints requests/s,")
 		fmt.Fprintln(w, "p50, p90, p99, max latency and errors. Modes:")
@@ -126,7 +143,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (l
 		fmt.Fprintln(w, "  revalidate  GET -path with If-None-Match of its ETag; expects 304")
 		fmt.Fprintln(w, "  submit      POST a new manifest per request to "+submitPath+"; expects 201")
 		fmt.Fprintln(w, "              (needs a submitter token: REGISTRYD_LOAD_TOKEN or -token)")
-		fmt.Fprintln(w, "Run the server with --rate-limit 0. Exit status: 0 ok, 1 could not start,")
+		fmt.Fprintln(w, "Run the server with --rate-limit 0 --cacheable-rate-limit 0. Exit status: 0 ok, 1 could not start,")
 		fmt.Fprintln(w, "2 usage, 3 the run had errors.")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Flags:")
