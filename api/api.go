@@ -119,6 +119,9 @@ type server struct {
 	metrics  Metrics
 	badges   *badgeCache
 	deps     Deps
+	// keysBody and keysETag are GET /v1/keys's answer.
+	keysBody []byte
+	keysETag string
 }
 
 // New returns the API's handler. It panics if d.Reader or d.Workflow is nil,
@@ -154,6 +157,7 @@ func New(d Deps) http.Handler {
 		s.ready = func(context.Context) error { return nil }
 	}
 	s.limiters = newLimiters(d.RateLimit, d.CacheableRateLimit, s)
+	s.keysBody, s.keysETag = keysDocument(d.Reader.SigningKeys())
 	return s.routes()
 }
 

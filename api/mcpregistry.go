@@ -77,8 +77,8 @@ type mcpCuration struct {
 	Signed       *mcpSignedLink `json:"signedReport,omitempty"`
 }
 
-// mcpSignedLink is where the signed envelope of the report is. It is
-// filled once registryd serves signed reports; until then it is absent.
+// mcpSignedLink is where the signed envelope (DSSE) of the report is; the
+// registry's keys are at GET /v1/keys (docs/trust.md).
 type mcpSignedLink struct {
 	URL string `json:"url"`
 }
@@ -227,6 +227,7 @@ func (s *server) mcpServer(ps storage.PublishedServer) (mcpServerResponse, bool,
 		Counts:    mcpCounts{Danger: rep.Counts.Danger, Warn: rep.Counts.Warn, Info: rep.Counts.Info, Suppressed: rep.Counts.Suppressed},
 		ReportURL: s.public + registry.VersionReportPath(a.Name, v.Version), ReportSHA256: ps.Report.SHA256,
 		Source: string(ps.Submission.Source),
+		Signed: &mcpSignedLink{URL: s.public + registry.VersionReportPath(a.Name, v.Version) + ".dsse"},
 	}
 	if u := ps.Submission.Upstream; u != nil {
 		cur.Upstream = &mcpUpstream{URL: u.URL, Name: u.Name, Version: u.Version}

@@ -193,6 +193,9 @@ func compareEntries(t *testing.T, what string, want, got mcpEntry) {
 	if c["verdict"] == nil || c["tier"] != "community" || c["reportSha256"] == nil || c["source"] != "mcp-registry" {
 		t.Errorf("%s: curation = %v", what, c)
 	}
+	if sr, _ := c["signedReport"].(map[string]any); sr == nil || sr["url"] != c["reportUrl"].(string)+".dsse" {
+		t.Errorf("%s: curation signedReport = %v, want the report's URL with .dsse", what, c["signedReport"])
+	}
 }
 
 // TestMCPRegistryAnswers imports the recorded MCP Registry, publishes it,

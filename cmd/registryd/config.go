@@ -37,6 +37,13 @@ const (
 	// defaultUpstreamInterval is how often the scheduled sync asks an
 	// upstream MCP Registry what changed.
 	defaultUpstreamInterval = time.Hour
+	// defaultCheckpointInterval is how old the log's checkpoint may get
+	// before it is signed again; clients refuse one older than a day by
+	// default. The bounds keep signing cheap and the log's freshness
+	// meaningful.
+	defaultCheckpointInterval = 10 * time.Minute
+	minCheckpointInterval     = 10 * time.Second
+	maxCheckpointInterval     = 24 * time.Hour
 )
 
 // config is everything `registryd serve` is configured with, from flags and
@@ -79,6 +86,10 @@ type config struct {
 	// LogFormat is "text" or "json"; LogLevel the lowest level logged.
 	LogFormat string
 	LogLevel  slog.Level
+	// CheckpointInterval is the age at which the log's checkpoint is
+	// signed again even when nothing was appended. The signing keys are
+	// Store.Signing's.
+	CheckpointInterval time.Duration
 }
 
 // githubConfig is the GitHub integration's part of config.
@@ -127,7 +138,18 @@ func (c config) LogValue() slog.Value {
 		slog.String("metrics_addr", c.MetricsAddr),
 		slog.String("upstream_url", c.Upstream.URL),
 		slog.Duration("upstream_interval", c.Upstream.Interval),
+		slog.Any("signing_keys", verifierKeys(c.Store.Signing)),
+		slog.Duration("checkpoint_interval", c.CheckpointInterval),
 	)
+}
+
+// verifierKeys lists the public halves of the signing keys.
+func verifierKeys(s storage.Signing) []string {
+	out := make([]string, len(s.Signers))
+	for i, k := range s.Signers {
+		out[i] = k.Verifier().Text
+	}
+	return out
 }
 
 // describeStore names the database without credentials.
@@ -219,9 +241,9 @@ var errHelp = errors.New("help requested")
 // validates it.
 func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer) (config, error) {
 	var (
-		c                                                 config
-		secrets, shutdown, rate, logLevel, apiURL, budget string
-		cacheableRate, proxies, upstreamInterval          string
+		c                                                              config
+		secrets, shutdown, rate, logLevel, apiURL, budget              string
+		cacheableRate, proxies, upstreamInterval, keyFiles, cpInterval string
 	)
 	fs := flag.NewFlagSet("registryd serve", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -264,6 +286,9 @@ func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer
 		"an MCP Registry to import from on a schedule, as 'registryd import mcp-registry' does; empty disables"}, "")
 	stringVar(fs, getenv, &upstreamInterval, setting{"upstream-interval", "REGISTRYD_UPSTREAM_INTERVAL",
 		"how often to sync with the upstream MCP Registry, at least 1m"}, defaultUpstreamInterval.String())
+	stringVar(fs, getenv, &keyFiles, signingSetting, "")
+	stringVar(fs, getenv, &cpInterval, setting{"checkpoint-interval", "REGISTRYD_CHECKPOINT_INTERVAL",
+		"the transparency log's checkpoint is signed again when it is this old, even when nothing changed"}, defaultCheckpointInterval.String())
 	stringVar(fs, getenv, &c.LogFormat, setting{"log-format", "REGISTRYD_LOG_FORMAT", "text or json"}, "text")
 	stringVar(fs, getenv, &logLevel, setting{"log-level", "REGISTRYD_LOG_LEVEL", "debug, info, warn or error"}, "info")
 	fs.BoolVar(&c.Store.SkipMigrate, "skip-migrate", getenv("REGISTRYD_SKIP_MIGRATE") == "1",
@@ -366,6 +391,16 @@ func loadServeConfig(args []string, getenv func(string) string, stdout io.Writer
 		bad(setting{flag: "upstream-interval", env: "REGISTRYD_UPSTREAM_INTERVAL"}, "must be a duration such as 1h, at least %v", mcpimport.MinSyncInterval)
 	} else {
 		c.Upstream.Interval = d
+	}
+	if signers, err := loadSigners(keyFiles); err != nil {
+		bad(signingSetting, "%v", err)
+	} else {
+		c.Store.Signing.Signers = signers
+	}
+	if d, err := time.ParseDuration(cpInterval); err != nil || d < minCheckpointInterval || d > maxCheckpointInterval {
+		bad(setting{flag: "checkpoint-interval", env: "REGISTRYD_CHECKPOINT_INTERVAL"}, "must be a duration from %s to %s, such as 10m", minCheckpointInterval, maxCheckpointInterval)
+	} else {
+		c.CheckpointInterval = d
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad(setting{flag: "log-format", env: "REGISTRYD_LOG_FORMAT"}, `must be "text" or "json"`)

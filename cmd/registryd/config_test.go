@@ -35,6 +35,7 @@ func TestServeConfigDefaults(t *testing.T) {
 		Upstream:           upstreamConfig{Interval: time.Hour},
 		LogFormat:          "text",
 		LogLevel:           slog.LevelInfo,
+		CheckpointInterval: 10 * time.Minute,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -59,6 +60,7 @@ func TestServeConfigEnvAndFlags(t *testing.T) {
 		"REGISTRYD_METRICS_ADDR":          "127.0.0.1:9090",
 		"REGISTRYD_LOG_FORMAT":            "json",
 		"REGISTRYD_LOG_LEVEL":             "debug",
+		"REGISTRYD_CHECKPOINT_INTERVAL":   "1m",
 		"REGISTRYD_SKIP_MIGRATE":          "1",
 		"REGISTRYD_UPSTREAM_URL":          "https://registry.modelcontextprotocol.io/",
 		"REGISTRYD_UPSTREAM_INTERVAL":     "30m",
@@ -87,6 +89,7 @@ func TestServeConfigEnvAndFlags(t *testing.T) {
 		Upstream:           upstreamConfig{URL: "https://registry.modelcontextprotocol.io", Interval: 30 * time.Minute},
 		LogFormat:          "json",
 		LogLevel:           slog.LevelDebug,
+		CheckpointInterval: time.Minute,
 	}
 	if diff := cmp.Diff(want, c, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)

@@ -53,6 +53,7 @@ func commands() map[string]command {
 		"serve":       {"serve the registry's API, reports and badges", runServe},
 		"migrate":     {"apply the database migrations and exit", runMigrate},
 		"token":       {"create, list and revoke API tokens", runToken},
+		"key":         {"generate the key that signs reports and the transparency log (key generate)", runKey},
 		"healthcheck": {"ask the local server whether it is ready (for container health checks)", runHealthcheck},
 		"webhook":     {"queue a recorded GitHub delivery again (webhook retry DELIVERY_ID)", runWebhook},
 		"import":      {"submit an upstream registry's servers for review (mcp-registry, leanctx)", runImport},

@@ -54,6 +54,11 @@ func runServe(ctx context.Context, args []string, e env) error {
 	m := metrics.New(build)
 
 	cfg.Store.Logger = log
+	if cfg.Store.Signing, err = signingOrEphemeral(cfg.Store.Signing.Signers, log.Warn); err != nil {
+		return fmt.Errorf("signing key: %w", err)
+	}
+	log.Info("signing reports and checkpoints", "active_key", cfg.Store.Signing.Signers[0].Verifier().Text,
+		"keys", len(cfg.Store.Signing.Signers), "log_origin", cfg.Store.Signing.Signers[0].Name())
 	store, err := backend.Open(ctx, cfg.Store)
 	if err != nil {
 		return fmt.Errorf("open the store: %w", err)
@@ -131,6 +136,8 @@ func runServe(ctx context.Context, args []string, e env) error {
 	}
 	bg.Go(func() { reassess(bgCtx, svc, log, m) })
 	bg.Go(func() { sweep(bgCtx, svc, log, sweepInterval) })
+	bg.Go(func() { signEnvelopes(bgCtx, store, log) })
+	bg.Go(func() { refreshCheckpoint(bgCtx, store, log, cfg.CheckpointInterval) })
 
 	serveErr := serveHTTP(ctx, srv, ln, cfg.ShutdownTimeout, log)
 	jobsCtx, cancelJobs := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
@@ -252,6 +259,48 @@ func sweep(ctx context.Context, svc *workflow.Service, log *slog.Logger, interva
 			log.Error("expire suppressions", "err", err)
 		case n > 0:
 			log.Info("suppressions expired and reports rendered again", "suppressions", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// signEnvelopes signs, in batches, the published reports whose envelope
+// is missing (published before the log existed) or lacks a configured key
+// (after a key rotation), logging those that have no leaf.
+func signEnvelopes(ctx context.Context, store storage.Store, log *slog.Logger) {
+	total := 0
+	for ctx.Err() == nil {
+		n, err := store.SignEnvelopes(ctx, reassessBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Error("sign envelopes; it resumes at the next start", "signed", total, "err", err)
+			}
+			return
+		}
+		total += n
+		if n == 0 {
+			break
+		}
+	}
+	if total > 0 {
+		log.Info("report envelopes signed with the configured keys", "reports", total)
+	}
+}
+
+// refreshCheckpoint signs the log's checkpoint again whenever it is as old
+// as interval (and at start, when it lacks a configured key), checking
+// ten times an interval, so that clients can tell a live log from a frozen
+// one. Every replica runs it; the first to notice signs.
+func refreshCheckpoint(ctx context.Context, store storage.Store, log *slog.Logger, interval time.Duration) {
+	t := time.NewTicker(max(interval/10, time.Second))
+	defer t.Stop()
+	for {
+		if _, err := store.RefreshCheckpoint(ctx, interval); err != nil && ctx.Err() == nil {
+			log.Error("refresh the log's checkpoint", "err", err)
 		}
 		select {
 		case <-ctx.Done():
