@@ -222,6 +222,9 @@ func (m *Manifest) appendWiring(dst []byte) []byte {
 // sortedKeysInto returns the keys of m, sorted, in dst's array when they
 // fit.
 func sortedKeysInto[V any](dst []string, m map[string]V) []string {
+	if len(m) == 0 {
+		return dst // without starting an iteration, which costs more
+	}
 	for k := range m {
 		dst = append(dst, k)
 	}

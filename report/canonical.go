@@ -144,6 +144,14 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0 // s[start:i] is pending, to be copied as is
 	for i := 0; i < len(s); {
+		// Most of a report is printable ASCII: pass it a byte at a time
+		// on one table lookup.
+		for i < len(s) && asIs[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -155,10 +163,6 @@ func appendString(dst []byte, s string) []byte {
 				continue
 			}
 			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -184,3 +188,13 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// asIs marks the bytes appendString copies without a look at what follows:
+// ASCII from U+0020 on, except `"` and `\`; no byte of a multi-byte
+// sequence, which is checked.
+var asIs = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
