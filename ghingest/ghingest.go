@@ -7,7 +7,12 @@
 // for a pull request it ingests the changed manifests as pending
 // submissions, posts a commit status and keeps one summary comment up to
 // date; for a push to the default branch it publishes the changed manifests
-// and marks removed ones' addons removed. Deliveries lists what was received
+// (every manifest of the branch when the push creates it) and marks removed
+// ones' addons removed. Several servers may share one store: the work on
+// one pull request, or on the pushes of one repository, runs in one of
+// them at a time, and a delivery whose head is no longer the pull
+// request's is passed over, so a late delivery never replaces what a newer
+// head posted. Deliveries lists what was received
 // and what became of it, and Retry queues a delivery again.
 //
 // A job carries only the delivery ID; the delivery row holds the reduced
@@ -69,6 +74,14 @@ type GitHub interface {
 	FileContent(ctx context.Context, owner, repo, path, ref string) ([]byte, error)
 	SetStatus(ctx context.Context, owner, repo, sha string, s githubapi.Status) error
 	UpsertComment(ctx context.Context, owner, repo string, number int, marker, body string) (int64, bool, error)
+	PullRequestHead(ctx context.Context, owner, repo string, number int) (string, error)
+	TreeFiles(ctx context.Context, owner, repo, ref string) ([]string, error)
+}
+
+// Locker serializes work on one key across every process sharing a store;
+// storage.Store satisfies it (see storage.Store.Lock).
+type Locker interface {
+	Lock(ctx context.Context, key string) (unlock func(), err error)
 }
 
 // TxRunner runs a transaction; storage.Store satisfies it.

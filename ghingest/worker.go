@@ -35,6 +35,11 @@ const (
 type WorkerConfig struct {
 	// Store holds the deliveries (a storage.Store).
 	Store DeliveryStore
+	// Locker, when set, serializes the work on one pull request (and on
+	// the pushes of one repository) across every server sharing the store
+	// (a storage.Store); without it the work is serialized in this process
+	// only, which is enough for one server.
+	Locker Locker
 	// Workflow ingests the manifests (a *workflow.Service).
 	Workflow Ingester
 	// GitHub is the API client (a *githubapi.Client).
@@ -68,7 +73,8 @@ type WorkerConfig struct {
 }
 
 // Worker runs delivery jobs (its Handler). It is safe for concurrent
-// use; jobs of the same pull request run one at a time in one process.
+// use; jobs of the same pull request run one at a time in one process,
+// and across processes with a Locker.
 //
 // Running a job twice (after a crash, or through Retry) is harmless:
 // identical manifest bytes map to the existing submission (workflow.Submit
@@ -77,6 +83,7 @@ type WorkerConfig struct {
 // a commit status with the same context replaces the previous one.
 type Worker struct {
 	store      DeliveryStore
+	locker     Locker
 	wf         Ingester
 	gh         GitHub
 	glob       string
@@ -104,7 +111,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 		return nil, fmt.Errorf("ghingest: worker needs a store, a workflow and a GitHub client: %w", registry.ErrInvalid)
 	}
 	w := &Worker{
-		store: cfg.Store, wf: cfg.Workflow, gh: cfg.GitHub, glob: cfg.ManifestGlob,
+		store: cfg.Store, locker: cfg.Locker, wf: cfg.Workflow, gh: cfg.GitHub, glob: cfg.ManifestGlob,
 		public: strings.TrimRight(cfg.PublicURL, "/"), statusCtx: cfg.StatusContext, retrier: cfg.Retrier,
 		base: cfg.BaseBackoff, max: cfg.MaxBackoff, maxSnoozes: cfg.MaxSnoozes, timeout: cfg.JobTimeout,
 		now: cfg.Now, log: cfg.Logger, locks: map[string]*prLock{},
@@ -201,13 +208,17 @@ func (w *Worker) Work(ctx context.Context, job jobs.Run) error {
 	var out outcome
 	switch {
 	case ev.PR != nil:
-		unlock := w.lock(ev.Repo + "#" + fmt.Sprint(ev.PR.Number))
-		out, err = w.pullRequest(ctx, ev)
-		unlock()
+		var unlock func()
+		if unlock, err = w.lock(ctx, ev.Repo+"#"+fmt.Sprint(ev.PR.Number)); err == nil {
+			out, err = w.pullRequest(ctx, ev)
+			unlock()
+		}
 	case ev.Push != nil:
-		unlock := w.lock(ev.Repo + "@push")
-		out, err = w.push(ctx, ev)
-		unlock()
+		var unlock func()
+		if unlock, err = w.lock(ctx, ev.Repo+"@push"); err == nil {
+			out, err = w.push(ctx, ev)
+			unlock()
+		}
 	}
 	if err != nil {
 		return w.failed(ctx, job, id, &d, err)
@@ -220,8 +231,24 @@ func (w *Worker) Work(ctx context.Context, job jobs.Run) error {
 	return nil
 }
 
-// lock serializes the work on one key (a pull request) in this process.
-func (w *Worker) lock(key string) func() {
+// lock serializes the work on one key (a pull request): in this process,
+// then, with a Locker, across every process on the store. Waiting in this
+// process first keeps one connection per key pinned, not one per job.
+func (w *Worker) lock(ctx context.Context, key string) (func(), error) {
+	unlock := w.localLock(key)
+	if w.locker == nil {
+		return unlock, nil
+	}
+	shared, err := w.locker.Lock(ctx, "github:"+key)
+	if err != nil {
+		unlock()
+		return nil, fmt.Errorf("lock %s: %w", key, err)
+	}
+	return func() { shared(); unlock() }, nil
+}
+
+// localLock serializes the work on one key in this process.
+func (w *Worker) localLock(key string) func() {
 	w.mu.Lock()
 	l := w.locks[key]
 	if l == nil {
@@ -401,8 +428,25 @@ func (w *Worker) fetch(ctx context.Context, ev *webhook.Event, path, ref string)
 // the commit status and updates the summary comment.
 func (w *Worker) pullRequest(ctx context.Context, ev *webhook.Event) (outcome, error) {
 	pr := ev.PR
-	var files []githubapi.File
+	// Deliveries may arrive, and jobs run, out of order. Under the pull
+	// request's lock, a delivery whose head is no longer the pull
+	// request's is passed over: the newer head's delivery, if not run
+	// already, runs after this one and posts its own audit.
+	var current string
 	err := w.call(ctx, func(ctx context.Context) error {
+		var err error
+		current, err = w.gh.PullRequestHead(ctx, ev.RepoOwner, ev.RepoName, pr.Number)
+		return err
+	})
+	if err != nil {
+		return outcome{}, err
+	}
+	if current != pr.HeadSHA {
+		return outcome{submissions: []string{}, problems: []string{
+			"passed over: the pull request's head is now " + current + ", not " + pr.HeadSHA}}, nil
+	}
+	var files []githubapi.File
+	err = w.call(ctx, func(ctx context.Context) error {
 		var err error
 		files, err = w.gh.PullRequestFiles(ctx, ev.RepoOwner, ev.RepoName, pr.Number)
 		return err
@@ -470,7 +514,26 @@ func (w *Worker) pullRequest(ctx context.Context, ev *webhook.Event) (outcome, e
 func (w *Worker) push(ctx context.Context, ev *webhook.Event) (outcome, error) {
 	p := ev.Push
 	var changed, gone []string
-	if p.Truncated && !p.Created {
+	switch {
+	case p.Created:
+		// Nothing came before the branch: every manifest in it is new,
+		// whether or not the commits the payload lists (at most 20, and
+		// none that another branch already had) added it.
+		var paths []string
+		err := w.call(ctx, func(ctx context.Context) error {
+			var err error
+			paths, err = w.gh.TreeFiles(ctx, ev.RepoOwner, ev.RepoName, p.After)
+			return err
+		})
+		if err != nil {
+			return outcome{}, err
+		}
+		for _, f := range paths {
+			if w.match(f) {
+				changed = append(changed, f)
+			}
+		}
+	case p.Truncated:
 		var files []githubapi.File
 		err := w.call(ctx, func(ctx context.Context) error {
 			var err error
@@ -485,18 +548,16 @@ func (w *Worker) push(ctx context.Context, ev *webhook.Event) (outcome, error) {
 			changed = append(changed, f.Path)
 		}
 		gone = g
-	} else {
+	default:
 		c, r := p.Changes()
 		for _, f := range c {
 			if w.match(f) {
 				changed = append(changed, f)
 			}
 		}
-		if !p.Created {
-			for _, f := range r {
-				if w.match(f) {
-					gone = append(gone, f)
-				}
+		for _, f := range r {
+			if w.match(f) {
+				gone = append(gone, f)
 			}
 		}
 	}

@@ -1,7 +1,7 @@
 // Package githubapi is the part of GitHub's REST API registryd calls: the
-// files of a pull request, a file's content at a commit, commit statuses,
-// one summary comment per pull request, and the files between two commits
-// of a push. It wraps github.com/google/go-github and classifies every
+// files and current head of a pull request, a file's content at a commit,
+// commit statuses, one summary comment per pull request, the files between
+// two commits of a push, and the files of a commit's tree. It wraps github.com/google/go-github and classifies every
 // failure as retryable (with the delay GitHub asks for) or permanent.
 //
 // A Client is safe for concurrent use.
@@ -215,6 +215,62 @@ func (c *Client) CompareFiles(ctx context.Context, owner, repo, base, head strin
 		files = append(files, fileFrom(f))
 	}
 	return files, nil
+}
+
+// PullRequestHead returns the SHA of the head commit of pull request
+// number of owner/repo as GitHub has it now: the commit a delivery's head
+// must still be for its audit to be the pull request's. Errors are
+// classified (see IsRetryable); a missing pull request matches
+// registry.ErrNotFound.
+func (c *Client) PullRequestHead(ctx context.Context, owner, repo string, number int) (string, error) {
+	const op = "get pull request"
+	if err := checkRepo(owner, repo); err != nil {
+		return "", opErr(op, err)
+	}
+	if number <= 0 {
+		return "", opErr(op, fmt.Errorf("pull request number %d: %w", number, registry.ErrInvalid))
+	}
+	pr, _, err := c.gh.PullRequests.Get(ctx, owner, repo, number)
+	if err != nil {
+		return "", c.classify(op, err)
+	}
+	sha := pr.GetHead().GetSHA()
+	if !shaRE.MatchString(sha) {
+		return "", opErr(op, errors.New("the pull request's head is not a commit SHA"))
+	}
+	return sha, nil
+}
+
+// ErrTreeTruncated is returned by TreeFiles when GitHub cut the tree short
+// (over 100,000 entries or 7 MB): acting on part of it could miss files.
+var ErrTreeTruncated = fmt.Errorf("the repository tree is larger than GitHub lists at once: %w", registry.ErrTooLarge)
+
+// TreeFiles lists the path of every file (blob) in owner/repo at ref (a
+// commit SHA or a ref name), recursively, in GitHub's order: what a push
+// that creates a branch brings, having nothing before it to compare with.
+// It returns ErrTreeTruncated rather than a list GitHub cut short.
+func (c *Client) TreeFiles(ctx context.Context, owner, repo, ref string) ([]string, error) {
+	const op = "get tree"
+	if err := checkRepo(owner, repo); err != nil {
+		return nil, opErr(op, err)
+	}
+	if !validRev(ref) {
+		return nil, opErr(op, fmt.Errorf("ref is not a commit SHA or ref name: %w", registry.ErrInvalid))
+	}
+	tree, _, err := c.gh.Git.GetTree(ctx, owner, repo, ref, true)
+	if err != nil {
+		return nil, c.classify(op, err)
+	}
+	if tree.GetTruncated() {
+		return nil, opErr(op, ErrTreeTruncated)
+	}
+	paths := []string{}
+	for _, e := range tree.Entries {
+		if e.GetType() == "blob" {
+			paths = append(paths, e.GetPath())
+		}
+	}
+	return paths, nil
 }
 
 // Content errors. ErrFileTooLarge matches registry.ErrTooLarge and

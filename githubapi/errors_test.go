@@ -315,6 +315,14 @@ func TestFailuresOnEveryRoute(t *testing.T) {
 			_, err := c.CompareFiles(ctx, "o", "r", base, head)
 			return err
 		},
+		githubfake.RoutePull: func(ctx context.Context, c *githubapi.Client) error {
+			_, err := c.PullRequestHead(ctx, "o", "r", 3)
+			return err
+		},
+		githubfake.RouteTree: func(ctx context.Context, c *githubapi.Client) error {
+			_, err := c.TreeFiles(ctx, "o", "r", head)
+			return err
+		},
 	}
 	for _, route := range githubfake.Routes {
 		t.Run(string(route), func(t *testing.T) {
@@ -325,6 +333,8 @@ func TestFailuresOnEveryRoute(t *testing.T) {
 			fake, c := newClient(t, t0)
 			fake.AddPullRequest("o", "r", 1)
 			fake.AddPullRequest("o", "r", 2)
+			fake.AddPullRequest("o", "r", 3)
+			fake.SetPullHead("o", "r", 3, "o", "r", head)
 			fake.AddComment("o", "r", 1, githubfake.BotLogin, marker+"\nold")
 			fake.PutFile("o", "r", head, "a.toml", []byte("a"))
 			fake.SetCompare("o", "r", base, head)

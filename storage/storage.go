@@ -335,6 +335,16 @@ type Store interface {
 	// Pools returns what the database connection pools hold at this
 	// moment, for the metrics. It performs no I/O.
 	Pools() []PoolStats
+	// Lock waits until it holds the exclusive lock named key, or ctx is
+	// done (then it returns ctx's error), and returns the function that
+	// releases it; calling that more than once is harmless. It serializes
+	// work that has effects outside the database (a comment posted on
+	// GitHub) across every process running on the store: on PostgreSQL it
+	// is a session advisory lock held on a connection of its own, which
+	// the server drops if that connection is lost (a database restart);
+	// on SQLite, whose database one server process serves, it is held in
+	// this process. Hold it briefly: it pins a connection.
+	Lock(ctx context.Context, key string) (unlock func(), err error)
 	Close() error
 }
 

@@ -51,7 +51,7 @@ func newGitHub(cfg config, store storage.Store, svc *workflow.Service, log *slog
 		return in, err
 	}
 	wk, err := ghingest.NewWorker(ghingest.WorkerConfig{
-		Store: store, Workflow: svc, GitHub: gh, ManifestGlob: cfg.GitHub.ManifestGlob,
+		Store: store, Locker: store, Workflow: svc, GitHub: gh, ManifestGlob: cfg.GitHub.ManifestGlob,
 		PublicURL: cfg.PublicURL, Logger: log,
 	})
 	if err != nil {

@@ -37,10 +37,12 @@ const (
 	RouteCreateComment Route = "POST /repos/{owner}/{repo}/issues/{number}/comments"
 	RouteEditComment   Route = "PATCH /repos/{owner}/{repo}/issues/comments/{id}"
 	RouteCompare       Route = "GET /repos/{owner}/{repo}/compare/{basehead}"
+	RoutePull          Route = "GET /repos/{owner}/{repo}/pulls/{number}"
+	RouteTree          Route = "GET /repos/{owner}/{repo}/git/trees/{sha}"
 )
 
 // Routes lists every Route, for tests that exercise them all.
-var Routes = []Route{RoutePullFiles, RouteContents, RouteCreateStatus, RouteListComments, RouteCreateComment, RouteEditComment, RouteCompare}
+var Routes = []Route{RoutePullFiles, RouteContents, RouteCreateStatus, RouteListComments, RouteCreateComment, RouteEditComment, RouteCompare, RoutePull, RouteTree}
 
 // BotLogin is the login the fake gives the author of comments and statuses
 // created through it.
@@ -171,6 +173,8 @@ func New(token string) *Server {
 		RouteCreateComment: s.createComment,
 		RouteEditComment:   s.editComment,
 		RouteCompare:       s.compare,
+		RoutePull:          s.pull,
+		RouteTree:          s.tree,
 	}
 	for route, h := range handlers {
 		mux.Handle(string(route), s.wrap(route, h))
@@ -891,5 +895,87 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		"total_commits":     1,
 		"commits":           []any{},
 		"files":             out,
+	})
+}
+
+// pull answers a pull request: its number, state and head and base
+// commits (the head as SetPullHead last set it).
+func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
+	owner, repo := r.PathValue("owner"), r.PathValue("repo")
+	n, err := strconv.Atoi(r.PathValue("number"))
+	s.mu.Lock()
+	rs := s.lookup(owner, repo)
+	found := false
+	var head pullHead
+	if rs != nil && err == nil {
+		_, found = rs.pulls[n]
+		head = rs.heads[n]
+	}
+	s.mu.Unlock()
+	if !found {
+		writeError(w, http.StatusNotFound, "Not Found", "https://docs.github.com/rest/pulls/pulls#get-a-pull-request")
+		return
+	}
+	headRepo := any(nil)
+	if head.repoKey != "" {
+		headRepo = map[string]any{"full_name": head.repoKey, "name": path.Base(head.repoKey)}
+	}
+	num := strconv.Itoa(n)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"url":      s.apiURL(r, "/repos/"+owner+"/"+repo+"/pulls/"+num),
+		"id":       100000 + n,
+		"number":   n,
+		"state":    "open",
+		"html_url": "https://github.com/" + owner + "/" + repo + "/pull/" + num,
+		"head":     map[string]any{"sha": head.sha, "ref": "refs/pull/" + num + "/head", "repo": headRepo},
+		"base":     map[string]any{"ref": "main", "repo": map[string]any{"full_name": owner + "/" + repo, "name": repo}},
+	})
+}
+
+// tree answers the git tree of a commit (or ref): the files PutFile stored
+// at it, and the directories holding them. Without ?recursive=1 only the
+// top level is listed, as on GitHub.
+func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
+	owner, repo, sha := r.PathValue("owner"), r.PathValue("repo"), r.PathValue("sha")
+	recursive := r.URL.Query().Get("recursive") != ""
+	s.mu.Lock()
+	var files map[string]fileEntry
+	if rs := s.lookup(owner, repo); rs != nil {
+		files = rs.files[sha]
+		if files == nil {
+			files = s.pullTree(rs, sha)
+		}
+	}
+	entries := map[string]map[string]any{}
+	for p, f := range files {
+		dirs := strings.Split(p, "/")
+		for i := 1; i < len(dirs); i++ {
+			d := strings.Join(dirs[:i], "/")
+			if recursive || i == 1 {
+				entries[d] = map[string]any{"path": d, "mode": "040000", "type": "tree", "sha": blobSHA([]byte(d))}
+			}
+		}
+		if recursive || len(dirs) == 1 {
+			entries[p] = map[string]any{"path": p, "mode": "100644", "type": "blob", "sha": blobSHA(f.content), "size": len(f.content)}
+		}
+	}
+	s.mu.Unlock()
+	if files == nil {
+		writeError(w, http.StatusNotFound, "Not Found", "https://docs.github.com/rest/git/trees#get-a-tree")
+		return
+	}
+	keys := make([]string, 0, len(entries))
+	for k := range entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]map[string]any, 0, len(keys))
+	for _, k := range keys {
+		e := entries[k]
+		e["url"] = s.apiURL(r, "/repos/"+owner+"/"+repo+"/git/blobs/"+e["sha"].(string))
+		out = append(out, e)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"sha": sha, "url": s.apiURL(r, "/repos/"+owner+"/"+repo+"/git/trees/"+sha), "tree": out, "truncated": false,
 	})
 }

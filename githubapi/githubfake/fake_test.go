@@ -215,7 +215,9 @@ func TestStatusesAndComments(t *testing.T) {
 		{"comment on unknown issue", "POST", "/repos/o/r/issues/2/comments", `{"body":"hi"}`, 404},
 		{"edit unknown comment", "PATCH", "/repos/o/r/issues/comments/1", `{"body":"hi"}`, 404},
 		{"compare without range", "GET", "/repos/o/r/compare/main", "", 404},
-		{"unknown endpoint", "GET", "/repos/o/r/pulls/1", "", 404},
+		{"unknown endpoint", "GET", "/repos/o/r/pulls/1/reviews", "", 404},
+		{"unknown pull request", "GET", "/repos/o/r/pulls/99", "", 404},
+		{"tree of an unknown commit", "GET", "/repos/o/r/git/trees/" + sha, "", 404},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

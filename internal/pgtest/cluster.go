@@ -81,37 +81,73 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// initCluster finds the binaries and initializes a cluster in a new
+// temporary directory, owned by the user the server will run as. It returns
+// the binaries' directory, the cluster's directory (its data directory is
+// "data" inside) and the credential to run the server with.
+func initCluster(ctx context.Context) (bin, dir string, cred *syscall.Credential, err error) {
+	bin, err = binDir()
+	if err != nil {
+		return "", "", nil, err
+	}
+	cred, uid, gid, err := credential()
+	if err != nil {
+		return "", "", nil, err
+	}
+	dir, err = os.MkdirTemp("", "registryd-pgtest-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	if cred != nil {
+		if err := os.Chown(dir, uid, gid); err != nil {
+			os.RemoveAll(dir)
+			return "", "", nil, fmt.Errorf("chown cluster dir: %w", err)
+		}
+	}
+	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"),
+		"-D", filepath.Join(dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	initdb.Dir = dir
+	if out, err := initdb.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", "", nil, fmt.Errorf("initdb: %v: %s", err, lastLine(out))
+	}
+	return bin, dir, cred, nil
+}
+
+// serverArgs are the postgres arguments of a throwaway cluster in dir
+// listening on port: loopback only, durability traded for speed (a test
+// cluster never outlives a crash of the machine).
+func serverArgs(dir string, port int) []string {
+	return []string{"-D", filepath.Join(dir, "data"), "-p", strconv.Itoa(port), "-k", dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+		"-c", "full_page_writes=off", "-c", "max_connections=200"}
+}
+
+// waitAccepting polls u until the server accepts a connection, up to 30s.
+func waitAccepting(ctx context.Context, u string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		conn, err := pgx.Connect(ctx, u)
+		if err == nil {
+			conn.Close(ctx)
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // startCluster initializes and starts a throwaway cluster in a temporary
 // directory and returns the URL of its "postgres" database. The server runs
 // under a small shell that stops it and removes the directory when the
 // test binary exits (the kernel sends it SIGTERM when its parent dies).
 func startCluster(ctx context.Context) (string, error) {
-	bin, err := binDir()
+	bin, dir, cred, err := initCluster(ctx)
 	if err != nil {
 		return "", err
-	}
-	cred, uid, gid, err := credential()
-	if err != nil {
-		return "", err
-	}
-	dir, err := os.MkdirTemp("", "registryd-pgtest-")
-	if err != nil {
-		return "", err
-	}
-	if cred != nil {
-		if err := os.Chown(dir, uid, gid); err != nil {
-			os.RemoveAll(dir)
-			return "", fmt.Errorf("chown cluster dir: %w", err)
-		}
-	}
-	data := filepath.Join(dir, "data")
-	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"),
-		"-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	initdb.Dir = dir
-	if out, err := initdb.CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		return "", fmt.Errorf("initdb: %v: %s", err, lastLine(out))
 	}
 	port, err := freePort()
 	if err != nil {
@@ -124,10 +160,7 @@ func startCluster(ctx context.Context) (string, error) {
 trap 'kill -INT $pid' INT TERM HUP
 wait $pid; wait $pid
 rm -rf "$PGTEST_DIR"`
-	srv := exec.Command("/bin/sh", "-c", script, filepath.Join(bin, "postgres"),
-		"-D", data, "-p", strconv.Itoa(port), "-k", dir,
-		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off", "-c", "max_connections=200")
+	srv := exec.Command("/bin/sh", append([]string{"-c", script, filepath.Join(bin, "postgres")}, serverArgs(dir, port)...)...)
 	srv.Env = append(os.Environ(), "PGTEST_DIR="+dir)
 	srv.Dir = dir
 	srv.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGTERM, Setpgid: true}
@@ -142,19 +175,11 @@ rm -rf "$PGTEST_DIR"`
 	}
 	go srv.Wait() // reap it if it exits early
 	u := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		conn, err := pgx.Connect(ctx, u)
-		if err == nil {
-			conn.Close(ctx)
-			return u, nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			_ = srv.Process.Signal(syscall.SIGTERM)
-			return "", fmt.Errorf("postgres did not start (log in %s): %w", logPath, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := waitAccepting(ctx, u); err != nil {
+		_ = srv.Process.Signal(syscall.SIGTERM)
+		return "", fmt.Errorf("postgres did not start (log in %s): %w", logPath, err)
 	}
+	return u, nil
 }
 
 func lastLine(b []byte) string {

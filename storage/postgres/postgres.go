@@ -45,6 +45,7 @@ type Store struct {
 	jobs   *riverjobs.Queue[pgx.Tx]
 	logger *slog.Logger
 
+	locks      sqlstore.KeyLocks // Lock's waits in this process
 	cache      *reportCache
 	stopListen context.CancelFunc
 	listenDone chan struct{}

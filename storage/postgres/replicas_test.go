@@ -155,3 +155,43 @@ func TestReportCacheOffWithoutTriggers(t *testing.T) {
 		}
 	}
 }
+
+// Two replicas on one database: a lock one holds keeps the other out until
+// it is released, and a replica waiting for it takes it then.
+func TestLockAcrossReplicas(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	a, b := openURL(t, url, false), openURL(t, url, false)
+	ctx := context.Background()
+	unlock, err := a.Lock(ctx, "pull:o/r#1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if u, err := b.Lock(short, "pull:o/r#1"); err == nil {
+		u()
+		t.Fatal("b took a lock a holds")
+	}
+	if u, err := b.Lock(ctx, "pull:o/r#2"); err != nil {
+		t.Fatalf("b could not take another key: %v", err)
+	} else {
+		u()
+	}
+	got := make(chan error, 1)
+	go func() {
+		u, err := b.Lock(ctx, "pull:o/r#1")
+		if err == nil {
+			u()
+		}
+		got <- err
+	}()
+	unlock()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("b waiting for the lock: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("b did not take the lock within 10s of a releasing it")
+	}
+}

@@ -49,6 +49,7 @@ type Store struct {
 	wstmts *stmtCache // write's prepared statements, which transactions use
 	jobs   *riverjobs.Queue[*sql.Tx]
 	logger *slog.Logger
+	locks  sqlstore.KeyLocks
 }
 
 var _ storage.Store = (*Store)(nil)

@@ -78,6 +78,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"LogConcurrent", testLogConcurrent},
 		{"ConsistencyErrors", testConsistencyErrors},
 		{"RefreshCheckpoint", testRefreshCheckpoint},
+		{"Lock", testLock},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1660,5 +1661,60 @@ func testGauges(t *testing.T, s storage.Store) {
 		if p.Name == "" || p.Max <= 0 || p.InUse < 0 || p.Idle < 0 || p.InUse+p.Idle > p.Max {
 			t.Errorf("pool %+v: want a name, a positive bound, and connections within it", p)
 		}
+	}
+}
+
+// testLock: Lock admits one holder of a key at a time, whoever asks, does
+// not hold back another key, and gives up when its context ends.
+func testLock(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	unlock, err := s.Lock(ctx, "pull:o/r#1")
+	if err != nil {
+		t.Fatalf("Lock: %v", err)
+	}
+	other, err := s.Lock(ctx, "pull:o/r#2")
+	if err != nil {
+		t.Fatalf("Lock of another key while the first is held: %v", err)
+	}
+	other()
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	if u, err := s.Lock(short, "pull:o/r#1"); err == nil {
+		u()
+		t.Fatal("Lock of a held key returned a lock before its context ended")
+	}
+	cancel()
+	unlock()
+	unlock() // harmless
+
+	const holders = 8
+	var inside, most atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan error, holders)
+	for range holders {
+		wg.Go(func() {
+			u, err := s.Lock(ctx, "pull:o/r#1")
+			if err != nil {
+				errs <- err
+				return
+			}
+			n := inside.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			// A round trip to the database while holding it lets any
+			// other holder in, if the lock fails to keep it out.
+			if err := s.Ping(ctx); err != nil {
+				errs <- err
+			}
+			inside.Add(-1)
+			u()
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("Lock: %v", err)
+	}
+	if m := most.Load(); m != 1 {
+		t.Errorf("%d holders of one key at once, want 1", m)
 	}
 }

@@ -1,0 +1,523 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/registryd/registryd/githubapi/githubfake"
+	"github.com/registryd/registryd/internal/fixture"
+	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/webhook"
+)
+
+// The tests in this file run several `registryd serve` processes (the
+// real binary) on one PostgreSQL database, as a deployment behind a load
+// balancer does, and check what no single process can get wrong alone.
+
+const (
+	replicaOwner  = "Codertocat"
+	replicaRepo   = "Hello-World"
+	replicaSecret = "replica-secret"
+	replicaToken  = "ghs_replicas"
+)
+
+// replica is one running `registryd serve`.
+type replica struct {
+	url string
+	cmd *exec.Cmd
+}
+
+// startReplicas starts n servers of bin on env (one database) and returns
+// them once each listens.
+func startReplicas(t *testing.T, bin string, env map[string]string, n int) []replica {
+	t.Helper()
+	out := make([]replica, n)
+	for i := range out {
+		u, cmd := startBinary(t, bin, env)
+		out[i] = replica{url: u, cmd: cmd}
+	}
+	return out
+}
+
+// replicaEnv is the environment of replicas on database url speaking to
+// the fake GitHub at apiURL.
+func replicaEnv(url, apiURL string) map[string]string {
+	return map[string]string{
+		"REGISTRYD_DATABASE_URL":          url,
+		"REGISTRYD_GITHUB_WEBHOOK_SECRET": replicaSecret,
+		"REGISTRYD_GITHUB_TOKEN":          replicaToken,
+		"REGISTRYD_GITHUB_API_URL":        apiURL,
+		"REGISTRYD_PUBLIC_URL":            "https://registry.example",
+		"REGISTRYD_RATE_LIMIT":            "0",
+		"REGISTRYD_CACHEABLE_RATE_LIMIT":  "0",
+	}
+}
+
+// editPayload decodes a webhook fixture, lets fn change it and encodes it
+// again: the bytes GitHub would have sent for that event.
+func editPayload(t *testing.T, name string, fn func(m map[string]any)) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(webhookFixture(t, name), &m); err != nil {
+		t.Fatalf("decode %s: %v", name, err)
+	}
+	fn(m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// pullPayload is a pull_request delivery of action for pull request number
+// whose head commit is sha.
+func pullPayload(t *testing.T, action string, number int, sha string) []byte {
+	return editPayload(t, "pull_request.opened.1.json", func(m map[string]any) {
+		m["action"] = action
+		m["number"] = number
+		pr := m["pull_request"].(map[string]any)
+		pr["number"] = number
+		pr["head"].(map[string]any)["sha"] = sha
+	})
+}
+
+// deliver posts a signed delivery to base and returns the status answered.
+func deliver(base, event, id string, body []byte) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, base+"/v1/webhooks/github", bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(webhook.EventHeader, event)
+	req.Header.Set(webhook.DeliveryHeader, id)
+	req.Header.Set(webhook.SignatureHeader, webhook.SignatureValue(body, []byte(replicaSecret)))
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// mustDeliver is deliver that fails t unless the delivery is queued (202).
+func mustDeliver(t *testing.T, base, event, id string, body []byte) {
+	t.Helper()
+	status, err := deliver(base, event, id, body)
+	if err != nil || status != http.StatusAccepted {
+		t.Fatalf("delivery %s to %s: status %d, %v; want 202", id, base, status, err)
+	}
+}
+
+// awaitDone polls every replica in turn until delivery id is done, and
+// fails t if it failed or is not done within 60 s.
+func awaitDone(t *testing.T, rs []replica, token, id string) listedDelivery {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; ; i++ {
+		c := &client{t: t, base: rs[i%len(rs)].url}
+		var out struct {
+			Delivery listedDelivery `json:"delivery"`
+		}
+		c.decode(c.expect("GET", "/v1/webhooks/deliveries/"+id, token, "", "", nil, http.StatusOK), &out)
+		switch out.Delivery.Status {
+		case "done":
+			return out.Delivery
+		case "failed":
+			t.Fatalf("delivery %s failed: %s", id, out.Delivery.Error)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delivery %s still %q after 60s (%s)", id, out.Delivery.Status, out.Delivery.Error)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// shaOf makes a distinct commit SHA whose first 12 characters (what a
+// comment shows) differ too.
+func shaOf(i int) string { return fmt.Sprintf("%08x%032x", 0xa11ce000+i, i) }
+
+// TestReplicasWebhooks runs three replicas on one database behind one
+// GitHub: deliveries land on any of them and their jobs run on any of them.
+func TestReplicasWebhooks(t *testing.T) {
+	bin := binary(t)
+	fake := githubfake.NewTest(t, replicaToken)
+	env := replicaEnv(pgtest.NewDatabase(t), fake.URL)
+	maint, _ := createToken(t, envOf(env), "maint", "maintainer")
+	rs := startReplicas(t, bin, env, 3)
+
+	// A burst of deliveries for one pull request, each to the next
+	// replica, all at once: whichever replicas run them, the pull request
+	// ends with one summary comment, edited rather than added again.
+	t.Run("burst leaves one comment", func(t *testing.T) {
+		const number = 7
+		head := shaOf(number)
+		path := "addons/burst/lean-ctx-addon.toml"
+		fake.AddPullRequest(replicaOwner, replicaRepo, number, githubfake.File{Filename: path, Status: "added"})
+		fake.SetPullHead(replicaOwner, replicaRepo, number, replicaOwner, replicaRepo, head)
+		fake.PutFile(replicaOwner, replicaRepo, head, path, fixture.Clean("burst", "1.0.0"))
+		actions := []string{"opened", "synchronize", "reopened", "ready_for_review"}
+		var ids []string
+		var wg sync.WaitGroup
+		errs := make(chan error, 24)
+		for i := range 24 {
+			id := fmt.Sprintf("b0b0b0b0-0000-4000-8000-%012d", i)
+			ids = append(ids, id)
+			body := pullPayload(t, actions[i%len(actions)], number, head)
+			wg.Go(func() {
+				if status, err := deliver(rs[i%len(rs)].url, "pull_request", id, body); err != nil || status != http.StatusAccepted {
+					errs <- fmt.Errorf("delivery %s: status %d, %v", id, status, err)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		subs := map[string]bool{}
+		for _, id := range ids {
+			for _, s := range awaitDone(t, rs, maint, id).Submissions {
+				subs[s.ID] = true
+			}
+		}
+		if got := fake.Comments(replicaOwner, replicaRepo, number); len(got) != 1 {
+			t.Errorf("%d summary comments on the pull request after a burst of %d deliveries over %d replicas, want 1", len(got), len(ids), len(rs))
+		}
+		if len(subs) != 1 {
+			t.Errorf("%d distinct submissions for one manifest at one commit, want 1", len(subs))
+		}
+		for _, st := range fake.Statuses(replicaOwner, replicaRepo) {
+			if st.SHA != head || st.State != "success" {
+				t.Errorf("status %+v, want success on %s", st, head)
+			}
+		}
+	})
+
+	// A synchronize for head B is processed, then a late delivery for the
+	// older head A: the comment and B's status stay B's.
+	t.Run("late delivery of an older head changes nothing", func(t *testing.T) {
+		const number = 8
+		older, newer := shaOf(80), shaOf(81)
+		path := "addons/late/lean-ctx-addon.toml"
+		fake.AddPullRequest(replicaOwner, replicaRepo, number, githubfake.File{Filename: path, Status: "added"})
+		fake.PutFile(replicaOwner, replicaRepo, older, path, fixture.Clean("late", "1.0.0"))
+		fake.PutFile(replicaOwner, replicaRepo, newer, path, []byte(fixture.FailingManifest("late", "1.1.0")))
+		fake.SetPullHead(replicaOwner, replicaRepo, number, replicaOwner, replicaRepo, newer)
+
+		mustDeliver(t, rs[0].url, "pull_request", "1a7e1a7e-0000-4000-8000-000000000002", pullPayload(t, "synchronize", number, newer))
+		awaitDone(t, rs, maint, "1a7e1a7e-0000-4000-8000-000000000002")
+		commentOf := func() string {
+			cs := fake.Comments(replicaOwner, replicaRepo, number)
+			if len(cs) != 1 {
+				t.Fatalf("%d comments on pull request %d, want 1", len(cs), number)
+			}
+			return cs[0].Body
+		}
+		if c := commentOf(); !strings.Contains(c, newer[:12]) || !strings.Contains(c, "late@1.1.0") {
+			t.Fatalf("comment after the newer head's delivery:\n%s\nwant it to describe %s (late@1.1.0)", c, newer[:12])
+		}
+		statusesOn := func(sha string) []githubfake.Status {
+			var out []githubfake.Status
+			for _, st := range fake.Statuses(replicaOwner, replicaRepo) {
+				if st.SHA == sha {
+					out = append(out, st)
+				}
+			}
+			return out
+		}
+		newerStatuses := statusesOn(newer)
+		if len(newerStatuses) != 1 || newerStatuses[0].State != "failure" {
+			t.Fatalf("statuses on the newer head: %+v, want one failure", newerStatuses)
+		}
+
+		// The older head's delivery arrives late, at another replica.
+		mustDeliver(t, rs[1].url, "pull_request", "1a7e1a7e-0000-4000-8000-000000000001", pullPayload(t, "opened", number, older))
+		awaitDone(t, rs, maint, "1a7e1a7e-0000-4000-8000-000000000001")
+		if c := commentOf(); !strings.Contains(c, newer[:12]) || strings.Contains(c, older[:12]) {
+			t.Errorf("a late delivery for the older head %s rewrote the comment:\n%s", older[:12], c)
+		}
+		if got := statusesOn(newer); len(got) != 1 {
+			t.Errorf("statuses on the newer head after the late delivery: %+v, want the one posted before", got)
+		}
+		if got := statusesOn(older); len(got) != 0 {
+			t.Errorf("the late delivery posted %+v on the superseded head %s, want nothing", got, older[:12])
+		}
+	})
+
+	// A push that creates the default branch has no commit before it (its
+	// "before" is all zeros) and lists at most 20 commits: every manifest
+	// in the branch is new, listed in the payload or not.
+	t.Run("push creating the default branch publishes its manifests", func(t *testing.T) {
+		after := shaOf(90)
+		fake.PutFile(replicaOwner, replicaRepo, after, "README.md", []byte("# Hello\n"))
+		fake.PutFile(replicaOwner, replicaRepo, after, "addons/first/lean-ctx-addon.toml", fixture.Clean("first", "1.0.0"))
+		fake.PutFile(replicaOwner, replicaRepo, after, "addons/second/lean-ctx-addon.toml", fixture.Clean("second", "2.0.0"))
+		body := editPayload(t, "push.event.5.json", func(m map[string]any) {
+			if m["created"] != true || m["before"] != strings.Repeat("0", 40) {
+				t.Fatalf("push.event.5.json is not a push creating a branch")
+			}
+			m["after"] = after
+			// The 20 commits GitHub lists are the last ones; the manifests
+			// came in earlier commits.
+			var commits []any
+			for i := range 20 {
+				commits = append(commits, map[string]any{
+					"id": fmt.Sprintf("%040x", 0xc0ffee00+i), "tree_id": fmt.Sprintf("%040x", 0xbeef00+i),
+					"distinct": true, "message": "docs", "timestamp": "2026-11-30T12:00:00Z",
+					"url":    "https://github.com/Codertocat/Hello-World/commit/" + fmt.Sprintf("%040x", 0xc0ffee00+i),
+					"author": map[string]any{"name": "Codertocat", "email": "c@example.com", "username": "Codertocat"},
+					"added":  []string{fmt.Sprintf("docs/%d.md", i)}, "removed": []string{}, "modified": []string{},
+				})
+			}
+			m["commits"] = commits
+			m["head_commit"] = commits[19]
+		})
+		mustDeliver(t, rs[2].url, "push", "c4ea7ed0-0000-4000-8000-000000000001", body)
+		d := awaitDone(t, rs, maint, "c4ea7ed0-0000-4000-8000-000000000001")
+		if len(d.Submissions) != 2 || d.Error != "" {
+			t.Errorf("the push that created the default branch: %+v; want two submissions published and no error", d)
+		}
+		for i, name := range []string{"first", "second"} {
+			c := &client{t: t, base: rs[i%len(rs)].url}
+			c.expect("GET", "/v1/addons/"+name+"/report", "", "", "", nil, http.StatusOK)
+		}
+	})
+}
+
+// load submits manifests to every replica from several workers until
+// stopped, each submission followed by a read of a published report, and
+// keeps what was acknowledged.
+type load struct {
+	mu    sync.Mutex
+	acked map[string][]byte // submission ID → the report the 201 carried
+	per   []int             // acknowledgements per replica
+	stop  chan struct{}
+	wg    sync.WaitGroup
+}
+
+func startLoad(t *testing.T, rs []replica, token string, workers int) *load {
+	l := &load{acked: map[string][]byte{}, per: make([]int, len(rs)), stop: make(chan struct{})}
+	client := &http.Client{Timeout: 10 * time.Second}
+	for w := range workers {
+		l.wg.Go(func() {
+			r := w % len(rs)
+			for i := 0; ; i++ {
+				select {
+				case <-l.stop:
+					return
+				default:
+				}
+				manifest := fmt.Sprintf("[addon]\nname = \"load-%d-%d\"\nversion = \"1.0.0\"\n\n[mcp]\ncommand = \"load-mcp\"\nargs = [\"serve\"]\n", w, i)
+				req, _ := http.NewRequest(http.MethodPost, rs[r].url+"/v1/submissions", strings.NewReader(manifest))
+				req.Header.Set("Authorization", "Bearer "+token)
+				req.Header.Set("Content-Type", "application/toml")
+				resp, err := client.Do(req)
+				if err != nil {
+					continue // refused while the database is away: not acknowledged
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusCreated {
+					if resp.StatusCode != http.StatusCreated && resp.StatusCode < 500 {
+						t.Errorf("submission to replica %d: status %d: %s", r, resp.StatusCode, body)
+						return
+					}
+					// A 5xx is a write that did not happen; wait for the
+					// next one rather than spin.
+					select {
+					case <-l.stop:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+					continue
+				}
+				var created struct {
+					Submission struct {
+						ID string `json:"id"`
+					} `json:"submission"`
+					Report json.RawMessage `json:"report"`
+				}
+				if err := json.Unmarshal(body, &created); err != nil {
+					t.Errorf("decode 201: %v", err)
+					return
+				}
+				l.mu.Lock()
+				l.acked[created.Submission.ID] = []byte(created.Report)
+				l.per[r]++
+				l.mu.Unlock()
+				if resp, err := client.Get(rs[r].url + "/v1/addons/steady/report"); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		})
+	}
+	return l
+}
+
+// counts returns the acknowledgements so far, per replica.
+func (l *load) counts() []int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]int(nil), l.per...)
+}
+
+// finish stops the load and returns every acknowledged submission.
+func (l *load) finish() map[string][]byte {
+	close(l.stop)
+	l.wg.Wait()
+	return l.acked
+}
+
+// awaitCounts waits until every replica has acknowledged at least more
+// submissions than in since.
+func (l *load) awaitGrowth(t *testing.T, since []int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		now := l.counts()
+		grown := true
+		for i := range now {
+			grown = grown && now[i] > since[i]
+		}
+		if grown {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: acknowledgements per replica went from %v to %v in 60s; want every replica to acknowledge more", what, since, now)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// ready returns the status of GET /readyz at base (0 when nothing answers).
+func ready(base string) int {
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(base + "/readyz")
+	if err != nil {
+		return 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// awaitReady waits until /readyz of every replica answers want (200) or
+// anything else (want 0), and fails t after 60 s.
+func awaitReady(t *testing.T, rs []replica, wantReady bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for i := range rs {
+		for {
+			got := ready(rs[i].url)
+			if (got == http.StatusOK) == wantReady && got != 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %d: /readyz answers %d after 60s; want ready=%v", i, got, wantReady)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// publish submits addon name@version as token through rs[0] and approves it
+// as approver through rs[1%len]; it returns the report of the submission.
+func publishThrough(t *testing.T, rs []replica, submitter, approver, name, version string) []byte {
+	t.Helper()
+	c := &client{t: t, base: rs[0].url}
+	var created struct {
+		Submission struct {
+			ID string `json:"id"`
+		} `json:"submission"`
+		Report json.RawMessage `json:"report"`
+	}
+	c.decode(c.expect("POST", "/v1/submissions", submitter, "application/toml", string(fixture.Clean(name, version)), nil, http.StatusCreated), &created)
+	a := &client{t: t, base: rs[1%len(rs)].url}
+	a.expect("POST", "/v1/submissions/"+created.Submission.ID+"/approve", approver, "application/json", `{"reason":"pinned binary, no network"}`, nil, http.StatusOK)
+	return created.Report
+}
+
+// awaitLatest waits until every replica serves want as name's latest
+// report, and fails t after 10 s.
+func awaitLatest(t *testing.T, rs []replica, name string, want []byte) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for i, r := range rs {
+		c := &client{t: t, base: r.url}
+		for {
+			got := c.expect("GET", "/v1/addons/"+name+"/report", "", "", "", nil, http.StatusOK)
+			if bytes.Equal(got.body, want) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %d still serves for %s:\n%s\nwant\n%s", i, name, got.body, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// TestReplicasPostgresRestart restarts the PostgreSQL server of three
+// replicas while they take writes and reads: each says it is not ready
+// while the database is away and ready again once it is back, takes writes
+// again without being restarted itself, hears changes made through the
+// others again (the report cache's listener reconnected), and every
+// submission acknowledged before, during or after the restart is stored
+// with the very report bytes its acknowledgement carried.
+func TestReplicasPostgresRestart(t *testing.T) {
+	bin := binary(t)
+	cluster := pgtest.NewCluster(t)
+	env := map[string]string{
+		"REGISTRYD_DATABASE_URL":         cluster.NewDatabase(t),
+		"REGISTRYD_RATE_LIMIT":           "0",
+		"REGISTRYD_CACHEABLE_RATE_LIMIT": "0",
+	}
+	sam, _ := createToken(t, envOf(env), "sam", "submitter")
+	alice, _ := createToken(t, envOf(env), "alice", "maintainer")
+	rs := startReplicas(t, bin, env, 3)
+	awaitReady(t, rs, true)
+
+	// A published report each replica serves, from its cache once its
+	// listener is up.
+	v1 := publishThrough(t, rs, sam, alice, "steady", "1.0.0")
+	awaitLatest(t, rs, "steady", v1)
+
+	l := startLoad(t, rs, sam, 6)
+	l.awaitGrowth(t, []int{19, 19, 19}, "before the restart")
+
+	if err := cluster.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	awaitReady(t, rs, false)
+	before := l.counts()
+	if err := cluster.Start(); err != nil {
+		t.Fatal(err)
+	}
+	awaitReady(t, rs, true)
+	l.awaitGrowth(t, before, "after the restart")
+	acked := l.finish()
+
+	// Changes made after the restart reach every replica's cache.
+	v2 := publishThrough(t, rs, sam, alice, "steady", "1.1.0")
+	awaitLatest(t, rs, "steady", v2)
+
+	i := 0
+	for id, want := range acked {
+		c := &client{t: t, base: rs[i%len(rs)].url}
+		i++
+		got := c.expect("GET", "/v1/submissions/"+id+"/report", alice, "", "", nil, http.StatusOK)
+		if !bytes.Equal(got.body, want) {
+			t.Errorf("acknowledged submission %s: the stored report differs from the acknowledged one", id)
+		}
+	}
+	t.Logf("%d submissions acknowledged by 3 replicas across a PostgreSQL restart (per replica before the stop %v), all stored", len(acked), before)
+}
