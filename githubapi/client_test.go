@@ -621,3 +621,47 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("%d statuses recorded, want 20", n)
 	}
 }
+
+func TestPullRequestHead(t *testing.T) {
+	fake, c := newClient(t)
+	ctx := context.Background()
+	const first, second = "ec26c3e57ca3a959ca5aad62de7213c562f8c821", "0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c"
+	fake.AddPullRequest("octo", "registry", 4)
+	fake.SetPullHead("octo", "registry", 4, "octo", "registry", first)
+	if got, err := c.PullRequestHead(ctx, "octo", "registry", 4); err != nil || got != first {
+		t.Fatalf("head = %q, %v; want %s", got, err, first)
+	}
+	fake.SetPullHead("octo", "registry", 4, "fork", "registry", second)
+	if got, err := c.PullRequestHead(ctx, "octo", "registry", 4); err != nil || got != second {
+		t.Errorf("head after a push to the fork = %q, %v; want %s", got, err, second)
+	}
+	if _, err := c.PullRequestHead(ctx, "octo", "registry", 5); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("unknown pull request: %v, want ErrNotFound", err)
+	}
+	if _, err := c.PullRequestHead(ctx, "octo", "registry", 0); !errors.Is(err, registry.ErrInvalid) {
+		t.Errorf("pull request 0: %v, want ErrInvalid", err)
+	}
+}
+
+func TestTreeFiles(t *testing.T) {
+	fake, c := newClient(t)
+	ctx := context.Background()
+	const sha = "6113728f27ae82c7b1a177c8d03f9e96e0adf246"
+	for _, p := range []string{"README.md", "addons/fs/lean-ctx-addon.toml", "addons/git/lean-ctx-addon.toml"} {
+		fake.PutFile("octo", "registry", sha, p, []byte(p))
+	}
+	got, err := c.TreeFiles(ctx, "octo", "registry", sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"README.md", "addons/fs/lean-ctx-addon.toml", "addons/git/lean-ctx-addon.toml"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if _, err := c.TreeFiles(ctx, "octo", "registry", "0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("unknown commit: %v, want ErrNotFound", err)
+	}
+	if _, err := c.TreeFiles(ctx, "octo", "registry", "a..b"); !errors.Is(err, registry.ErrInvalid) {
+		t.Errorf("bad ref: %v, want ErrInvalid", err)
+	}
+}
