@@ -54,7 +54,10 @@ func Start(t testing.TB, width, height int) context.Context {
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.WindowSize(width, height),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// The browser lives as long as the test may: a fixed budget fails a
+	// test of many pages on a busy machine that would pass given the time.
+	// A hang still ends, at the test binary's deadline.
+	ctx, cancel := context.WithTimeout(context.Background(), browserBudget(t))
 	t.Cleanup(cancel)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	t.Cleanup(acancel)
@@ -64,6 +67,17 @@ func Start(t testing.TB, width, height int) context.Context {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return bctx
+}
+
+// browserBudget is how long the browser of t may live: until shortly
+// before the test binary's deadline, or 10 minutes without one.
+func browserBudget(t testing.TB) time.Duration {
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if at, ok := d.Deadline(); ok {
+			return max(time.Until(at)-30*time.Second, time.Minute)
+		}
+	}
+	return 10 * time.Minute
 }
 
 // ScreenshotOnFailure saves a full-page screenshot of the tab to
