@@ -190,6 +190,10 @@ type Reader interface {
 	PublishedReportDigest(ctx context.Context, addon, version string) (string, error)
 	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
 	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
+	// CountStaleReports returns how many reports were made by a ruleset
+	// other than ruleset or are marked stale: what re-assessment has left
+	// to do. It reads every report's ruleset.
+	CountStaleReports(ctx context.Context, ruleset string) (int, error)
 
 	// The transparency log and the signed reports: see Log.
 	Log
@@ -232,9 +236,22 @@ type Tx interface {
 	Version(ctx context.Context, addon, version string) (registry.Version, error)
 	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
 	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
-	// StaleReports returns up to limit submission IDs whose report was made
-	// by a ruleset other than ruleset, oldest first.
-	StaleReports(ctx context.Context, ruleset string, limit int) ([]string, error)
+	// ClaimStaleReports claims one batch of stale reports for re-rendering:
+	// up to limit submissions, after the cursor after (the zero Cursor
+	// starts at the beginning), in the order of their creation and ID,
+	// whose report was made by a ruleset other than ruleset or was marked
+	// by MarkReportsStale; with, in the same few queries, the state of
+	// their addons. The claimed submissions and reports, and the addons in
+	// the batch's Addons, are locked until commit. A row another
+	// transaction holds is not waited for: on PostgreSQL such a report is
+	// left out (FOR UPDATE SKIP LOCKED) and such an addon is named in
+	// Busy, so that replicas re-rendering at once each take their own
+	// reports and none waits on another, nor on a maintainer's decision.
+	ClaimStaleReports(ctx context.Context, ruleset string, after Cursor, limit int) (StaleBatch, error)
+	// MarkReportsStale marks every report stale, so that ClaimStaleReports
+	// claims it whatever its ruleset, and returns how many it marked. A
+	// report stored afterwards (PutReport, PutReports) is no longer stale.
+	MarkReportsStale(ctx context.Context) (int, error)
 
 	// CreateSubmission inserts s; ErrConflict if its ID exists.
 	CreateSubmission(ctx context.Context, s registry.Submission) error
@@ -251,6 +268,17 @@ type Tx interface {
 	// report signs and logs it, and every leaf a transaction appends goes
 	// into the tree at once, with one checkpoint, just before it commits.
 	PutReport(ctx context.Context, r registry.Report, findings []registry.StoredFinding) error
+	// PutReports does what PutReport does for each of rs, in a few
+	// statements whatever their number; it writes nothing when one of them
+	// is refused.
+	PutReports(ctx context.Context, rs []ReportWrite) error
+	// SetVerdicts writes the verdict, risk and wiring digest of each
+	// submission of vs, with UpdatedAt at; ErrNotFound when one does not
+	// exist.
+	SetVerdicts(ctx context.Context, at time.Time, vs []VerdictWrite) error
+	// SetLatestVerdicts writes the LatestVerdict of each addon of vs (by
+	// name) and nothing else of it; ErrNotFound when one does not exist.
+	SetLatestVerdicts(ctx context.Context, vs map[string]registry.Verdict) error
 	// PutAddon inserts or updates a.
 	PutAddon(ctx context.Context, a registry.Addon) error
 	// CreateVersion publishes v; ErrConflict when the addon has a version
@@ -297,6 +325,47 @@ type Tx interface {
 	// Enqueue adds a job in this transaction: it exists if and only if the
 	// transaction commits.
 	jobs.Enqueuer
+}
+
+// StaleReport is a submission whose report ClaimStaleReports claimed.
+type StaleReport struct {
+	Submission registry.Submission
+	// Ruleset is the ruleset its current report was made by.
+	Ruleset string
+}
+
+// StaleBatch is what ClaimStaleReports claims: stale reports and the state
+// of their addons.
+type StaleBatch struct {
+	// Reports are the claimed submissions, in the order of their creation
+	// and ID; empty when no stale report follows the cursor.
+	Reports []StaleReport
+	// Next is the cursor after the last of Reports.
+	Next Cursor
+	// Addons holds, by name, the addons of Reports that exist, locked.
+	Addons map[string]registry.Addon
+	// Suppressions holds, by addon name, the suppressions of each addon
+	// in Addons, expired ones included, ordered by code, path and ID.
+	Suppressions map[string][]registry.Suppression
+	// Busy names the addons of Reports that exist but another transaction
+	// holds (PostgreSQL only): their reports must be left for a later
+	// batch, since their state may be changing.
+	Busy map[string]bool
+}
+
+// ReportWrite is one report for PutReports: the report and its findings
+// projection, in order.
+type ReportWrite struct {
+	Report   registry.Report
+	Findings []registry.StoredFinding
+}
+
+// VerdictWrite is what SetVerdicts writes of one submission.
+type VerdictWrite struct {
+	ID      string
+	Verdict registry.Verdict
+	Risk    registry.Level
+	Wiring  string
 }
 
 // Store is a registryd database.

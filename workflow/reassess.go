@@ -12,87 +12,195 @@ import (
 	"github.com/registryd/registryd/storage"
 )
 
-// Reassess renders again, in one transaction, up to batch stored reports
-// whose ruleset is not assess.Ruleset, with their addons' current state, and
-// returns how many it rendered. A report made by a later ruleset (a newer
-// server of a rolling deploy) is left alone. Call it in a loop until it returns 0 (see
-// ReassessAll): each batch commits on its own, so reads keep working and a
-// crash loses at most one batch of work, which the next run redoes.
-//
-// A stored manifest that no longer decodes under the current rules is
-// logged, left with its old report and skipped for the life of the Service.
-// Reassess is safe to run on several replicas at once: both render the
-// same bytes.
+// Reassess renders again, in one transaction, the first batch of stale
+// reports: those made by a ruleset other than assess.Ruleset, or marked by
+// MarkAllStale, in the order their submissions were made. It returns how
+// many it rendered. See ReassessAll, which walks every stale report.
 func (s *Service) Reassess(ctx context.Context, batch int) (int, error) {
 	if batch <= 0 {
 		return 0, fmt.Errorf("reassess: batch must be positive, got %d", batch)
 	}
+	res, err := s.reassessBatch(ctx, storage.Cursor{}, batch)
+	return res.rendered, err
+}
+
+// ReassessAll renders again every stale report (see Reassess), batch
+// reports per transaction, with each addon's current state, and returns how
+// many it rendered. progress, when non-nil, is told how many reports each
+// batch rendered once that batch has committed. It stops early with ctx's
+// error when ctx is done.
+//
+// Each batch is claimed, read in a few queries, rendered (the audit is
+// pure) and written in a few statements, then committed on its own, so
+// reads keep working and a crash loses at most one batch of work, which
+// the next run redoes. It is safe to run on several replicas at once, and
+// they share the work: a batch claims reports no other transaction holds
+// and never waits for one (storage.Tx.ClaimStaleReports), so each report
+// is rendered once. A report whose addon another transaction holds (a
+// maintainer's decision in progress) is left for a further pass, made
+// until none is left so.
+//
+// A report made by a later ruleset (a newer server of a rolling deploy) is
+// left alone. A stored manifest that no longer decodes under the current
+// rules is logged, left with its old report and skipped for the life of
+// the Service.
+func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n int)) (int, error) {
+	if batch <= 0 {
+		return 0, fmt.Errorf("reassess: batch must be positive, got %d", batch)
+	}
+	total := 0
+	for {
+		var after storage.Cursor
+		rendered, busy := 0, 0
+		for {
+			if err := ctx.Err(); err != nil {
+				return total, err
+			}
+			res, err := s.reassessBatch(ctx, after, batch)
+			total += res.rendered
+			rendered += res.rendered
+			busy += res.busy
+			if progress != nil && res.rendered > 0 {
+				progress(res.rendered)
+			}
+			if err != nil {
+				return total, err
+			}
+			if res.claimed < batch {
+				break
+			}
+			after = res.next
+		}
+		if busy == 0 {
+			return total, nil
+		}
+		if rendered == 0 {
+			// Every report left is held by decisions in progress:
+			// give them a moment before looking again.
+			select {
+			case <-ctx.Done():
+				return total, ctx.Err()
+			case <-time.After(busyPause):
+			}
+		}
+	}
+}
+
+// busyPause is how long ReassessAll waits before another pass when a pass
+// could render nothing because every report left belonged to an addon
+// another transaction held.
+const busyPause = 50 * time.Millisecond
+
+// MarkAllStale marks every stored report stale, so that the next
+// ReassessAll (on any replica) renders it again whatever ruleset made it,
+// and returns how many it marked. Marking changes no report's bytes.
+func (s *Service) MarkAllStale(ctx context.Context) (int, error) {
+	var n int
+	err := s.store.InTx(ctx, func(tx storage.Tx) error {
+		var err error
+		n, err = tx.MarkReportsStale(ctx)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("mark reports stale: %w", err)
+	}
+	return n, nil
+}
+
+// StaleCount returns how many stored reports are stale: an upper bound of
+// what ReassessAll will render (reports of a later ruleset and manifests
+// that no longer decode are counted but not rendered).
+func (s *Service) StaleCount(ctx context.Context) (int, error) {
+	n, err := s.store.CountStaleReports(ctx, assess.Ruleset)
+	if err != nil {
+		return 0, fmt.Errorf("count stale reports: %w", err)
+	}
+	return n, nil
+}
+
+// batchResult is what one reassessment transaction did.
+type batchResult struct {
+	claimed  int // stale reports claimed; fewer than asked when none follow
+	rendered int
+	busy     int // reports left because another transaction held their addon
+	next     storage.Cursor
+}
+
+// reassessBatch claims up to batch stale reports after the cursor after,
+// renders them and stores them, in one transaction: a handful of queries
+// and statements whatever the batch's size.
+func (s *Service) reassessBatch(ctx context.Context, after storage.Cursor, batch int) (batchResult, error) {
 	now := s.clock()
 	var (
-		done   int
+		res    batchResult
 		failed map[string]error
 	)
 	err := s.store.InTx(ctx, func(tx storage.Tx) error {
-		done, failed = 0, map[string]error{}
-		s.mu.Lock()
-		skip := len(s.unrenderable)
-		s.mu.Unlock()
-		ids, err := tx.StaleReports(ctx, assess.Ruleset, batch+skip)
+		res, failed = batchResult{}, map[string]error{}
+		b, err := tx.ClaimStaleReports(ctx, assess.Ruleset, after, batch)
 		if err != nil {
-			return fmt.Errorf("list stale reports: %w", err)
+			return fmt.Errorf("claim stale reports: %w", err)
 		}
-		states := map[string]state{}
-		latest := map[string]registry.Addon{} // addons whose latest verdict may move
-		for _, id := range ids {
-			if done == batch {
-				break
-			}
-			if s.isUnrenderable(id) {
-				continue
-			}
+		res.claimed, res.next = len(b.Reports), b.Next
+		var (
+			states   = map[string]state{}
+			reports  = make([]storage.ReportWrite, 0, len(b.Reports))
+			verdicts []storage.VerdictWrite
+			latest   = map[string]registry.Verdict{} // addons whose latest verdict moved
+		)
+		for _, sr := range b.Reports {
+			sub := sr.Submission
 			// During a rolling deploy an older server must not undo what a
 			// newer one rendered.
-			if cur, err := s.store.Report(ctx, id); err == nil && laterRuleset(cur.Ruleset, assess.Ruleset) {
+			if laterRuleset(sr.Ruleset, assess.Ruleset) || s.isUnrenderable(sub.ID) {
 				continue
 			}
-			sub, err := tx.Submission(ctx, id)
-			if err != nil {
-				return fmt.Errorf("load submission %s: %w", id, err)
+			if b.Busy[sub.Addon] {
+				res.busy++
+				continue
 			}
 			st, ok := states[sub.Addon]
 			if !ok {
-				if st, err = loadState(ctx, tx, sub.Addon); err != nil {
-					return err
+				if a, exists := b.Addons[sub.Addon]; exists {
+					st = state{addon: a, exists: true, suppressions: b.Suppressions[sub.Addon]}
+					if err := upgradeWiring(ctx, tx, &st); err != nil {
+						return err
+					}
 				}
 				states[sub.Addon] = st
 			}
-			r, _, err := rerender(ctx, tx, sub, st, now)
+			r, err := render(sub.Manifest, Format(sub.Format), st, now)
 			if errors.Is(err, registry.ErrInvalid) {
-				failed[id] = err
+				failed[sub.ID] = err
 				continue
 			}
 			if err != nil {
-				return err
+				return fmt.Errorf("render submission %s: %w", sub.ID, err)
 			}
-			done++
-			if st.exists && st.addon.LatestVersion == sub.Version && sub.Status == registry.StatusApproved {
-				a := latest[sub.Addon]
-				if a.Name == "" {
-					a = st.addon
-				}
-				a.LatestVerdict = r.report.Verdict
-				latest[sub.Addon] = a
+			rep, fs := r.stored(sub.ID)
+			reports = append(reports, storage.ReportWrite{Report: rep, Findings: fs})
+			if sub.Verdict != r.report.Verdict || sub.Risk != r.report.Risk || sub.WiringSHA256 != r.wiring {
+				verdicts = append(verdicts, storage.VerdictWrite{ID: sub.ID, Verdict: r.report.Verdict, Risk: r.report.Risk, Wiring: r.wiring})
 			}
-		}
-		for _, a := range latest {
-			if err := tx.PutAddon(ctx, a); err != nil {
-				return fmt.Errorf("store addon %q: %w", a.Name, err)
+			if st.exists && st.addon.LatestVersion == sub.Version && sub.Status == registry.StatusApproved &&
+				st.addon.LatestVerdict != r.report.Verdict {
+				latest[sub.Addon] = r.report.Verdict
 			}
 		}
+		if err := tx.PutReports(ctx, reports); err != nil {
+			return fmt.Errorf("store reports: %w", err)
+		}
+		if err := tx.SetVerdicts(ctx, now, verdicts); err != nil {
+			return fmt.Errorf("store verdicts: %w", err)
+		}
+		if err := tx.SetLatestVerdicts(ctx, latest); err != nil {
+			return fmt.Errorf("store latest verdicts: %w", err)
+		}
+		res.rendered = len(reports)
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("reassess: %w", err)
+		return batchResult{}, fmt.Errorf("reassess: %w", err)
 	}
 	if len(failed) > 0 {
 		s.mu.Lock()
@@ -102,7 +210,7 @@ func (s *Service) Reassess(ctx context.Context, batch int) (int, error) {
 		}
 		s.mu.Unlock()
 	}
-	return done, nil
+	return res, nil
 }
 
 // laterRuleset reports whether ruleset a is a later version than b. Ruleset
@@ -117,27 +225,6 @@ func (s *Service) isUnrenderable(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.unrenderable[id]
-}
-
-// ReassessAll calls Reassess with batch until a call renders nothing, and
-// returns the total. It stops early with ctx's error when ctx is done.
-// progress, when non-nil, is told how many reports each batch rendered,
-// once that batch has committed.
-func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n int)) (int, error) {
-	total := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := s.Reassess(ctx, batch)
-		total += n
-		if progress != nil && n > 0 {
-			progress(n)
-		}
-		if err != nil || n == 0 {
-			return total, err
-		}
-	}
 }
 
 // ExpireSuppressions finds the suppressions whose expiry has passed, deletes

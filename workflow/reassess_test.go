@@ -3,13 +3,21 @@ package workflow_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/registryd/registryd/assess"
 	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/transparency"
+	"github.com/registryd/registryd/workflow"
 )
 
 // staleReports rewrites the stored reports of ids as an older ruleset would
@@ -120,4 +128,280 @@ func TestReassessSkipsUndecodable(t *testing.T) {
 			t.Errorf("the undecodable report was replaced")
 		}
 	})
+}
+
+// registryState is every submission, report and findings projection, and
+// addon of a store, for comparing a store before and after re-assessment.
+type registryState struct {
+	subs     map[string]registry.Submission
+	reports  map[string]registry.Report
+	findings map[string][]registry.StoredFinding
+	addons   map[string]registry.Addon
+}
+
+func snapshot(t *testing.T, s storage.Store) registryState {
+	t.Helper()
+	ctx := context.Background()
+	st := registryState{subs: map[string]registry.Submission{}, reports: map[string]registry.Report{},
+		findings: map[string][]registry.StoredFinding{}, addons: map[string]registry.Addon{}}
+	for p := (storage.Page{Limit: storage.MaxLimit}); ; {
+		subs, next, err := s.Submissions(ctx, storage.SubmissionFilter{}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sub := range subs {
+			st.subs[sub.ID] = sub
+			if st.reports[sub.ID], err = s.Report(ctx, sub.ID); err != nil {
+				t.Fatal(err)
+			}
+			if st.findings[sub.ID], err = s.Findings(ctx, sub.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if next == "" {
+			break
+		}
+		p.Cursor = next
+	}
+	for p := (storage.Page{Limit: storage.MaxLimit}); ; {
+		as, next, err := s.Addons(ctx, storage.AddonFilter{IncludeRemoved: true}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range as {
+			st.addons[a.Name] = a
+		}
+		if next == "" {
+			break
+		}
+		p.Cursor = next
+	}
+	return st
+}
+
+// corpus plays history and adds addons in every state a report depends on
+// (published with several versions, pending, failing, rejected, suppressed
+// until a later date), n of them, and returns how many submissions it made
+// in all.
+func corpus(t *testing.T, h *harness, n int) int {
+	t.Helper()
+	ctx := context.Background()
+	count := len(history(t, h))
+	for i := range n {
+		name := fmt.Sprintf("addon-%03d", i)
+		switch i % 5 {
+		case 0:
+			h.publish(t, warned(name, "1.0.0"))
+			h.publish(t, fixture.Clean(name, "1.1.0"))
+			count++
+		case 1:
+			h.publish(t, warned(name, "2.0.0"))
+			sp := unpinnedSuppression()
+			sp.ExpiresAt = ptrTime(start.Add(365 * 24 * time.Hour))
+			if _, err := h.svc.Suppress(ctx, alice, name, sp); err != nil {
+				t.Fatal(err)
+			}
+		case 2:
+			h.submit(t, []byte(fixture.FailingManifest(name, "0.1.0")))
+		case 3:
+			sub := h.submit(t, warned(name, "0.2.0"))
+			if _, err := h.svc.Reject(ctx, alice, sub.ID, "pin the package"); err != nil {
+				t.Fatal(err)
+			}
+		case 4:
+			h.publish(t, fixture.Clean(name, "1.0.0"))
+			h.submit(t, warned(name, "1.0.1"))
+			count++
+		}
+		count++
+		h.clock.Advance(time.Second)
+	}
+	return count
+}
+
+func ptrTime(t time.Time) *time.Time { return &t }
+
+// TestReassessAllMatchesOneByOne holds the batched re-assessment to the
+// bytes the one-by-one renderings of publication, suppression, tier
+// changes and removal stored: every report marked stale is rendered once,
+// byte for byte as before, with the same findings, and a submission or
+// addon whose recorded verdict disagrees with its report is set right.
+func TestReassessAllMatchesOneByOne(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		total := corpus(t, h, 23)
+		want := snapshot(t, h.store)
+		if len(want.reports) != total {
+			t.Fatalf("the corpus has %d reports, want %d", len(want.reports), total)
+		}
+
+		// Recorded verdicts a report no longer agrees with.
+		var wrongSub registry.Submission
+		for _, sub := range want.subs {
+			if sub.Verdict == registry.VerdictReview {
+				wrongSub = sub
+				break
+			}
+		}
+		err := h.store.InTx(ctx, func(tx storage.Tx) error {
+			bad := wrongSub
+			bad.Verdict, bad.Risk = registry.VerdictPass, registry.LevelNone
+			if err := tx.UpdateSubmission(ctx, bad); err != nil {
+				return err
+			}
+			a := want.addons["addon-001"]
+			a.LatestVerdict = registry.VerdictFail
+			return tx.PutAddon(ctx, a)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		marked, err := h.svc.MarkAllStale(ctx)
+		if err != nil || marked != total {
+			t.Fatalf("MarkAllStale = %d, %v; want %d", marked, err, total)
+		}
+		if n, err := h.svc.StaleCount(ctx); err != nil || n != total {
+			t.Errorf("StaleCount = %d, %v; want %d", n, err, total)
+		}
+		h.clock.Advance(time.Minute)
+		var told int
+		n, err := h.svc.ReassessAll(ctx, 4, func(n int) {
+			if n <= 0 || n > 4 {
+				t.Errorf("progress told %d, want 1 to 4", n)
+			}
+			told += n
+		})
+		if err != nil || n != total || told != total {
+			t.Fatalf("ReassessAll = %d, %v (progress told %d); want %d", n, err, told, total)
+		}
+		if n, err := h.svc.StaleCount(ctx); err != nil || n != 0 {
+			t.Errorf("StaleCount after = %d, %v; want 0", n, err)
+		}
+		got := snapshot(t, h.store)
+		if diff := cmp.Diff(want.reports, got.reports); diff != "" {
+			t.Errorf("reports (-one by one +batched):\n%s", diff)
+		}
+		if diff := cmp.Diff(want.findings, got.findings, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("findings (-one by one +batched):\n%s", diff)
+		}
+		if diff := cmp.Diff(want.addons, got.addons); diff != "" {
+			t.Errorf("addons (-before +after):\n%s", diff)
+		}
+		fixed := got.subs[wrongSub.ID]
+		if fixed.Verdict != wrongSub.Verdict || fixed.Risk != wrongSub.Risk || !fixed.UpdatedAt.Equal(h.clock.Now()) {
+			t.Errorf("submission with a wrong verdict: %s, %s at %s; want %s, %s at %s",
+				fixed.Verdict, fixed.Risk, fixed.UpdatedAt, wrongSub.Verdict, wrongSub.Risk, h.clock.Now())
+		}
+		got.subs[wrongSub.ID] = wrongSub
+		if diff := cmp.Diff(want.subs, got.subs); diff != "" {
+			t.Errorf("submissions (-before +after):\n%s", diff)
+		}
+		if n, err := h.svc.ReassessAll(ctx, 4, nil); err != nil || n != 0 {
+			t.Errorf("a second ReassessAll = %d, %v; want 0", n, err)
+		}
+	})
+}
+
+// TestReassessAllReplicas runs ReassessAll on two stores opened on one
+// database at once, as two replicas starting after a ruleset change do:
+// together they render every stale report exactly once.
+func TestReassessAllReplicas(t *testing.T) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
+		ctx := context.Background()
+		cfg := b.Config(t)
+		// Replicas sign with one key.
+		key, err := storage.Ephemeral()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Signing = storage.Signing{Signers: []*transparency.Signer{key}}
+		c := &clock{now: start}
+		svcs := make([]*workflow.Service, 2)
+		stores := make([]storage.Store, 2)
+		for i := range svcs {
+			stores[i] = fixture.Open(t, cfg)
+			svcs[i] = workflow.New(stores[i], workflow.Options{Now: c.Now, NewID: (&ids{}).New})
+		}
+		h := &harness{store: stores[0], svc: svcs[0], clock: c}
+		total := corpus(t, h, 60)
+		want := snapshot(t, h.store)
+		stale := make([]string, 0, total)
+		for id := range want.subs {
+			stale = append(stale, id)
+		}
+		staleReports(t, h, stale...)
+		cp, err := h.store.Checkpoint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logSize := cp.Size
+
+		var wg sync.WaitGroup
+		counts := make([]int, len(svcs))
+		errs := make([]error, len(svcs))
+		for i, svc := range svcs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				counts[i], errs[i] = svc.ReassessAll(ctx, 5, nil)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("replica %d: %v", i, err)
+			}
+		}
+		if counts[0]+counts[1] != total {
+			t.Errorf("the replicas rendered %d + %d reports, want %d in all (each once)", counts[0], counts[1], total)
+		}
+		t.Logf("replica 0 rendered %d, replica 1 %d", counts[0], counts[1])
+		got := snapshot(t, stores[1])
+		if diff := cmp.Diff(want.reports, got.reports); diff != "" {
+			t.Errorf("reports (-before +after):\n%s", diff)
+		}
+		// Each published version's report was signed and logged once
+		// more, in both replicas' batches together.
+		published := 0
+		for _, sub := range got.subs {
+			if sub.Status == registry.StatusApproved {
+				published++
+				checkLogged(t, stores[1], sub, got.reports[sub.ID])
+			}
+		}
+		if cp, err := stores[1].Checkpoint(ctx); err != nil || cp.Size != logSize+uint64(published) {
+			t.Errorf("log size after = %d, %v; want %d + %d published reports", cp.Size, err, logSize, published)
+		}
+	})
+}
+
+// checkLogged checks that a published submission's current leaf, proved
+// against the latest checkpoint, names its report, and that the report's
+// envelope holds its bytes.
+func checkLogged(t *testing.T, s storage.Store, sub registry.Submission, r registry.Report) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := s.InclusionProof(ctx, sub.Addon, sub.Version)
+	if err != nil {
+		t.Fatalf("InclusionProof(%s@%s): %v", sub.Addon, sub.Version, err)
+	}
+	leaf, err := transparency.ParseLeaf(p.Leaf)
+	if err != nil || leaf.ReportSHA256 != r.SHA256 {
+		t.Errorf("leaf of %s@%s = %+v, %v; want report %s", sub.Addon, sub.Version, leaf, err, r.SHA256)
+	}
+	cp, err := s.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := transparency.VerifyInclusion(p.Leaf, p.LeafIndex, p.TreeSize, p.Hashes, cp.Root); err != nil || p.TreeSize != cp.Size {
+		t.Errorf("inclusion of %s@%s in the tree of size %d (latest %d): %v", sub.Addon, sub.Version, p.TreeSize, cp.Size, err)
+	}
+	env, err := s.PublishedEnvelope(ctx, sub.Addon, sub.Version)
+	if err != nil {
+		t.Fatalf("PublishedEnvelope(%s@%s): %v", sub.Addon, sub.Version, err)
+	}
+	if payload, _, err := transparency.OpenEnvelope(env.Bytes, s.SigningKeys()...); err != nil || !bytes.Equal(payload, r.Bytes) {
+		t.Errorf("envelope of %s@%s does not hold its report: %v", sub.Addon, sub.Version, err)
+	}
 }

@@ -17,6 +17,15 @@ type dialect struct{}
 func (dialect) Name() string      { return "postgres" }
 func (dialect) ForUpdate() string { return " FOR UPDATE" }
 
+func (dialect) SkipLocked(tables string) string {
+	if tables == "" {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return " FOR UPDATE OF " + tables + " SKIP LOCKED"
+}
+
+func (dialect) AnyOf(col, param string) string { return col + " = ANY(" + param + ")" }
+
 func (dialect) ContainsFold(col, param string) string { return col + " ILIKE " + param }
 func (dialect) Like(col, param string) string         { return col + " LIKE " + param }
 

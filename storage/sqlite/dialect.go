@@ -23,6 +23,12 @@ type dialect struct{}
 func (dialect) Name() string      { return "sqlite" }
 func (dialect) ForUpdate() string { return "" }
 
+func (dialect) SkipLocked(string) string { return "" }
+
+func (dialect) AnyOf(col, param string) string {
+	return col + " IN (SELECT value FROM json_each(" + param + "))"
+}
+
 func (dialect) ContainsFold(col, param string) string { return col + " LIKE " + param + ` ESCAPE '\'` }
 func (dialect) Like(col, param string) string         { return col + " LIKE " + param + ` ESCAPE '\'` }
 

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/registryd/registryd/registry"
@@ -253,4 +255,27 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 		return t.err(fmt.Sprintf("put addon %q", a.Name), err)
 	}
 	return nil
+}
+
+// SetLatestVerdicts writes the latest verdict of each addon of vs, in a
+// statement per rowsPerStatement addons; registry.ErrNotFound when one does
+// not exist.
+func (t *tx) SetLatestVerdicts(ctx context.Context, vs map[string]registry.Verdict) error {
+	names := slices.Sorted(maps.Keys(vs))
+	op := fmt.Sprintf("set the latest verdicts of %d addons", len(names))
+	return chunks(len(names), func(lo, hi int) error {
+		a := make([]any, 0, 2*(hi-lo))
+		for _, n := range names[lo:hi] {
+			a = append(a, n, string(vs[n]))
+		}
+		n, err := t.c.Exec(ctx, `UPDATE addons SET latest_verdict = v.column2
+			FROM (VALUES `+valuesSQL(hi-lo, 2, 1, "")+`) AS v WHERE addons.name = v.column1`, a...)
+		if err != nil {
+			return t.err(op, err)
+		}
+		if int(n) != hi-lo {
+			return fmt.Errorf("%s: %d of them: %w", op, hi-lo-int(n), registry.ErrNotFound)
+		}
+		return nil
+	})
 }

@@ -17,6 +17,21 @@ type Dialect interface {
 	// already excludes every other writer (SQLite's BEGIN IMMEDIATE).
 	ForUpdate() string
 
+	// SkipLocked is the clause appended to a transaction's read that
+	// claims rows for work several processes share, so that each claims
+	// rows the others do not hold, without waiting: " FOR UPDATE OF
+	// tables SKIP LOCKED" on PostgreSQL (tables lists the query's aliases
+	// whose rows are locked, "" for every table), "" on SQLite, where the
+	// transaction already excludes every other writer.
+	SkipLocked(tables string) string
+
+	// AnyOf returns a condition that is true when column col equals one
+	// of the list of strings bound to param (encoded with List):
+	// col = ANY(param) on PostgreSQL, col IN (SELECT value FROM
+	// json_each(param)) on SQLite. One query text serves any number of
+	// values.
+	AnyOf(col, param string) string
+
 	// ContainsFold returns a condition that is true when column col
 	// contains the LIKE pattern bound to param (a $n placeholder; see
 	// containsPattern, whose escape character is \), ignoring case:

@@ -115,3 +115,46 @@ func nonNilStrings(s []string) []string {
 	}
 	return s
 }
+
+// rowsPerStatement bounds the rows of one multi-row statement, well under
+// both databases' limits on bound parameters (65,535 on PostgreSQL, 32,766
+// on SQLite) for the few columns the batch writes bind, and so that the
+// texts of a batch's statements (one per distinct row count) stay few in
+// the statement caches.
+const rowsPerStatement = 250
+
+// valuesSQL returns the VALUES rows of a multi-row statement: n rows of
+// cols placeholders each, numbered from first, with lit (such as
+// ", false"), when not empty, appended to each row.
+func valuesSQL(n, cols, first int, lit string) string {
+	var b strings.Builder
+	p := first
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for j := range cols {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(p))
+			p++
+		}
+		b.WriteString(lit)
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// chunks calls fn with each successive [lo, hi) range of at most
+// rowsPerStatement of n rows, stopping at the first error.
+func chunks(n int, fn func(lo, hi int) error) error {
+	for lo := 0; lo < n; lo += rowsPerStatement {
+		if err := fn(lo, min(lo+rowsPerStatement, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

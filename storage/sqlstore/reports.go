@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
 )
 
 // The report reads. The published ones go by version, or through the
@@ -93,19 +95,6 @@ func (r reader) PublishedReportDigest(ctx context.Context, addon, version string
 	return sum, nil
 }
 
-// StaleReports returns up to limit IDs of submissions whose report came from
-// a ruleset other than ruleset, oldest first.
-func (r reader) StaleReports(ctx context.Context, ruleset string, limit int) ([]string, error) {
-	if limit <= 0 {
-		return []string{}, nil
-	}
-	return list(r, ctx, "stale reports", func(row Row) (string, error) {
-		var id string
-		return id, row.Scan(&id)
-	}, `SELECT s.id FROM reports rp JOIN submissions s ON s.id = rp.submission_id
-		WHERE rp.ruleset <> $1 ORDER BY s.created_at, s.id LIMIT $2`, ruleset, limit)
-}
-
 // Findings returns the findings projection of a submission's report in
 // stored order; empty, non-nil when there are none.
 func (r reader) Findings(ctx context.Context, submissionID string) ([]registry.StoredFinding, error) {
@@ -135,6 +124,16 @@ func checkReport(r registry.Report) error {
 	return nil
 }
 
+// upsertReports and onConflictReports frame the VALUES rows of a report
+// upsert: a report stored is current, no longer marked stale.
+const (
+	upsertReports = `INSERT INTO reports (submission_id, bytes, sha256, ruleset, envelope, envelope_sha256, envelope_keys, stale)
+		VALUES `
+	onConflictReports = ` ON CONFLICT (submission_id) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256,
+		ruleset = excluded.ruleset, envelope = excluded.envelope, envelope_sha256 = excluded.envelope_sha256,
+		envelope_keys = excluded.envelope_keys, stale = excluded.stale`
+)
+
 var copyFindings = newCopy("findings", "submission_id", "ord", "level", "code", "message", "path", "line", "suppressed")
 
 // PutReport stores or replaces the report of r.SubmissionID with its
@@ -159,10 +158,7 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 			return err
 		}
 	}
-	_, err = t.c.Exec(ctx, `INSERT INTO reports (submission_id, bytes, sha256, ruleset, envelope, envelope_sha256, envelope_keys)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (submission_id) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256, ruleset = excluded.ruleset,
-			envelope = excluded.envelope, envelope_sha256 = excluded.envelope_sha256, envelope_keys = excluded.envelope_keys`,
+	_, err = t.c.Exec(ctx, upsertReports+valuesSQL(1, 7, 1, ", false")+onConflictReports,
 		r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys)
 	if err != nil {
 		return t.err(op, err)
@@ -184,4 +180,193 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 		return t.err(op, err)
 	}
 	return nil
+}
+
+// PutReports stores or replaces each report of rs with its findings, as
+// PutReport does, in a statement per rowsPerStatement reports, one to
+// delete their old findings and one copy of the new ones. It refuses
+// (registry.ErrInvalid) the whole batch when a report's SHA256 does not
+// match its bytes or a submission appears twice, and returns
+// registry.ErrNotFound when a submission does not exist.
+func (t *tx) PutReports(ctx context.Context, rs []storage.ReportWrite) error {
+	ids := make([]string, len(rs))
+	seen := make(map[string]bool, len(rs))
+	nf := 0
+	for i, w := range rs {
+		if err := checkReport(w.Report); err != nil {
+			return fmt.Errorf("put reports: %w", err)
+		}
+		id := w.Report.SubmissionID
+		if seen[id] {
+			return fmt.Errorf("put reports: %w", invalid("reports", fmt.Sprintf("has submission %q twice", id)))
+		}
+		seen[id] = true
+		ids[i] = id
+		nf += len(w.Findings)
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	op := fmt.Sprintf("put %d reports", len(rs))
+	pubs, err := t.publishedAsMany(ctx, ids)
+	if err != nil {
+		return err
+	}
+	// As PutReport: published versions' reports are signed, and their
+	// leaves queued for the one append at commit.
+	envs := make([]envelopeCols, len(rs))
+	for i, w := range rs {
+		if p, ok := pubs[ids[i]]; ok {
+			if envs[i], err = t.logReport(ids[i], p, nonNilBytes(w.Report.Bytes), w.Report.SHA256); err != nil {
+				return err
+			}
+		}
+	}
+	err = chunks(len(rs), func(lo, hi int) error {
+		a := make([]any, 0, 7*(hi-lo))
+		for i := lo; i < hi; i++ {
+			r, env := rs[i].Report, envs[i]
+			a = append(a, r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys)
+		}
+		_, err := t.c.Exec(ctx, upsertReports+valuesSQL(hi-lo, 7, 1, ", false")+onConflictReports, a...)
+		return err
+	})
+	if err != nil {
+		return t.err(op, err)
+	}
+	if _, err := t.c.Exec(ctx, `DELETE FROM findings WHERE `+t.d.AnyOf("submission_id", "$1"), t.d.List(ids)); err != nil {
+		return t.err(op, err)
+	}
+	if nf == 0 {
+		return nil
+	}
+	// The findings of every report, in one sequence: report r, finding i.
+	r, i := 0, 0
+	row := make([]any, len(copyFindings.Cols))
+	err = t.c.CopyRows(ctx, copyFindings, nf, func(int) []any {
+		for i == len(rs[r].Findings) {
+			r, i = r+1, 0
+		}
+		f := &rs[r].Findings[i]
+		row[0], row[1], row[2], row[3] = rs[r].Report.SubmissionID, i, f.Level.String(), f.Code
+		row[4], row[5], row[6], row[7] = f.Message, f.Path, f.Line, f.Suppressed
+		i++
+		return row
+	})
+	if err != nil {
+		return t.err(op, err)
+	}
+	return nil
+}
+
+// staleWhere selects the reports ClaimStaleReports and CountStaleReports
+// take: made by another ruleset (bound to $1), or marked stale.
+const staleWhere = `(rp.ruleset <> $1 OR rp.stale)`
+
+// ClaimStaleReports claims up to limit stale reports after the cursor, in
+// the order of their submissions' creation and ID, and reads the state of
+// their addons: one query for the submissions, one for the addons, one for
+// their suppressions, and on PostgreSQL one more when an addon was held by
+// another transaction. See storage.Tx.
+func (t *tx) ClaimStaleReports(ctx context.Context, ruleset string, after storage.Cursor, limit int) (storage.StaleBatch, error) {
+	b := storage.StaleBatch{
+		Reports: []storage.StaleReport{}, Addons: map[string]registry.Addon{},
+		Suppressions: map[string][]registry.Suppression{}, Busy: map[string]bool{},
+	}
+	if limit <= 0 {
+		return b, nil
+	}
+	a := args{ruleset}
+	where := staleWhere
+	if after.Key != "" {
+		where += " AND (s.created_at, s.id) > (" + a.add(t.d.Time(after.At)) + ", " + a.add(after.Key) + ")"
+	}
+	query := `SELECT ` + submissionColsOf("s.") + `, rp.ruleset FROM submissions s JOIN reports rp ON rp.submission_id = s.id
+		WHERE ` + where + ` ORDER BY s.created_at, s.id LIMIT ` + a.add(limit) + t.d.SkipLocked("rp, s")
+	var err error
+	b.Reports, err = list(t.reader, ctx, "claim stale reports", func(row Row) (storage.StaleReport, error) {
+		var sr storage.StaleReport
+		dst, finish := t.submissionFields(&sr.Submission)
+		if err := row.Scan(append(dst, &sr.Ruleset)...); err != nil {
+			return sr, err
+		}
+		return sr, finish()
+	}, query, a...)
+	if err != nil || len(b.Reports) == 0 {
+		return b, err
+	}
+	last := b.Reports[len(b.Reports)-1].Submission
+	b.Next = storage.Cursor{At: last.CreatedAt, Key: last.ID}
+
+	var names []string
+	for _, r := range b.Reports {
+		if n := r.Submission.Addon; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	addons, err := list(t.reader, ctx, "claim addons of stale reports", t.scanAddon,
+		`SELECT `+addonCols+` FROM addons WHERE `+t.d.AnyOf("name", "$1")+` ORDER BY name`+t.d.SkipLocked(""), t.d.List(names))
+	if err != nil {
+		return b, err
+	}
+	locked := make([]string, 0, len(addons))
+	for _, ad := range addons {
+		b.Addons[ad.Name] = ad
+		locked = append(locked, ad.Name)
+	}
+	if len(locked) < len(names) {
+		// An addon missing from the claim either does not exist or is
+		// held by another transaction: tell them apart without waiting.
+		var missing []string
+		for _, n := range names {
+			if _, ok := b.Addons[n]; !ok {
+				missing = append(missing, n)
+			}
+		}
+		busy, err := list(t.reader, ctx, "addons of stale reports", func(row Row) (string, error) {
+			var n string
+			return n, row.Scan(&n)
+		}, `SELECT name FROM addons WHERE `+t.d.AnyOf("name", "$1"), t.d.List(missing))
+		if err != nil {
+			return b, err
+		}
+		for _, n := range busy {
+			b.Busy[n] = true
+		}
+	}
+	if len(locked) == 0 {
+		return b, nil
+	}
+	sps, err := list(t.reader, ctx, "suppressions of stale reports", t.scanSuppression,
+		`SELECT `+suppressionCols+` FROM suppressions WHERE `+t.d.AnyOf("addon", "$1")+` ORDER BY addon, code, path, id`,
+		t.d.List(locked))
+	if err != nil {
+		return b, err
+	}
+	for _, sp := range sps {
+		b.Suppressions[sp.Addon] = append(b.Suppressions[sp.Addon], sp)
+	}
+	return b, nil
+}
+
+// MarkReportsStale marks every report that is not yet stale and returns
+// how many it marked. It changes no report's bytes, so it notifies no
+// report cache (migration 00010).
+func (t *tx) MarkReportsStale(ctx context.Context) (int, error) {
+	n, err := t.c.Exec(ctx, `UPDATE reports SET stale = true WHERE NOT stale`)
+	if err != nil {
+		return 0, t.err("mark reports stale", err)
+	}
+	return int(n), nil
+}
+
+// CountStaleReports returns how many reports ClaimStaleReports would claim
+// for ruleset from the start, locked or not. It reads every report's
+// ruleset: one scan.
+func (r reader) CountStaleReports(ctx context.Context, ruleset string) (int, error) {
+	var n int
+	if err := r.c.QueryRow(ctx, `SELECT count(*) FROM reports rp WHERE `+staleWhere, ruleset).Scan(&n); err != nil {
+		return 0, r.err("count stale reports", err)
+	}
+	return n, nil
 }

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -12,6 +14,16 @@ const submissionCols = `id, addon, version, manifest, manifest_sha256, format, s
 	submitter_token, github_repo, github_pr, github_commit, github_path, github_author, status,
 	verdict, risk, decided_by, decided_at, decision_reason, created_at, updated_at, wiring_sha256,
 	submitter_principal, upstream_url, upstream_name, upstream_version`
+
+// submissionColsOf returns submissionCols, each prefixed with prefix (a
+// table's alias and a dot), for a query that joins submissions.
+func submissionColsOf(prefix string) string {
+	cols := strings.Split(submissionCols, ",")
+	for i, c := range cols {
+		cols[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
 
 const qSubmission = `SELECT ` + submissionCols + ` FROM submissions WHERE id = $1`
 
@@ -245,4 +257,27 @@ func (r reader) SubmissionsByUpstream(ctx context.Context, source registry.Sourc
 	return list(r, ctx, fmt.Sprintf("submissions of upstream %q", name+"@"+version), r.scanSubmission,
 		`SELECT `+submissionCols+` FROM submissions WHERE source = $1 AND upstream_name = $2 AND upstream_version = $3
 		ORDER BY created_at, id`, string(source), name, version)
+}
+
+// SetVerdicts writes the verdict, risk and wiring digest of each
+// submission of vs, and UpdatedAt at, in a statement per rowsPerStatement
+// submissions; registry.ErrNotFound when one does not exist.
+func (t *tx) SetVerdicts(ctx context.Context, at time.Time, vs []storage.VerdictWrite) error {
+	op := fmt.Sprintf("set the verdicts of %d submissions", len(vs))
+	return chunks(len(vs), func(lo, hi int) error {
+		a := make([]any, 0, 1+4*(hi-lo))
+		a = append(a, t.d.Time(at))
+		for _, v := range vs[lo:hi] {
+			a = append(a, v.ID, string(v.Verdict), v.Risk.String(), v.Wiring)
+		}
+		n, err := t.c.Exec(ctx, `UPDATE submissions SET verdict = v.column2, risk = v.column3, wiring_sha256 = v.column4,
+			updated_at = $1 FROM (VALUES `+valuesSQL(hi-lo, 4, 2, "")+`) AS v WHERE submissions.id = v.column1`, a...)
+		if err != nil {
+			return t.err(op, err)
+		}
+		if int(n) != hi-lo {
+			return fmt.Errorf("%s: %d of them: %w", op, hi-lo-int(n), registry.ErrNotFound)
+		}
+		return nil
+	})
 }

@@ -216,6 +216,32 @@ func (t *tx) publishedAs(ctx context.Context, id string) (published, bool, error
 	return p, true, nil
 }
 
+// publishedAsMany returns, by submission ID, the published versions among
+// ids, in one query.
+func (t *tx) publishedAsMany(ctx context.Context, ids []string) (map[string]published, error) {
+	out := make(map[string]published, len(ids))
+	rows, err := t.c.Query(ctx, `SELECT s.id, s.addon, s.version, s.manifest_sha256,
+		(SELECT l.leaf FROM log_leaves l WHERE l.submission_id = s.id ORDER BY l.idx DESC LIMIT 1)
+		FROM submissions s JOIN versions v ON v.addon = s.addon AND v.submission_id = s.id
+		WHERE `+t.d.AnyOf("s.id", "$1"), t.d.List(ids))
+	if err != nil {
+		return nil, t.err("published versions of reports", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var p published
+		if err := rows.Scan(&id, &p.addon, &p.version, &p.manifest, &p.current); err != nil {
+			return nil, t.err("published versions of reports", err)
+		}
+		out[id] = p
+	}
+	if err := rows.Err(); err != nil {
+		return nil, t.err("published versions of reports", err)
+	}
+	return out, nil
+}
+
 // envelopeCols are a report's envelope columns: all nil (NULL) for a
 // report that has none.
 type envelopeCols struct{ bytes, sha, keys any }

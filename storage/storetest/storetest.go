@@ -45,7 +45,11 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SubmissionsOfAddon", testSubmissionsOfAddon},
 		{"Reports", testReports},
 		{"ReportErrors", testReportErrors},
-		{"StaleReports", testStaleReports},
+		{"ClaimStaleReports", testClaimStaleReports},
+		{"MarkReportsStale", testMarkReportsStale},
+		{"PutReports", testPutReports},
+		{"SetVerdicts", testSetVerdicts},
+		{"LogPutReports", testLogPutReports},
 		{"Addons", testAddons},
 		{"AddonsFilterAndPaging", testAddonsFilterAndPaging},
 		{"AddonOrderAndCount", testAddonOrderAndCount},
@@ -514,42 +518,6 @@ func testReportErrors(t *testing.T, s storage.Store) {
 
 	if _, err := s.Report(ctx, "sub_1"); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("a refused PutReport left a report behind: %v", err)
-	}
-}
-
-func testStaleReports(t *testing.T, s storage.Store) {
-	ctx := context.Background()
-	inTx(t, s, func(tx storage.Tx) error {
-		for i, rs := range []string{"old", "new", "old", "older", "new"} {
-			id := fmt.Sprintf("sub_%d", i)
-			if err := tx.CreateSubmission(ctx, submission(id, "alpha", fmt.Sprint(i), i)); err != nil {
-				return err
-			}
-			if err := tx.PutReport(ctx, report(id, rs, `{}`), nil); err != nil {
-				return err
-			}
-		}
-		// A submission without a report is not stale.
-		return tx.CreateSubmission(ctx, submission("sub_norep", "alpha", "x", 9))
-	})
-	tests := []struct {
-		limit int
-		want  []string
-	}{
-		{10, []string{"sub_0", "sub_2", "sub_3"}},
-		{2, []string{"sub_0", "sub_2"}},
-		{0, []string{}},
-	}
-	for _, tc := range tests {
-		var got []string
-		inTx(t, s, func(tx storage.Tx) error {
-			var err error
-			got, err = tx.StaleReports(ctx, "new", tc.limit)
-			return err
-		})
-		if diff := cmp.Diff(tc.want, got); diff != "" || got == nil {
-			t.Errorf("StaleReports(new, %d) (-want +got):\n%s", tc.limit, diff)
-		}
 	}
 }
 
