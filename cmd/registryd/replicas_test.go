@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,9 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/transparency-dev/merkle/compact"
+	"github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
+
 	"github.com/registryd/registryd/githubapi/githubfake"
 	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/postgres"
 	"github.com/registryd/registryd/webhook"
 )
 
@@ -429,9 +436,16 @@ func awaitReady(t *testing.T, rs []replica, wantReady bool) {
 	}
 }
 
-// publish submits addon name@version as token through rs[0] and approves it
-// as approver through rs[1%len]; it returns the report of the submission.
+// publishThrough submits addon name@version as submitter through rs[0] and
+// approves it as approver through rs[1%len]; it returns the report of the
+// submission.
 func publishThrough(t *testing.T, rs []replica, submitter, approver, name, version string) []byte {
+	_, rep := publishID(t, rs, submitter, approver, name, version)
+	return rep
+}
+
+// publishID is publishThrough that also returns the submission's ID.
+func publishID(t *testing.T, rs []replica, submitter, approver, name, version string) (string, []byte) {
 	t.Helper()
 	c := &client{t: t, base: rs[0].url}
 	var created struct {
@@ -443,7 +457,7 @@ func publishThrough(t *testing.T, rs []replica, submitter, approver, name, versi
 	c.decode(c.expect("POST", "/v1/submissions", submitter, "application/toml", string(fixture.Clean(name, version)), nil, http.StatusCreated), &created)
 	a := &client{t: t, base: rs[1%len(rs)].url}
 	a.expect("POST", "/v1/submissions/"+created.Submission.ID+"/approve", approver, "application/json", `{"reason":"pinned binary, no network"}`, nil, http.StatusOK)
-	return created.Report
+	return created.Submission.ID, created.Report
 }
 
 // awaitLatest waits until every replica serves want as name's latest
@@ -520,4 +534,165 @@ func TestReplicasPostgresRestart(t *testing.T) {
 		}
 	}
 	t.Logf("%d submissions acknowledged by 3 replicas across a PostgreSQL restart (per replica before the stop %v), all stored", len(acked), before)
+}
+
+// TestReplicasTransparencyLog publishes addons through three replicas at
+// once, each submission approved on another replica than the one that took
+// it, so that every replica appends to the transparency log while the
+// others do. The log they leave is one log: its leaves are numbered from 0
+// without a gap, every published submission has its leaf, the head the
+// database holds is the RFC 6962 root of those leaves (recomputed here
+// from the leaves alone), every head seen while the replicas were
+// appending is the root of a prefix of them (no fork), and the store's
+// inclusion and consistency proofs verify against the recomputed roots.
+func TestReplicasTransparencyLog(t *testing.T) {
+	bin := binary(t)
+	url := pgtest.NewDatabase(t)
+	env := map[string]string{
+		"REGISTRYD_DATABASE_URL":         url,
+		"REGISTRYD_RATE_LIMIT":           "0",
+		"REGISTRYD_CACHEABLE_RATE_LIMIT": "0",
+	}
+	sam, _ := createToken(t, envOf(env), "sam", "submitter")
+	alice, _ := createToken(t, envOf(env), "alice", "maintainer")
+	rs := startReplicas(t, bin, env, 3)
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, storage.Config{DatabaseURL: url, MaxConns: 4, SkipMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	type head struct {
+		size uint64
+		root []byte
+	}
+	var heads []head
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			var h head
+			if err := st.Pool().QueryRow(ctx, `SELECT size, root FROM log_head`).Scan(&h.size, &h.root); err != nil {
+				t.Errorf("read the log head: %v", err)
+				return
+			}
+			heads = append(heads, h)
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+
+	const workers, each = 6, 15
+	published := make([][]string, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			// Submitted on one replica, approved on the next.
+			order := []replica{rs[w%len(rs)], rs[(w+1)%len(rs)]}
+			for i := range each {
+				id, _ := publishID(t, order, sam, alice, fmt.Sprintf("logged-%d-%02d", w, i), "1.0.0")
+				published[w] = append(published[w], id)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-watched
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	rows, err := st.Pool().Query(ctx, `SELECT idx, submission_id, leaf FROM log_leaves ORDER BY idx`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		roots    = map[uint64][]byte{0: rfc6962.DefaultHasher.EmptyRoot()}
+		rng      = (&compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}).NewEmptyRange(0)
+		leafHash = map[string][]byte{}
+		n        uint64
+	)
+	for rows.Next() {
+		var (
+			idx  uint64
+			sub  string
+			leaf []byte
+		)
+		if err := rows.Scan(&idx, &sub, &leaf); err != nil {
+			t.Fatal(err)
+		}
+		if idx != n {
+			t.Fatalf("leaf %d follows leaf %d: the log has a gap or a duplicate", idx, n-1)
+		}
+		h := rfc6962.DefaultHasher.HashLeaf(leaf)
+		if err := rng.Append(h, nil); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if roots[n], err = rng.GetRootHash(nil); err != nil {
+			t.Fatal(err)
+		}
+		leafHash[sub] = h
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	for _, ids := range published {
+		for _, id := range ids {
+			if leafHash[id] == nil {
+				t.Errorf("published submission %s has no leaf in the log", id)
+			}
+		}
+	}
+	var final head
+	if err := st.Pool().QueryRow(ctx, `SELECT size, root FROM log_head`).Scan(&final.size, &final.root); err != nil {
+		t.Fatal(err)
+	}
+	if final.size != n || !bytes.Equal(final.root, roots[n]) {
+		t.Fatalf("the log head says size %d root %x; its %d leaves make root %x", final.size, final.root, n, roots[n])
+	}
+	distinct := map[uint64]bool{}
+	for _, h := range heads {
+		distinct[h.size] = true
+		if want, ok := roots[h.size]; !ok || !bytes.Equal(h.root, want) {
+			t.Errorf("a head seen during the appends (size %d, root %x) is not the root of the log's first %d leaves: a fork", h.size, h.root, h.size)
+		}
+	}
+
+	cp, err := st.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Size != n || !bytes.Equal(cp.Root, roots[n]) {
+		t.Errorf("checkpoint of size %d root %x; the leaves make size %d root %x", cp.Size, cp.Root, n, roots[n])
+	}
+	for w := range workers {
+		name := fmt.Sprintf("logged-%d-%02d", w, each-1)
+		inc, err := st.InclusionProof(ctx, name, "1.0.0")
+		if err != nil {
+			t.Fatalf("inclusion proof of %s: %v", name, err)
+		}
+		if err := proof.VerifyInclusion(rfc6962.DefaultHasher, inc.LeafIndex, inc.TreeSize, rfc6962.DefaultHasher.HashLeaf(inc.Leaf), inc.Hashes, roots[inc.TreeSize]); err != nil {
+			t.Errorf("inclusion of %s at %d in %d: %v", name, inc.LeafIndex, inc.TreeSize, err)
+		}
+	}
+	for size := range distinct {
+		if size == 0 || size == n {
+			continue
+		}
+		hashes, err := st.ConsistencyProof(ctx, size, n)
+		if err != nil {
+			t.Fatalf("consistency proof %d → %d: %v", size, n, err)
+		}
+		if err := proof.VerifyConsistency(rfc6962.DefaultHasher, size, n, hashes, roots[size], roots[n]); err != nil {
+			t.Errorf("consistency %d → %d: %v", size, n, err)
+		}
+	}
+	t.Logf("%d leaves appended by 3 replicas for %d publications; %d distinct heads seen on the way, each a prefix of the final log", n, workers*each, len(distinct))
 }
