@@ -26,16 +26,51 @@ type scaleRequest struct {
 	mode loadtest.Mode
 }
 
+// scaleTarget is one server of a scale run, with what its requests need.
+type scaleTarget struct {
+	base    string
+	token   string // a submitter token on its database, "" to skip submit
+	pid     int
+	dataDir string
+	addons  int               // listed
+	paths   map[string]string // request name → path; absent: not measured
+}
+
+// scaleRequests are the rows of the table, in order; the path of each is
+// the target's (its first addon, its deep cursor).
+var scaleRequests = []scaleRequest{
+	{"list (30)", "/v1/addons?limit=30", loadtest.ModeGet},
+	{"list, 10,000 deep", "", loadtest.ModeGet},
+	{"search keyword (~100 match)", "/v1/addons?limit=30&q=" + keywordSearch, loadtest.ModeGet},
+	{"search name part (~100 match)", "/v1/addons?limit=30&q=" + nameSearch, loadtest.ModeGet},
+	{"search broad (1/40 match)", "/v1/addons?limit=30&q=" + broadSearch, loadtest.ModeGet},
+	{"search none match", "/v1/addons?limit=30&q=zzqx", loadtest.ModeGet},
+	{"tier=verified", "/v1/addons?limit=30&tier=verified", loadtest.ModeGet},
+	{"tier=community", "/v1/addons?limit=30&tier=community", loadtest.ModeGet},
+	{"verdict=pass", "/v1/addons?limit=30&verdict=pass", loadtest.ModeGet},
+	{"verdict=review", "/v1/addons?limit=30&verdict=review", loadtest.ModeGet},
+	{"verdict=fail", "/v1/addons?limit=30&verdict=fail", loadtest.ModeGet},
+	{"include_removed=true", "/v1/addons?limit=30&include_removed=true", loadtest.ModeGet},
+	{"verdict=fail&tier=verified (none match)", "/v1/addons?limit=30&verdict=fail&tier=verified", loadtest.ModeGet},
+	{"report", "/v1/addons/{name}/report", loadtest.ModeGet},
+	{"badge.svg", "/v1/addons/{name}/badge.svg", loadtest.ModeGet},
+	{"page: registry index", "/", loadtest.ModeGet},
+	{"page: registry search", "/?q=" + keywordSearch, loadtest.ModeGet},
+	{"page: addon", "/addons/{name}", loadtest.ModeGet},
+	{"submit", submitPath, loadtest.ModeSubmit},
+}
+
 // runScale is `registryd-load scale`: it measures, one after the other,
-// every request of the scale table against a server whose registry
-// `registryd-load seed` filled, and prints the table in Markdown, with the
-// server's resident memory and the database's size.
+// every request of the scale table against one or several servers whose
+// registries `registryd-load seed` filled (each request on each server in
+// turn, so that the machine's load weighs alike on all), and prints the
+// table in Markdown, with the p99 of the last server over the first's, each
+// server's resident memory and the SQLite files' size.
 func runScale(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var (
-		base, dataDir string
-		pid           int
-		c             loadtest.Config
-		only          string
+		urls, pids, dataDirs string
+		c                    loadtest.Config
+		only                 string
 	)
 	fs := flag.NewFlagSet("registryd-load scale", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -44,19 +79,21 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(w, "Usage: registryd-load scale [flags]")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Measures each request of the scale table in turn (list, a page 10,000 rows deep,")
-		fmt.Fprintln(w, "searches, each filter, report, badge, web pages, submit) against a server whose")
-		fmt.Fprintln(w, "registry `registryd-load seed` filled, and prints a Markdown table. Submit runs")
-		fmt.Fprintln(w, "when a submitter token is given (REGISTRYD_LOAD_TOKEN). Run the server with")
+		fmt.Fprintln(w, "searches, each filter, report, badge, web pages, submit) against servers whose")
+		fmt.Fprintln(w, "registries `registryd-load seed` filled, and prints a Markdown table. With several")
+		fmt.Fprintln(w, "servers (-url A,B,C) each request runs on each in turn, and the last column is the")
+		fmt.Fprintln(w, "last server's p99 over the first's. Submit runs where a submitter token is given")
+		fmt.Fprintln(w, "(REGISTRYD_LOAD_TOKEN, comma-separated like -url). Run the servers with")
 		fmt.Fprintln(w, "--rate-limit 0 --cacheable-rate-limit 0.")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Flags:")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&base, "url", defaultURL, "base URL of the server (loopback only)")
-	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "how long each request is measured")
+	fs.StringVar(&urls, "url", defaultURL, "base URLs of the servers, comma-separated (loopback only)")
+	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "how long each request is measured on each server")
 	fs.IntVar(&c.Concurrency, "concurrency", 8, "workers, each with one request in flight")
-	fs.IntVar(&pid, "pid", 0, "the server's process id, to report its resident memory (Linux)")
-	fs.StringVar(&dataDir, "data-dir", "", "the server's SQLite directory, to report the database's size (on PostgreSQL, ask it: SELECT pg_database_size(current_database()))")
+	fs.StringVar(&pids, "pid", "", "the servers' process ids, comma-separated like -url, to report their resident memory (Linux)")
+	fs.StringVar(&dataDirs, "data-dir", "", "the servers' SQLite directories, comma-separated like -url, to report their size (on PostgreSQL, ask it: SELECT pg_database_size(current_database()))")
 	fs.StringVar(&only, "only", "", "measure only the requests whose names contain this text")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -67,90 +104,139 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("unexpected argument %s", strconv.QuoteToASCII(fs.Arg(0)))}
 	}
-	base = strings.TrimRight(base, "/")
-	if _, err := loadtest.CheckTarget(base, false); err != nil {
-		return &exitError{code: 2, err: err}
+	split := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, ",")
 	}
-	token := getenv("REGISTRYD_LOAD_TOKEN")
-
+	bases, pidList, dirs, tokens := split(urls), split(pids), split(dataDirs), split(getenv("REGISTRYD_LOAD_TOKEN"))
+	var targets []*scaleTarget
+	for i, b := range bases {
+		b = strings.TrimRight(b, "/")
+		if _, err := loadtest.CheckTarget(b, false); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		t := &scaleTarget{base: b}
+		if i < len(pidList) {
+			t.pid, _ = strconv.Atoi(pidList[i])
+		}
+		if i < len(dirs) {
+			t.dataDir = dirs[i]
+		}
+		if i < len(tokens) {
+			t.token = tokens[i]
+		}
+		targets = append(targets, t)
+	}
+	if len(targets) == 0 {
+		return &exitError{code: 2, err: errors.New("url: give at least one server")}
+	}
 	client := &http.Client{Timeout: loadtest.RequestTimeout}
-	first, _, err := listPage(ctx, client, base+"/v1/addons?limit=1")
-	if err != nil || len(first) == 0 {
-		return fmt.Errorf("read the registry: %v (is it seeded?)", err)
-	}
-	name := url.PathEscape(first[0])
-	total, err := countAddons(ctx, client, base)
-	if err != nil {
-		return err
-	}
-	reqs := []scaleRequest{
-		{"list (30)", "/v1/addons?limit=30", loadtest.ModeGet},
-	}
-	if deep, err := deepCursor(ctx, client, base, 10_000); err != nil {
-		return err
-	} else if deep != "" {
-		reqs = append(reqs, scaleRequest{"list, 10,000 deep", "/v1/addons?limit=30&cursor=" + url.QueryEscape(deep), loadtest.ModeGet})
-	}
-	reqs = append(reqs,
-		scaleRequest{"search keyword (~100 match)", "/v1/addons?limit=30&q=" + keywordSearch, loadtest.ModeGet},
-		scaleRequest{"search name part (~100 match)", "/v1/addons?limit=30&q=" + nameSearch, loadtest.ModeGet},
-		scaleRequest{"search broad (1/40 match)", "/v1/addons?limit=30&q=" + broadSearch, loadtest.ModeGet},
-		scaleRequest{"search none match", "/v1/addons?limit=30&q=zzqx", loadtest.ModeGet},
-		scaleRequest{"tier=verified", "/v1/addons?limit=30&tier=verified", loadtest.ModeGet},
-		scaleRequest{"tier=community", "/v1/addons?limit=30&tier=community", loadtest.ModeGet},
-		scaleRequest{"verdict=pass", "/v1/addons?limit=30&verdict=pass", loadtest.ModeGet},
-		scaleRequest{"verdict=review", "/v1/addons?limit=30&verdict=review", loadtest.ModeGet},
-		scaleRequest{"verdict=fail", "/v1/addons?limit=30&verdict=fail", loadtest.ModeGet},
-		scaleRequest{"include_removed=true", "/v1/addons?limit=30&include_removed=true", loadtest.ModeGet},
-		scaleRequest{"verdict=fail&tier=verified (none match)", "/v1/addons?limit=30&verdict=fail&tier=verified", loadtest.ModeGet},
-		scaleRequest{"report", "/v1/addons/" + name + "/report", loadtest.ModeGet},
-		scaleRequest{"badge.svg", "/v1/addons/" + name + "/badge.svg", loadtest.ModeGet},
-		scaleRequest{"page: registry index", "/", loadtest.ModeGet},
-		scaleRequest{"page: registry search", "/?q=" + keywordSearch, loadtest.ModeGet},
-		scaleRequest{"page: addon", "/addons/" + name, loadtest.ModeGet},
-	)
-	if token != "" {
-		reqs = append(reqs, scaleRequest{"submit", submitPath, loadtest.ModeSubmit})
+	for _, t := range targets {
+		if err := t.prepare(ctx, client); err != nil {
+			return err
+		}
 	}
 
-	fmt.Fprintf(stdout, "%d addons listed; each request %s at concurrency %d\n\n", total, c.Duration, c.Concurrency)
-	fmt.Fprintln(stdout, "| request | req/s | p50 ms | p99 ms | errors |")
-	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|")
+	fmt.Fprintf(stdout, "each request %s at concurrency %d on each server in turn\n\n", c.Duration, c.Concurrency)
+	head, rule := "| request |", "|---|"
+	for _, t := range targets {
+		head += fmt.Sprintf(" %d addons: req/s | p50 ms | p99 ms |", t.addons)
+		rule += "---:|---:|---:|"
+	}
+	if len(targets) > 1 {
+		head += " p99 last/first |"
+		rule += "---:|"
+	}
+	fmt.Fprintln(stdout, head)
+	fmt.Fprintln(stdout, rule)
+	ms := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
+	}
 	failed := false
-	for _, r := range reqs {
+	for _, r := range scaleRequests {
 		if only != "" && !strings.Contains(r.name, only) {
 			continue
 		}
-		rc := c
-		rc.URL, rc.Mode = base+r.path, r.mode
-		if r.mode == loadtest.ModeSubmit {
-			rc.Token = token
+		row := "| " + r.name + " |"
+		var p99s []time.Duration
+		for _, t := range targets {
+			path, ok := t.paths[r.name]
+			if !ok {
+				row += " – | – | – |"
+				p99s = append(p99s, 0)
+				continue
+			}
+			rc := c
+			rc.URL, rc.Mode = t.base+path, r.mode
+			if r.mode == loadtest.ModeSubmit {
+				rc.Token = t.token
+			}
+			res, err := loadtest.Run(ctx, rc)
+			if err != nil || res.Errors > 0 {
+				failed = true
+				fmt.Fprintf(stderr, "registryd-load scale: %s on %s: %v %v\n", r.name, t.base, err, res.ErrorSamples)
+			}
+			if err != nil {
+				row += " error | – | – |"
+				p99s = append(p99s, 0)
+				continue
+			}
+			row += fmt.Sprintf(" %.0f | %s | %s |", res.PerSecond(), ms(res.P50), ms(res.P99))
+			p99s = append(p99s, res.P99)
 		}
-		res, err := loadtest.Run(ctx, rc)
-		if err != nil {
-			fmt.Fprintf(stdout, "| %s | – | – | – | %s |\n", r.name, strings.ReplaceAll(err.Error(), "|", "/"))
-			failed = true
-			continue
+		if len(targets) > 1 {
+			if first, last := p99s[0], p99s[len(p99s)-1]; first > 0 && last > 0 {
+				row += fmt.Sprintf(" %.2fx |", float64(last)/float64(first))
+			} else {
+				row += " – |"
+			}
 		}
-		ms := func(d time.Duration) string {
-			return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
-		}
-		fmt.Fprintf(stdout, "| %s | %.0f | %s | %s | %d |\n", r.name, res.PerSecond(), ms(res.P50), ms(res.P99), res.Errors)
-		failed = failed || res.Errors > 0
+		fmt.Fprintln(stdout, row)
 	}
 	fmt.Fprintln(stdout)
-	if pid > 0 {
-		if rss, err := residentMemory(pid); err == nil {
-			fmt.Fprintf(stdout, "server RSS     %s\n", rss)
-		} else {
-			fmt.Fprintf(stdout, "server RSS     unknown: %v\n", err)
+	for _, t := range targets {
+		fmt.Fprintf(stdout, "%s: %d addons listed", t.base, t.addons)
+		if t.pid > 0 {
+			if rss, err := residentMemory(t.pid); err == nil {
+				fmt.Fprintf(stdout, ", server RSS %s", rss)
+			}
 		}
-	}
-	if size := sqliteSize(dataDir); size > 0 {
-		fmt.Fprintf(stdout, "database size  %.1f MiB (%.0f bytes an addon)\n", float64(size)/(1<<20), float64(size)/float64(max(total, 1)))
+		if size := sqliteSize(t.dataDir); size > 0 {
+			fmt.Fprintf(stdout, ", database %.1f MiB (%.0f bytes an addon)", float64(size)/(1<<20), float64(size)/float64(max(t.addons, 1)))
+		}
+		fmt.Fprintln(stdout)
 	}
 	if failed {
 		return &exitError{code: 3}
+	}
+	return nil
+}
+
+// prepare reads what t's requests need from its registry: an addon's
+// name, the cursor 10,000 addons deep, how many addons it lists.
+func (t *scaleTarget) prepare(ctx context.Context, client *http.Client) error {
+	first, _, err := listPage(ctx, client, t.base+"/v1/addons?limit=1")
+	if err != nil || len(first) == 0 {
+		return fmt.Errorf("read the registry at %s: %v (is it seeded?)", t.base, err)
+	}
+	if t.addons, err = countAddons(ctx, client, t.base); err != nil {
+		return err
+	}
+	deep, err := deepCursor(ctx, client, t.base, 10_000)
+	if err != nil {
+		return err
+	}
+	t.paths = map[string]string{}
+	for _, r := range scaleRequests {
+		switch {
+		case r.mode == loadtest.ModeSubmit && t.token == "":
+		case r.path == "" && deep != "":
+			t.paths[r.name] = "/v1/addons?limit=30&cursor=" + url.QueryEscape(deep)
+		case r.path != "":
+			t.paths[r.name] = strings.ReplaceAll(r.path, "{name}", url.PathEscape(first[0]))
+		}
 	}
 	return nil
 }
