@@ -40,6 +40,7 @@ func TestHelpAndErrorStreams(t *testing.T) {
 		{args: []string{"import", "--help"}, stdoutOnce: "registryd import mcp-registry"},
 		{args: []string{"import", "leanctx", "--help"}, stdoutOnce: "registryd import mcp-registry"},
 		{args: []string{"export", "--help"}, stdoutOnce: "Usage: registryd export"},
+		{args: []string{"reassess", "--help"}, stdoutOnce: "Usage: registryd reassess [--all] [--batch N]"},
 		{args: []string{"key", "--help"}, stdoutOnce: "Usage: registryd key generate --name NAME --out FILE"},
 		{args: []string{"key", "generate", "--help"}, stdoutOnce: "Usage: registryd key generate --name NAME --out FILE"},
 		{args: []string{"key"}, code: 2, stderrHas: "Usage: registryd key generate"},

@@ -8,10 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/registryd/registryd/addon"
 	"github.com/registryd/registryd/leanctx"
@@ -87,10 +84,13 @@ func runImport(ctx context.Context, args []string, e env) error {
 	if args[0] == "leanctx" {
 		return importLeanCtx(ctx, wf, fs.Arg(0), e)
 	}
-	pr := newProgress(e.stderr)
+	// The total is unknown until the last page: the bar shows activity,
+	// the numbers progress.
+	pr := newProgress(e.stderr, 0)
 	im := &mcpimport.Importer{
 		Client:   &mcpimport.Client{BaseURL: upstream, UserAgent: "registryd"},
-		Workflow: wf, Marks: store, Progress: pr.update,
+		Workflow: wf, Marks: store,
+		Progress: func(p mcpimport.Progress) { pr.update(p.Seen, importLine(p)) },
 	}
 	sum, err := im.Run(ctx, mcpimport.Options{Search: search, Since: sinceT})
 	pr.done()
@@ -142,54 +142,7 @@ func importUsage(w io.Writer) {
 	fmt.Fprintln(w, "Every subcommand takes --database-url and --data-dir like `registryd serve`.")
 }
 
-// progress reports an import as it goes: a bar redrawn in place on a
-// terminal, a plain line every progressEvery servers otherwise.
-type progress struct {
-	w     io.Writer
-	tty   bool
-	frame int
-	lines int // plain lines written
-	last  mcpimport.Progress
-}
-
-// progressEvery is how many servers a plain progress line stands for.
-const progressEvery = 1000
-
-func newProgress(w io.Writer) *progress {
-	p := &progress{w: w}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.tty = true
-	}
-	return p
-}
-
-func (p *progress) update(pr mcpimport.Progress) {
-	p.last = pr
-	if p.tty {
-		// The total is unknown until the last page: the bar shows
-		// activity, the numbers progress.
-		const width = 20
-		pos := p.frame % (2 * (width - 3))
-		if pos > width-3 {
-			pos = 2*(width-3) - pos
-		}
-		p.frame++
-		bar := strings.Repeat(" ", pos) + "<=>" + strings.Repeat(" ", width-3-pos)
-		fmt.Fprintf(p.w, "\r\x1b[K[%s] %s", bar, progressLine(pr))
-		return
-	}
-	if pr.Seen/progressEvery > p.lines {
-		p.lines = pr.Seen / progressEvery
-		fmt.Fprintln(p.w, progressLine(pr))
-	}
-}
-
-func (p *progress) done() {
-	if p.tty && p.frame > 0 {
-		fmt.Fprintf(p.w, "\r\x1b[K[%s] %s\n", strings.Repeat("=", 20), progressLine(p.last))
-	}
-}
-
-func progressLine(pr mcpimport.Progress) string {
+// importLine is the numbers of an import's progress line.
+func importLine(pr mcpimport.Progress) string {
 	return fmt.Sprintf("%d servers (%.0f/s): %d new, %d imported before, %d skipped", pr.Seen, pr.Rate(), pr.Created, pr.Existing, pr.Skipped)
 }

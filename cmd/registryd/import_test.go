@@ -123,23 +123,30 @@ func TestImportUsage(t *testing.T) {
 	}
 }
 
-// TestProgress: plain lines, one per thousand servers, off a terminal; a
-// bar redrawn in place on one.
+// TestProgress: plain lines, one per thousand items, off a terminal; a
+// bar redrawn in place on one, bouncing when the total is unknown and
+// filling when it is known.
 func TestProgress(t *testing.T) {
 	var b bytes.Buffer
 	p := &progress{w: &b}
 	for _, n := range []int{100, 900, 1000, 1500, 2100} {
-		p.update(mcpimport.Progress{Seen: n})
+		p.update(n, importLine(mcpimport.Progress{Seen: n}))
 	}
 	if got := strings.Count(b.String(), "\n"); got != 2 || strings.Contains(b.String(), "\r") {
 		t.Errorf("plain progress = %q, want two lines", b.String())
 	}
 	b.Reset()
 	p = &progress{w: &b, tty: true}
-	p.update(mcpimport.Progress{Seen: 100, Created: 90, Skipped: 10})
-	p.update(mcpimport.Progress{Seen: 200, Created: 180, Skipped: 20})
+	p.update(100, importLine(mcpimport.Progress{Seen: 100, Created: 90, Skipped: 10}))
+	p.update(200, importLine(mcpimport.Progress{Seen: 200, Created: 180, Skipped: 20}))
 	p.done()
 	if s := b.String(); strings.Count(s, "\r\x1b[K") != 3 || !strings.Contains(s, "<=>") || !strings.HasSuffix(s, "200 servers (0/s): 180 new, 0 imported before, 20 skipped\n") {
 		t.Errorf("terminal progress = %q", s)
+	}
+	b.Reset()
+	p = &progress{w: &b, tty: true, total: 400}
+	p.update(100, "100/400")
+	if s := b.String(); s != "\r\x1b[K[=====               ] 100/400" {
+		t.Errorf("terminal progress of a known total = %q", s)
 	}
 }

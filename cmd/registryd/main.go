@@ -56,6 +56,7 @@ func commands() map[string]command {
 		"key":         {"generate the key that signs reports and the transparency log (key generate)", runKey},
 		"healthcheck": {"ask the local server whether it is ready (for container health checks)", runHealthcheck},
 		"webhook":     {"queue a recorded GitHub delivery again (webhook retry DELIVERY_ID)", runWebhook},
+		"reassess":    {"render stale reports again under this ruleset (--all: every report)", runReassess},
 		"import":      {"submit an upstream registry's servers for review (mcp-registry, leanctx)", runImport},
 		"export":      {"write the published addons as lean-ctx's registry file (--format leanctx)", runExport},
 		"version":     {"print the version, VCS revision and Go version of this build (also --version)", runVersion},

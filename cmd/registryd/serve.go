@@ -24,8 +24,12 @@ import (
 // Background work of the server.
 const (
 	// reassessBatch is how many reports one reassessment transaction
-	// renders again after a ruleset change.
-	reassessBatch = 100
+	// renders again after a ruleset change (and registryd reassess's
+	// default): a few queries and statements each, whatever the number,
+	// so large batches amortize them; docs/scale.md has the figures.
+	reassessBatch = 1000
+	// signBatch is how many envelopes one signing transaction signs.
+	signBatch = 100
 	// sweepInterval is how often expired suppressions are swept: a report
 	// shows an expired suppression for at most this long.
 	sweepInterval = time.Minute
@@ -274,7 +278,7 @@ func sweep(ctx context.Context, svc *workflow.Service, log *slog.Logger, interva
 func signEnvelopes(ctx context.Context, store storage.Store, log *slog.Logger) {
 	total := 0
 	for ctx.Err() == nil {
-		n, err := store.SignEnvelopes(ctx, reassessBatch)
+		n, err := store.SignEnvelopes(ctx, signBatch)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Error("sign envelopes; it resumes at the next start", "signed", total, "err", err)
