@@ -6,6 +6,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/registryd/registryd/addon"
+	"github.com/registryd/registryd/assess"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/report"
 )
 
 // cpuTime is the CPU time the process has used so far, in user and system
@@ -47,6 +54,72 @@ func BenchmarkAuditVsDecodeCPU(b *testing.B) {
 	b.Run("typical", func(b *testing.B) {
 		in := typical(b)
 		inputs := make([][]byte, 1000) // enough work per phase for the clock's resolution
+		for i := range inputs {
+			inputs[i] = in
+		}
+		measure(b, inputs)
+	})
+	b.Run("corpus", func(b *testing.B) { measure(b, corpusManifests(b)) })
+}
+
+// BenchmarkAuditStagesCPU says where the audit's CPU time goes beyond the
+// decode: each iteration runs every stage over every input in turn (the
+// baseline decode, the decode into an empty interface as addon.ParseTOML
+// does it, addon.ParseTOML, assess.Audit, report.Build), and reports each
+// stage's CPU time relative to the baseline decode's.
+func BenchmarkAuditStagesCPU(b *testing.B) {
+	measure := func(b *testing.B, inputs [][]byte) {
+		ms := make([]*addon.Manifest, len(inputs))
+		rs := make([]assess.Result, len(inputs))
+		var decode, decodeAny, parse, audit, build time.Duration
+		for b.Loop() {
+			t0 := cpuTime(b)
+			for _, data := range inputs {
+				decodeOnce(b, data)
+			}
+			t1 := cpuTime(b)
+			for _, data := range inputs {
+				var v any
+				if _, err := toml.Decode(string(data), &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			t2 := cpuTime(b)
+			for i, data := range inputs {
+				m, err := addon.ParseTOML(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ms[i] = m
+			}
+			t3 := cpuTime(b)
+			for i, m := range ms {
+				rs[i] = assess.Audit(m)
+			}
+			t4 := cpuTime(b)
+			for i, data := range inputs {
+				if _, _, err := report.Build(report.Input{Manifest: data, Parsed: ms[i], Result: rs[i], Tier: registry.TierCommunity}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			t5 := cpuTime(b)
+			decode += t1 - t0
+			decodeAny += t2 - t1
+			parse += t3 - t2
+			audit += t4 - t3
+			build += t5 - t4
+		}
+		if decode > 0 {
+			d := float64(decode)
+			b.ReportMetric(float64(decodeAny)/d, "decode-any/decode")
+			b.ReportMetric(float64(parse-decodeAny)/d, "parse-beyond-decode/decode")
+			b.ReportMetric(float64(audit)/d, "rules/decode")
+			b.ReportMetric(float64(build)/d, "build/decode")
+		}
+	}
+	b.Run("typical", func(b *testing.B) {
+		in := typical(b)
+		inputs := make([][]byte, 1000)
 		for i := range inputs {
 			inputs[i] = in
 		}
