@@ -6,6 +6,7 @@ import (
 
 	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/transparency"
 )
 
 // manifestCache lets shared caches keep a published manifest but makes them
@@ -117,4 +118,33 @@ func (s *server) reportByManifest(w http.ResponseWriter, r *http.Request) error 
 	}
 	serveReport(w, r, rep, publicReportCache)
 	return nil
+}
+
+// envelopeByManifest serves the DSSE envelope of the report that
+// reportByManifest serves: the version's own envelope, bytes and ETag.
+func (s *server) envelopeByManifest(w http.ResponseWriter, r *http.Request) error {
+	v, err := s.versionByManifest(r)
+	if err != nil {
+		return err
+	}
+	env, err := s.reader.PublishedEnvelope(r.Context(), v.Addon, v.Version)
+	if err != nil {
+		return notFoundAs(err, "no published version has a manifest with this sha256, or its report is not signed yet")
+	}
+	serveBytes(w, r, env.Bytes, `"sha256-`+env.SHA256+`"`, transparency.EnvelopeMediaType, publicReportCache)
+	return nil
+}
+
+// proofByManifest serves the inclusion proof of the report that
+// reportByManifest serves: the version's own proof.
+func (s *server) proofByManifest(w http.ResponseWriter, r *http.Request) error {
+	v, err := s.versionByManifest(r)
+	if err != nil {
+		return err
+	}
+	p, err := s.reader.InclusionProof(r.Context(), v.Addon, v.Version)
+	if err != nil {
+		return notFoundAs(err, "no published version has a manifest with this sha256, or its report is not in the log yet")
+	}
+	return writeCacheable(w, r, proofBody(p), publicReportCache)
 }

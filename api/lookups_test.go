@@ -11,6 +11,7 @@ import (
 
 	"github.com/registryd/registryd/api"
 	"github.com/registryd/registryd/internal/fixture"
+	"github.com/registryd/registryd/transparency"
 )
 
 // TestManifestLookup checks GET …/versions/{version}/manifest: the bytes
@@ -93,9 +94,10 @@ func TestManifestLookup(t *testing.T) {
 	})
 }
 
-// TestReportByManifest checks GET /v1/reports/sha256/{hex}: the report of
-// the published version made from those bytes, byte for byte and ETag for
-// ETag what the version's own report path serves; 404 for the bytes of a
+// TestReportByManifest checks GET /v1/reports/sha256/{hex} and the
+// report.dsse and proof beside it: the report, envelope and proof of the
+// published version made from those bytes, byte for byte and ETag for ETag
+// what the version's own paths serve; 404 for the bytes of a
 // submission that is not published and for bytes never seen; 400 for a
 // digest that is not 64 lowercase hex digits.
 func TestReportByManifest(t *testing.T) {
@@ -137,6 +139,21 @@ func TestReportByManifest(t *testing.T) {
 			if head.status != http.StatusOK || head.header.Get("ETag") != etag {
 				t.Errorf("HEAD %s = %d, ETag %q; want 200, %s", path, head.status, head.header.Get("ETag"), etag)
 			}
+
+			// Beside it, the version's own envelope and proof.
+			version := "/v1/addons/weather/versions/" + tc.version
+			for _, sub := range []struct{ suffix, ctype string }{
+				{"/report.dsse", transparency.EnvelopeMediaType}, {"/proof", "application/json"},
+			} {
+				got, want := e.wantCacheable(t, path+sub.suffix, sub.ctype), e.wantCacheable(t, version+sub.suffix, sub.ctype)
+				if !bytes.Equal(got, want) {
+					t.Errorf("GET %s%s differs from %s%s:\n%s\n%s", path, sub.suffix, version, sub.suffix, got, want)
+				}
+			}
+			keys := e.keysOf(t)
+			if payload, _, err := transparency.OpenEnvelope(e.do(t, req{method: "GET", path: path + "/report.dsse"}).body, keys...); err != nil || !bytes.Equal(payload, byName.body) {
+				t.Errorf("GET %s/report.dsse: %v; payload\n%s\nwant the report\n%s", path, err, payload, byName.body)
+			}
 		}
 
 		for _, tc := range []struct {
@@ -153,9 +170,11 @@ func TestReportByManifest(t *testing.T) {
 			{"prefixed", "sha256:" + digest(published)[7:], 400, "bad-request"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				p := wantProblem(t, e.do(t, req{method: "GET", path: "/v1/reports/sha256/" + tc.hex}), tc.status, tc.slug)
-				if tc.status == 400 && (len(p.Errors) != 1 || p.Errors[0].Path != "sha256") {
-					t.Errorf("errors = %+v, want one naming sha256", p.Errors)
+				for _, suffix := range []string{"", "/report.dsse", "/proof"} {
+					p := wantProblem(t, e.do(t, req{method: "GET", path: "/v1/reports/sha256/" + tc.hex + suffix}), tc.status, tc.slug)
+					if tc.status == 400 && (len(p.Errors) != 1 || p.Errors[0].Path != "sha256") {
+						t.Errorf("%s: errors = %+v, want one naming sha256", suffix, p.Errors)
+					}
 				}
 			})
 		}

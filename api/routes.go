@@ -71,6 +71,12 @@ func (s *server) routes() http.Handler {
 		r.Get("/v1/reports/sha256/{sha256}", s.handle(s.reportByManifest))
 		r.Head("/v1/reports/sha256/{sha256}", s.handle(s.reportByManifest))
 		r.Options("/v1/reports/sha256/{sha256}", options)
+		r.Get("/v1/reports/sha256/{sha256}/report.dsse", s.handle(s.envelopeByManifest))
+		r.Head("/v1/reports/sha256/{sha256}/report.dsse", s.handle(s.envelopeByManifest))
+		r.Options("/v1/reports/sha256/{sha256}/report.dsse", options)
+		r.Get("/v1/reports/sha256/{sha256}/proof", s.handle(s.proofByManifest))
+		r.Head("/v1/reports/sha256/{sha256}/proof", s.handle(s.proofByManifest))
+		r.Options("/v1/reports/sha256/{sha256}/proof", options)
 		// What install clients verify (docs/trust.md).
 		r.Get("/v1/keys", s.handle(s.keys))
 		r.Head("/v1/keys", s.handle(s.keys))

@@ -12,6 +12,7 @@ import (
 	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/problem"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/transparency"
 )
 
@@ -165,9 +166,14 @@ func (s *server) proof(latest bool) http.HandlerFunc {
 		if err != nil {
 			return notFoundAs(err, "no such published addon or version, or its report is not in the log yet")
 		}
-		return writeCacheable(w, r, proofJSON{LeafIndex: p.LeafIndex, TreeSize: p.TreeSize, Leaf: p.Leaf,
-			Hashes: nonNilHashes(p.Hashes), Checkpoint: string(p.Checkpoint)}, publicReportCache)
+		return writeCacheable(w, r, proofBody(p), publicReportCache)
 	})
+}
+
+// proofBody is the answer of a GET …/proof.
+func proofBody(p storage.Inclusion) proofJSON {
+	return proofJSON{LeafIndex: p.LeafIndex, TreeSize: p.TreeSize, Leaf: p.Leaf,
+		Hashes: nonNilHashes(p.Hashes), Checkpoint: string(p.Checkpoint)}
 }
 
 func nonNilHashes(h [][]byte) [][]byte {
