@@ -84,11 +84,12 @@ func runServe(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	pages := web.New(web.Deps{
-		Reader:    store,
-		Workflow:  svc,
-		Sessions:  store,
-		Logger:    log,
-		PublicURL: cfg.PublicURL,
+		Reader:       store,
+		Workflow:     svc,
+		Sessions:     store,
+		Logger:       log,
+		PublicURL:    cfg.PublicURL,
+		VerifierKeys: verifierKeys(cfg.Store.Signing),
 	})
 	deps := api.Deps{
 		Reader:             store,
