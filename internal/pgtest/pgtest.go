@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
@@ -91,13 +92,23 @@ func NewEmptyDatabase(t testing.TB) string {
 
 func create(t testing.TB, s *server, template string) string {
 	t.Helper()
+	name, err := createDatabase(s, template)
+	if err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	return dropWhenDone(t, s, name)
+}
+
+// createDatabase creates a database with a new name, a copy of template
+// unless it is "", and returns its name.
+func createDatabase(s *server, template string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
 	name := "registryd_test_" + randomHex(8)
 	conn, err := pgx.Connect(ctx, s.adminURL)
 	if err != nil {
-		t.Fatalf("pgtest: connect to %s server: %v", s.how, err)
+		return "", fmt.Errorf("connect to %s server: %w", s.how, err)
 	}
 	defer conn.Close(ctx)
 	stmt := "CREATE DATABASE " + ident(name)
@@ -107,9 +118,12 @@ func create(t testing.TB, s *server, template string) string {
 	cloneMu.Lock()
 	_, err = conn.Exec(ctx, stmt)
 	cloneMu.Unlock()
-	if err != nil {
-		t.Fatalf("pgtest: create database: %v", err)
-	}
+	return name, err
+}
+
+// dropWhenDone drops the database name when t ends and returns its URL.
+func dropWhenDone(t testing.TB, s *server, name string) string {
+	t.Helper()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -128,6 +142,32 @@ func create(t testing.TB, s *server, template string) string {
 		t.Fatalf("pgtest: %v", err)
 	}
 	return u
+}
+
+// CopyDatabase returns the URL of a new database that is a copy of the
+// database at u (made by NewDatabase), dropped when t ends: a backup, for
+// tests that restore one. Nothing may be connected to u while it copies.
+func CopyDatabase(t testing.TB, u string) string {
+	t.Helper()
+	p, err := url.Parse(u)
+	if err != nil || len(p.Path) < 2 {
+		t.Fatalf("pgtest: copy: %q is not a database URL", u)
+	}
+	s := serverFor(t)
+	// The sessions of whoever used the database end a moment after they
+	// disconnect, and until then PostgreSQL refuses to copy it.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		name, err := createDatabase(s, p.Path[1:])
+		if err == nil {
+			return dropWhenDone(t, s, name)
+		}
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "55006" || time.Now().After(deadline) {
+			t.Fatalf("pgtest: copy the database: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // AdminURL returns the URL of the found server's "postgres" database, for
