@@ -65,6 +65,9 @@ END;
 CREATE INDEX addons_verdict_name ON addons (latest_verdict, name);
 CREATE INDEX addons_tier_name ON addons (tier, name);
 CREATE INDEX addons_tier_updated ON addons (tier, updated_at, name) WHERE NOT removed;
+-- Both filters at once: without it, verified addons that fail (none, usually)
+-- were looked for among all failing addons, 24 ms at 100,000.
+CREATE INDEX addons_tier_verdict_name ON addons (tier, latest_verdict, name);
 
 -- The submissions' filters by source and by verdict, oldest or newest first.
 CREATE INDEX submissions_source ON submissions (source, created_at, id);
@@ -73,6 +76,7 @@ CREATE INDEX submissions_verdict ON submissions (verdict, created_at, id);
 -- +goose Down
 DROP INDEX submissions_verdict;
 DROP INDEX submissions_source;
+DROP INDEX addons_tier_verdict_name;
 DROP INDEX addons_tier_updated;
 DROP INDEX addons_tier_name;
 DROP INDEX addons_verdict_name;
