@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -74,5 +75,80 @@ func BenchmarkReportGET(b *testing.B) {
 				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 			}
 		})
+	}
+}
+
+// BenchmarkTrustGET measures what an install client fetches to verify a
+// report — the signed envelope (report.dsse) and the inclusion proof — and
+// the report itself, through the whole API on each store over a real
+// listener, each next to a bare net/http handler writing the same bytes
+// from memory (the ceiling), with the same client and parallelism.
+//
+//	go test ./api -run '^$' -bench TrustGET -benchtime 3s
+func BenchmarkTrustGET(b *testing.B) {
+	for _, be := range fixture.Backends() {
+		b.Run(be.Name, func(b *testing.B) {
+			e := newEnv(b, be)
+			e.publish(b, manifest("weather", "1.0.0"))
+			// A log of a few leaves, so the proof has hashes.
+			for _, v := range []string{"1.0.1", "1.0.2", "1.0.3", "1.0.4"} {
+				e.publish(b, manifest("weather", v))
+			}
+			for _, path := range []string{"/v1/addons/weather/versions/1.0.0/report", "/v1/addons/weather/versions/1.0.0/report.dsse", "/v1/addons/weather/versions/1.0.0/proof"} {
+				got := e.do(b, req{method: "GET", path: path})
+				if got.status != 200 {
+					b.Fatalf("GET %s = %d", path, got.status)
+				}
+				body, header := got.body, got.header
+				bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					for _, k := range []string{"Content-Type", "ETag", "Cache-Control"} {
+						w.Header().Set(k, header.Get(k))
+					}
+					w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+					w.Write(body)
+				}))
+				b.Cleanup(bare.Close)
+				name := path[strings.LastIndexByte(path, '/')+1:]
+				b.Run(name+"/api", func(b *testing.B) { benchGET(b, e.srv.URL+path, len(body)) })
+				b.Run(name+"/bare", func(b *testing.B) { benchGET(b, bare.URL+path, len(body)) })
+			}
+		})
+	}
+}
+
+// benchGET fetches url from parallel clients and reports the p99 latency.
+func benchGET(b *testing.B, url string, size int) {
+	tr := &http.Transport{MaxIdleConnsPerHost: 256}
+	b.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr}
+	var mu sync.Mutex
+	var lat []time.Duration
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		local := make([]time.Duration, 0, 1024)
+		for pb.Next() {
+			start := time.Now()
+			res, err := client.Get(url)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			n, _ := io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || n != int64(size) {
+				b.Errorf("status %d, %d bytes", res.StatusCode, n)
+				return
+			}
+			local = append(local, time.Since(start))
+		}
+		mu.Lock()
+		lat = append(lat, local...)
+		mu.Unlock()
+	})
+	b.StopTimer()
+	if len(lat) > 0 {
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 	}
 }

@@ -48,3 +48,25 @@ func BenchmarkAuthenticate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPublish measures a maintainer's direct publication end to end:
+// parse, audit, render, and the one transaction that stores the
+// submission, its report and findings, the version, the addon and the
+// audit entry — and, since the transparency log, signs the report's
+// envelope, appends its leaf and signs the new checkpoint. Run it on a
+// build before the log for the ratio (docs/benchmarks.md).
+func BenchmarkPublish(b *testing.B) {
+	for _, be := range fixture.Backends() {
+		b.Run(be.Name, func(b *testing.B) {
+			h := newHarness(b, be)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				m := warned(fmt.Sprintf("bench-%d", i), "1.0.0")
+				if _, _, err := h.svc.Publish(ctx, alice, m, workflow.FormatTOML, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -171,3 +171,15 @@ func TestStatementsCached(t *testing.T) {
 		t.Errorf("StatementCacheCapacity = %d, want > 0", cc.StatementCacheCapacity)
 	}
 }
+
+// BenchmarkLog: go test ./storage/postgres -run '^$' -bench Log -benchtime 100x
+func BenchmarkLog(b *testing.B) {
+	storetest.BenchLog(b, func(b *testing.B) storage.Store {
+		s, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(b), MaxConns: 16})
+		if err != nil {
+			b.Fatalf("Open: %v", err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}

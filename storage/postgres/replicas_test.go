@@ -12,6 +12,8 @@ import (
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/postgres"
+	"github.com/registryd/registryd/storage/storetest"
+	"github.com/registryd/registryd/transparency"
 )
 
 func openURL(t *testing.T, url string, skipMigrate bool) *postgres.Store {
@@ -194,4 +196,24 @@ func TestLockAcrossReplicas(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("b did not take the lock within 10s of a releasing it")
 	}
+}
+
+// TestLogAcrossReplicas: three stores on one database (replicas sharing a
+// key) append to one log at once without a gap or a fork.
+func TestLogAcrossReplicas(t *testing.T) {
+	k, err := storage.Ephemeral()
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := pgtest.NewDatabase(t)
+	var stores []storage.Store
+	for range 3 {
+		s, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: url, MaxConns: 4, Signing: storage.Signing{Signers: []*transparency.Signer{k}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores = append(stores, s)
+	}
+	storetest.LogAcrossStores(t, stores...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/sqlite"
 	"github.com/registryd/registryd/storage/storetest"
+	"github.com/registryd/registryd/transparency"
 )
 
 var (
@@ -305,4 +306,36 @@ func TestPendingOfAddonPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("analyzed", check)
+}
+
+// BenchmarkLog: go test ./storage/sqlite -run '^$' -bench Log -benchtime 100x
+func BenchmarkLog(b *testing.B) {
+	storetest.BenchLog(b, func(b *testing.B) storage.Store {
+		s, err := sqlite.Open(context.Background(), storage.Config{DataDir: b.TempDir()})
+		if err != nil {
+			b.Fatalf("Open: %v", err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestLogAcrossStores: two stores on one file (two processes, as far as
+// SQLite knows) append to one log at once without a gap or a fork.
+func TestLogAcrossStores(t *testing.T) {
+	k, err := storage.Ephemeral()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := storage.Config{DataDir: t.TempDir(), Signing: storage.Signing{Signers: []*transparency.Signer{k}}}
+	var stores []storage.Store
+	for range 2 {
+		s, err := sqlite.Open(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores = append(stores, s)
+	}
+	storetest.LogAcrossStores(t, stores...)
 }

@@ -145,9 +145,15 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 		return fmt.Errorf("put report: %w", err)
 	}
 	op := fmt.Sprintf("put report of %q", r.SubmissionID)
-	pub, published, err := t.publishedAs(ctx, r.SubmissionID)
-	if err != nil {
-		return err
+	var err error
+	// A submission created in this transaction and not published in it
+	// is not a published version: no need to ask.
+	var pub published
+	published := false
+	if !t.fresh[r.SubmissionID] {
+		if pub, published, err = t.publishedAs(ctx, r.SubmissionID); err != nil {
+			return err
+		}
 	}
 	// A published version's report is stored with its envelope, and its
 	// leaf is queued for the commit (translog.go); any other report has

@@ -221,6 +221,16 @@ type tx struct {
 	c       TxConn
 	n       *notary
 	pending []pendingLeaf // leaves to append at commit (translog.go)
+	// fresh holds the submissions created in this transaction and not
+	// published in it, whose reports are not signed or logged.
+	fresh map[string]bool
+}
+
+func (t *tx) markFresh(id string) {
+	if t.fresh == nil {
+		t.fresh = map[string]bool{}
+	}
+	t.fresh[id] = true
 }
 
 var _ storage.Tx = (*tx)(nil)

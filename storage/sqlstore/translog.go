@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/transparency-dev/formats/log"
@@ -45,6 +46,13 @@ type notary struct {
 	keyIDs  string // the keys' IDs, comma-separated, as envelope_keys and signed_by store them
 	origin  string
 	now     func() time.Time
+
+	// The compact range of the last tree this process appended to, so
+	// that the next append need not read it (cachedRange).
+	mu          sync.Mutex
+	rangeSize   uint64
+	rangeRoot   []byte
+	rangeHashes [][]byte
 }
 
 func newNotary(s storage.Signing) *notary {
@@ -114,31 +122,46 @@ func nodeKey(id compact.NodeID) int64 {
 
 var rangeFactory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
 
-// nodesPerQuery is how many node keys one read binds. The query's text is
-// constant, so each database prepares it once; unused places bind -1,
-// which no node has.
-const nodesPerQuery = 64
+// nodeQueries read nodes by key: qNodes[i] binds nodeBatches[i] keys. The
+// texts are constant, so each database prepares them once; a read binds
+// the smallest batch that holds its keys and -1 (which no node has) in
+// the places left over, since an IN list costs by its length. A tree of
+// any size needs at most 63 nodes for an inclusion proof and 126 for a
+// consistency proof, read 64 at a time.
+var nodeBatches = []int{8, 16, 32, 64}
 
-var qNodes = func() string {
-	ph := make([]string, nodesPerQuery)
-	for i := range ph {
-		ph[i] = fmt.Sprintf("$%d", i+1)
+var qNodes = func() []string {
+	out := make([]string, len(nodeBatches))
+	for i, n := range nodeBatches {
+		ph := make([]string, n)
+		for j := range ph {
+			ph[j] = fmt.Sprintf("$%d", j+1)
+		}
+		out[i] = `SELECT id, hash FROM log_nodes WHERE id IN (` + strings.Join(ph, ", ") + `)`
 	}
-	return `SELECT id, hash FROM log_nodes WHERE id IN (` + strings.Join(ph, ", ") + `)`
+	return out
 }()
 
 // nodes reads the hashes of ids, in their order; every one must exist.
 func (r reader) nodes(ctx context.Context, ids []compact.NodeID) ([][]byte, error) {
 	got := make(map[int64][]byte, len(ids))
-	for start := 0; start < len(ids); start += nodesPerQuery {
-		a := make([]any, nodesPerQuery)
+	for start := 0; start < len(ids); {
+		q := len(nodeBatches) - 1
+		for i, n := range nodeBatches {
+			if n >= len(ids)-start {
+				q = i
+				break
+			}
+		}
+		a := make([]any, nodeBatches[q])
 		for i := range a {
 			a[i] = int64(-1)
 			if start+i < len(ids) {
 				a[i] = nodeKey(ids[start+i])
 			}
 		}
-		rows, err := r.c.Query(ctx, qNodes, a...)
+		start += len(a)
+		rows, err := r.c.Query(ctx, qNodes[q], a...)
 		if err != nil {
 			return nil, r.err("read log nodes", err)
 		}
@@ -197,11 +220,19 @@ type published struct {
 }
 
 // qPublishedAs finds whether a submission is a published version, with its
-// current leaf.
+// current leaf: three index lookups (versions by submission, migration
+// 00015; the submission; its latest leaf).
 const qPublishedAs = `SELECT s.addon, s.version, s.manifest_sha256,
 		(SELECT l.leaf FROM log_leaves l WHERE l.submission_id = s.id ORDER BY l.idx DESC LIMIT 1)
-	FROM submissions s JOIN versions v ON v.addon = s.addon AND v.submission_id = s.id
-	WHERE s.id = $1`
+	FROM versions v JOIN submissions s ON s.id = v.submission_id
+	WHERE v.submission_id = $1`
+
+// qPublishedReportOf is qPublishedAs with the submission's report.
+const qPublishedReportOf = `SELECT s.addon, s.version, s.manifest_sha256,
+		(SELECT l.leaf FROM log_leaves l WHERE l.submission_id = s.id ORDER BY l.idx DESC LIMIT 1),
+		rp.bytes, rp.sha256
+	FROM versions v JOIN submissions s ON s.id = v.submission_id JOIN reports rp ON rp.submission_id = s.id
+	WHERE v.submission_id = $1`
 
 // publishedAs returns the published version submission id is, or ok false.
 func (t *tx) publishedAs(ctx context.Context, id string) (published, bool, error) {
@@ -286,18 +317,15 @@ func (t *tx) unqueue(id string) {
 // logPublished signs and logs the report a just-published version's
 // submission already has (none yet is not an error: PutReport will).
 func (t *tx) logPublished(ctx context.Context, id string) error {
-	p, ok, err := t.publishedAs(ctx, id)
-	if err != nil || !ok {
-		return err
-	}
+	var p published
 	var report []byte
 	var sha string
-	err = t.c.QueryRow(ctx, `SELECT bytes, sha256 FROM reports WHERE submission_id = $1`, id).Scan(&report, &sha)
+	err := t.c.QueryRow(ctx, qPublishedReportOf, id).Scan(&p.addon, &p.version, &p.manifest, &p.current, &report, &sha)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
-		return t.err(fmt.Sprintf("report of %q", id), err)
+		return t.err(fmt.Sprintf("published report of %q", id), err)
 	}
 	env, err := t.logReport(id, p, report, sha)
 	if err != nil {
@@ -345,9 +373,11 @@ func (t *tx) flushLog(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hashes, err := t.nodes(ctx, compact.RangeNodes(0, h.size, nil))
-	if err != nil {
-		return err
+	hashes, ok := t.n.cachedRange(h.size, h.root)
+	if !ok {
+		if hashes, err = t.nodes(ctx, compact.RangeNodes(0, h.size, nil)); err != nil {
+			return err
+		}
 	}
 	rng, err := rangeFactory.NewRange(0, h.size, hashes)
 	if err != nil {
@@ -368,22 +398,78 @@ func (t *tx) flushLog(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: log root: %w", t.d.Name(), err)
 	}
-	row := make([]any, 3)
-	if err := t.c.CopyRows(ctx, copyLeaves, len(t.pending), func(i int) []any {
-		row[0], row[1], row[2] = int64(h.size)+int64(i), t.pending[i].submission, t.pending[i].leaf
-		return row
-	}); err != nil {
+	leafRows := make([][]any, len(t.pending))
+	for i, p := range t.pending {
+		leafRows[i] = []any{int64(h.size) + int64(i), p.submission, p.leaf}
+	}
+	if err := t.insertRows(ctx, copyLeaves, leafRows); err != nil {
 		return t.err("append log leaves", err)
 	}
-	nrow := make([]any, 2)
-	if err := t.c.CopyRows(ctx, copyNodes, len(nodes), func(i int) []any {
-		nrow[0], nrow[1] = nodes[i].key, nodes[i].hash
-		return nrow
-	}); err != nil {
+	nodeRows := make([][]any, len(nodes))
+	for i, n := range nodes {
+		nodeRows[i] = []any{n.key, n.hash}
+	}
+	if err := t.insertRows(ctx, copyNodes, nodeRows); err != nil {
 		return t.err("append log nodes", err)
 	}
 	t.pending = nil
+	t.n.keepRange(rng.End(), root, rng.Hashes())
 	return t.signHead(ctx, rng.End(), root)
+}
+
+// cachedRange returns the compact range of the tree of size and root that
+// this process appended last, if it is that tree. A tree is its size and
+// root (a collision aside), so a range kept by a transaction that then
+// failed to commit is still right for the tree it names, and a replica's
+// appends since make the head name another tree, which is read from the
+// database instead.
+func (n *notary) cachedRange(size uint64, root []byte) ([][]byte, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.rangeSize != size || !bytes.Equal(n.rangeRoot, root) {
+		return nil, false
+	}
+	return append([][]byte(nil), n.rangeHashes...), true
+}
+
+func (n *notary) keepRange(size uint64, root []byte, hashes [][]byte) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.rangeSize, n.rangeRoot, n.rangeHashes = size, root, append([][]byte(nil), hashes...)
+}
+
+// maxInsertRows is the most rows insertRows writes with one INSERT; more
+// go through the database's bulk copy.
+const maxInsertRows = 32
+
+// insertRows writes rows into c's table: a publication's one leaf and few
+// nodes in one INSERT statement (one round trip, where a copy takes
+// several), a batch's thousands by the bulk copy.
+func (t *tx) insertRows(ctx context.Context, c *Copy, rows [][]any) error {
+	switch {
+	case len(rows) == 0:
+		return nil
+	case len(rows) > maxInsertRows:
+		return t.c.CopyRows(ctx, c, len(rows), func(i int) []any { return rows[i] })
+	}
+	var a args
+	var q strings.Builder
+	q.WriteString("INSERT INTO " + c.Table + " (" + strings.Join(c.Cols, ", ") + ") VALUES ")
+	for i, r := range rows {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteByte('(')
+		for j, v := range r {
+			if j > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString(a.add(v))
+		}
+		q.WriteByte(')')
+	}
+	_, err := t.c.Exec(ctx, q.String(), a...)
+	return err
 }
 
 // signHead signs a checkpoint of the tree of size and root and stores it,

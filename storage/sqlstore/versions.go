@@ -77,6 +77,8 @@ func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 		return t.err(fmt.Sprintf("create version %s@%s", v.Addon, v.Version), err)
 	}
 	// The report the submission has is now a published version's: it is
-	// signed and logged (translog.go).
+	// signed and logged (translog.go), and so is any it gets later in
+	// this transaction.
+	delete(t.fresh, v.SubmissionID)
 	return t.logPublished(ctx, v.SubmissionID)
 }

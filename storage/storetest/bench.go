@@ -36,6 +36,38 @@ func Bench(b *testing.B, open OpenBench) {
 			}
 		})
 	})
+	b.Run("PublishedEnvelope", func(b *testing.B) {
+		s := open(b)
+		seedPublished(b, s, 50)
+		b.ReportAllocs()
+		b.ResetTimer()
+		var i atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				n := i.Add(1) % 50
+				if _, err := s.PublishedEnvelope(ctx, fmt.Sprintf("addon-%02d", n), "1.0.0"); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("InclusionProof", func(b *testing.B) {
+		s := open(b)
+		seedPublished(b, s, 50)
+		b.ReportAllocs()
+		b.ResetTimer()
+		var i atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				n := i.Add(1) % 50
+				if _, err := s.InclusionProof(ctx, fmt.Sprintf("addon-%02d", n), "1.0.0"); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
 	b.Run("Submission", func(b *testing.B) {
 		s := open(b)
 		seedPublished(b, s, 50)
@@ -89,6 +121,74 @@ func Bench(b *testing.B, open OpenBench) {
 			}
 		})
 	})
+}
+
+// BenchLog measures appending to the transparency log: each iteration is
+// one transaction that renders again the reports of 1,000 published
+// versions (new bytes), so each signs 1,000 envelopes and appends 1,000
+// leaves with one head update and one checkpoint, as a batch of the
+// re-assessment does. Unpublished is the same transaction over 1,000
+// pending submissions, which are neither signed nor logged: the cost of
+// the rest of the work. Run with -benchtime 100x for 100,000 leaves.
+func BenchLog(b *testing.B, open OpenBench) {
+	const batch = 1000
+	ctx := context.Background()
+	body := reportBody(4096)
+	for _, published := range []bool{true, false} {
+		name := "Published"
+		if !published {
+			name = "Unpublished"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := open(b)
+			err := s.InTx(ctx, func(tx storage.Tx) error {
+				if err := tx.PutAddon(ctx, addon("bench", 0)); err != nil {
+					return err
+				}
+				for i := range batch {
+					id := fmt.Sprintf("sub_log_%d", i)
+					if err := tx.CreateSubmission(ctx, submission(id, "bench", fmt.Sprintf("1.0.%d", i), 0)); err != nil {
+						return err
+					}
+					if err := tx.PutReport(ctx, report(id, "rules", body), nil); err != nil {
+						return err
+					}
+					if published {
+						if err := tx.CreateVersion(ctx, registry.Version{Addon: "bench", Version: fmt.Sprintf("1.0.%d", i), SubmissionID: id, PublishedAt: at(i)}); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for n := 0; b.Loop(); n++ {
+				err := s.InTx(ctx, func(tx storage.Tx) error {
+					for i := range batch {
+						id := fmt.Sprintf("sub_log_%d", i)
+						if err := tx.PutReport(ctx, report(id, "rules", body+fmt.Sprint(n)), nil); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "reports/s")
+			if published {
+				cp, err := s.Checkpoint(ctx)
+				if err != nil || cp.Size != uint64((b.N+1)*batch) {
+					b.Fatalf("log size %d, %v; want %d", cp.Size, err, (b.N+1)*batch)
+				}
+			}
+		})
+	}
 }
 
 func reportBody(n int) string {
