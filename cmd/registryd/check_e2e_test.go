@@ -240,7 +240,7 @@ func checkEndToEnd(t *testing.T, b fixture.Backend) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(patience)
 		for {
 			signed := reg.c.expect("GET", "/v1/log/checkpoint", "", "", "", nil, http.StatusOK).body
 			cp, _, err := transparency.OpenCheckpoint(signed, origin.Name(), origin)

@@ -311,8 +311,8 @@ func startServer(t *testing.T, getenv func(string) string) *server {
 				if err != nil {
 					t.Errorf("serve returned %v\n%s", err, sink.String())
 				}
-			case <-time.After(30 * time.Second):
-				t.Errorf("serve did not stop within 30s of its context ending")
+			case <-time.After(patience):
+				t.Errorf("serve did not stop within %v of its context ending", patience)
 			}
 		})
 		return sink.String()
@@ -323,8 +323,8 @@ func startServer(t *testing.T, getenv func(string) string) *server {
 		return &server{url: u, stop: stop, log: sink.String}
 	case err := <-done:
 		t.Fatalf("serve ended before listening: %v\n%s", err, sink.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not listen within 30s:\n%s", sink.String())
+	case <-time.After(patience):
+		t.Fatalf("serve did not listen within %v:\n%s", patience, sink.String())
 	}
 	return nil
 }
@@ -385,7 +385,7 @@ func (c *client) decode(r response, v any) {
 // seconds.
 func (c *client) awaitReport(want []byte, srv *server, failure string) {
 	c.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		r := c.expect("GET", "/v1/addons/demo/report", "", "", "", nil, http.StatusOK)
 		if bytes.Equal(r.body, want) {
@@ -422,3 +422,9 @@ func (c *client) report(tier string, suppressed int) fetched {
 	}
 	return fetched{etag: etag, body: r.body}
 }
+
+// patience is how long a test waits for the server to listen, stop or do
+// what it was asked before it fails: minutes, because a busy machine with
+// the race detector on makes seconds of work take tens of them, and a
+// waiting test costs nothing once its condition holds.
+const patience = 3 * time.Minute

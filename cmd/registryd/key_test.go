@@ -145,7 +145,7 @@ func TestServeSignsWithItsKeys(t *testing.T) {
 	}
 	nv, _ := transparency.ParseVerifierKey(newV)
 	ov, _ := transparency.ParseVerifierKey(oldV)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		env := get(t, srv.url+"/v1/addons/weather/report.dsse")
 		cp := get(t, srv.url+"/v1/log/checkpoint")

@@ -67,13 +67,13 @@ func TestMetricsEndToEnd(t *testing.T) {
 		if b.Name == "postgres" {
 			// The report cache is on once its listener is; read until
 			// a read is served from memory.
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := time.Now().Add(patience)
 			for {
 				if n, _ := fams.Value("registryd_cache_lookups_total", map[string]string{"cache": "report", "result": "hit"}); n > 0 {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatal("no report read was served from the cache within 30s")
+					t.Fatalf("no report read was served from the cache within %v", patience)
 				}
 				c.expect("GET", "/v1/addons/fs/report", "", "", "", nil, http.StatusOK)
 				fams = metricstest.Scrape(t, srv.url+"/metrics")

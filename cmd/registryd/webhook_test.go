@@ -68,7 +68,7 @@ func TestServeWebhook(t *testing.T) {
 	if want := "queued " + id + " (pull_request opened of Codertocat/Hello-World)\n"; stdout.String() != want {
 		t.Errorf("retry printed %q, want %q", stdout.String(), want)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for len(fake.Statuses("Codertocat", "Hello-World")) < 2 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -94,7 +94,7 @@ type listedDelivery struct {
 // waitListed polls the deliveries listing until id is done.
 func waitListed(t *testing.T, c *client, token, id string) listedDelivery {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		var out struct {
 			Delivery listedDelivery `json:"delivery"`
@@ -107,7 +107,7 @@ func waitListed(t *testing.T, c *client, token, id string) listedDelivery {
 			return out.Delivery
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("delivery %s still %+v after 30s", id, out.Delivery)
+			t.Fatalf("delivery %s still %+v after %v", id, out.Delivery, patience)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
