@@ -37,8 +37,9 @@ func (s *Service) Reassess(ctx context.Context, batch int) (int, error) {
 // they share the work: a batch claims reports no other transaction holds
 // and never waits for one (storage.Tx.ClaimStaleReports), so each report
 // is rendered once. A report whose addon another transaction holds (a
-// maintainer's decision in progress) is left for a further pass, made
-// until none is left so.
+// maintainer's decision in progress) is left for a further pass; passes
+// are made until one renders nothing and finds nothing busy, so that a
+// report another replica held and let go unrendered is not left behind.
 //
 // A report made by a later ruleset (a newer server of a rolling deploy) is
 // left alone. A stored manifest that no longer decodes under the current
@@ -71,7 +72,15 @@ func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n in
 			}
 			after = res.next
 		}
-		if busy == 0 {
+		// A pass walks forward from the start and skips what other
+		// transactions hold, so a report another transaction held when
+		// this pass went by, and then let go without rendering it, is
+		// behind the cursor: with replicas re-assessing at once, single
+		// passes left such reports stale. A pass that rendered something
+		// is followed by another, which finds them; one that rendered
+		// nothing, with nothing busy, found none left that it could take:
+		// the rest are in batches in flight.
+		if busy == 0 && rendered == 0 {
 			return total, nil
 		}
 		if rendered == 0 {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,11 +18,14 @@ import (
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
 
+	"github.com/registryd/registryd/assess"
 	"github.com/registryd/registryd/githubapi/githubfake"
 	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/pgtest"
+	"github.com/registryd/registryd/metrics/metricstest"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/postgres"
+	"github.com/registryd/registryd/transparency"
 	"github.com/registryd/registryd/webhook"
 )
 
@@ -543,13 +547,28 @@ func TestReplicasPostgresRestart(t *testing.T) {
 // without a gap, every published submission has its leaf, the head the
 // database holds is the RFC 6962 root of those leaves (recomputed here
 // from the leaves alone), every head seen while the replicas were
-// appending is the root of a prefix of them (no fork), and the store's
-// inclusion and consistency proofs verify against the recomputed roots.
+// appending is the root of a prefix of them (no fork), every checkpoint
+// seen verifies with the replicas' one signing key and signs such a root,
+// and the store's inclusion and consistency proofs verify against the
+// recomputed roots.
 func TestReplicasTransparencyLog(t *testing.T) {
 	bin := binary(t)
 	url := pgtest.NewDatabase(t)
+	// The replicas share one signing key, as they must: each checkpoint is
+	// signed by whichever replica appended last.
+	const origin = "registry.example/log"
+	keyFile := filepath.Join(t.TempDir(), "signing.key")
+	var vkey, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"key", "generate", "--name", origin, "--out", keyFile}, envOf(nil), nil, &vkey, &stderr); err != nil {
+		t.Fatalf("key generate: %v\n%s", err, stderr.String())
+	}
+	verifier, err := transparency.ParseVerifierKey(strings.TrimSpace(vkey.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	env := map[string]string{
 		"REGISTRYD_DATABASE_URL":         url,
+		"REGISTRYD_SIGNING_KEY_FILE":     keyFile,
 		"REGISTRYD_RATE_LIMIT":           "0",
 		"REGISTRYD_CACHEABLE_RATE_LIMIT": "0",
 	}
@@ -564,8 +583,9 @@ func TestReplicasTransparencyLog(t *testing.T) {
 	defer st.Close()
 
 	type head struct {
-		size uint64
-		root []byte
+		size       uint64
+		root       []byte
+		checkpoint []byte
 	}
 	var heads []head
 	stop := make(chan struct{})
@@ -574,7 +594,7 @@ func TestReplicasTransparencyLog(t *testing.T) {
 		defer close(watched)
 		for {
 			var h head
-			if err := st.Pool().QueryRow(ctx, `SELECT size, root FROM log_head`).Scan(&h.size, &h.root); err != nil {
+			if err := st.Pool().QueryRow(ctx, `SELECT size, root, checkpoint FROM log_head`).Scan(&h.size, &h.root, &h.checkpoint); err != nil {
 				t.Errorf("read the log head: %v", err)
 				return
 			}
@@ -663,6 +683,15 @@ func TestReplicasTransparencyLog(t *testing.T) {
 		if want, ok := roots[h.size]; !ok || !bytes.Equal(h.root, want) {
 			t.Errorf("a head seen during the appends (size %d, root %x) is not the root of the log's first %d leaves: a fork", h.size, h.root, h.size)
 		}
+		if h.checkpoint == nil {
+			continue
+		}
+		c, _, err := transparency.OpenCheckpoint(h.checkpoint, origin, verifier)
+		if err != nil {
+			t.Errorf("a checkpoint seen during the appends (size %d) does not verify with the shared key: %v", h.size, err)
+		} else if want := roots[c.Size]; !bytes.Equal(c.Hash, want) {
+			t.Errorf("a checkpoint seen during the appends signs size %d root %x; the first %d leaves make root %x", c.Size, c.Hash, c.Size, want)
+		}
 	}
 
 	cp, err := st.Checkpoint(ctx)
@@ -671,6 +700,9 @@ func TestReplicasTransparencyLog(t *testing.T) {
 	}
 	if cp.Size != n || !bytes.Equal(cp.Root, roots[n]) {
 		t.Errorf("checkpoint of size %d root %x; the leaves make size %d root %x", cp.Size, cp.Root, n, roots[n])
+	}
+	if c, _, err := transparency.OpenCheckpoint(cp.Signed, origin, verifier); err != nil || c.Size != n || !bytes.Equal(c.Hash, roots[n]) {
+		t.Errorf("the last checkpoint, opened with the shared key: size %d, root %x, %v; want size %d root %x", c.Size, c.Hash, err, n, roots[n])
 	}
 	for w := range workers {
 		name := fmt.Sprintf("logged-%d-%02d", w, each-1)
@@ -695,4 +727,192 @@ func TestReplicasTransparencyLog(t *testing.T) {
 		}
 	}
 	t.Logf("%d leaves appended by 3 replicas for %d publications; %d distinct heads seen on the way, each a prefix of the final log", n, workers*each, len(distinct))
+}
+
+// startReplicasAtOnce starts n servers of bin on env without waiting for
+// one to listen before starting the next, so that what they do at start
+// they do at the same time.
+func startReplicasAtOnce(t *testing.T, bin string, env map[string]string, n int) []replica {
+	t.Helper()
+	out := make([]replica, n)
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Go(func() {
+			u, cmd := startBinary(t, bin, env)
+			out[i] = replica{url: u, cmd: cmd}
+		})
+	}
+	wg.Wait()
+	for i, r := range out {
+		if r.url == "" {
+			t.Fatalf("replica %d did not start", i)
+		}
+	}
+	return out
+}
+
+// TestReplicasReassess publishes addons, makes every stored report stale
+// as a ruleset change does, and starts three replicas at once: each
+// re-assesses at start, all at the same time. Every report is rendered
+// once in all (the replicas' counters add up to the number of reports),
+// and a reader on each replica sees each report change within a second of
+// the first reader that saw it.
+func TestReplicasReassess(t *testing.T) {
+	bin := binary(t)
+	url := pgtest.NewDatabase(t)
+	env := map[string]string{
+		"REGISTRYD_DATABASE_URL":         url,
+		"REGISTRYD_RATE_LIMIT":           "0",
+		"REGISTRYD_CACHEABLE_RATE_LIMIT": "0",
+	}
+	sam, _ := createToken(t, envOf(env), "sam", "submitter")
+	alice, _ := createToken(t, envOf(env), "alice", "maintainer")
+
+	const addons = 1000
+	seed := startReplicas(t, bin, env, 1)
+	fresh := make([][]byte, addons)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := w; i < addons; i += 8 {
+				fresh[i] = publishThrough(t, []replica{seed[0]}, sam, alice, fmt.Sprintf("re-%04d", i), "1.0.0")
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	seed[0].cmd.Process.Kill()
+	seed[0].cmd.Wait()
+
+	// What a server of an earlier ruleset stored: other bytes, another
+	// ruleset.
+	st, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: url, MaxConns: 2, SkipMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	conn := st.Pool()
+	stale := func(name string) []byte { return []byte(`{"stale":"` + name + `"}`) }
+	tag, err := conn.Exec(context.Background(), `UPDATE reports r SET ruleset = '2026.1.0',
+		bytes = convert_to('{"stale":"' || s.addon || '"}', 'UTF8'),
+		sha256 = encode(sha256(convert_to('{"stale":"' || s.addon || '"}', 'UTF8')), 'hex')
+		FROM submissions s WHERE s.id = r.submission_id`)
+	if err != nil || tag.RowsAffected() != addons {
+		t.Fatalf("make the reports stale: %v (%d rows)", err, tag.RowsAffected())
+	}
+
+	rs := startReplicasAtOnce(t, bin, env, 3)
+
+	// A reader per replica goes round a sample of the addons and notes
+	// when it last saw each one's old report (when it asked) and first saw
+	// the new one (when the answer came): a replica that served the old
+	// report after another served the new one did so between those times.
+	var sample []int
+	for i := 0; i < addons; i += addons / 50 {
+		sample = append(sample, i)
+	}
+	seen := make([][]time.Time, len(rs))    // [replica][sample index]: new report first answered
+	lastOld := make([][]time.Time, len(rs)) // [replica][sample index]: old report last asked for
+	var readers sync.WaitGroup
+	for ri, r := range rs {
+		seen[ri] = make([]time.Time, len(sample))
+		lastOld[ri] = make([]time.Time, len(sample))
+		readers.Go(func() {
+			client := &http.Client{Timeout: 10 * time.Second}
+			left, deadline := len(sample), time.Now().Add(2*time.Minute)
+			for left > 0 && time.Now().Before(deadline) {
+				for si, i := range sample {
+					if !seen[ri][si].IsZero() {
+						continue
+					}
+					name := fmt.Sprintf("re-%04d", i)
+					asked := time.Now()
+					resp, err := client.Get(r.url + "/v1/addons/" + name + "/report")
+					if err != nil {
+						t.Errorf("replica %d: %v", ri, err)
+						return
+					}
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					switch {
+					case resp.StatusCode != http.StatusOK:
+						t.Errorf("replica %d: %s: status %d", ri, name, resp.StatusCode)
+						return
+					case bytes.Equal(body, fresh[i]):
+						seen[ri][si] = time.Now()
+						left--
+					case bytes.Equal(body, stale(name)):
+						lastOld[ri][si] = asked
+					default:
+						t.Errorf("replica %d serves for %s neither the stale nor the new report:\n%s", ri, name, body)
+						return
+					}
+				}
+			}
+		})
+	}
+	readers.Wait()
+
+	// Every report rendered once, across the replicas.
+	deadline := time.Now().Add(2 * time.Minute)
+	var total float64
+	for {
+		total = 0
+		running := false
+		for _, r := range rs {
+			f := metricstest.Scrape(t, r.url+"/metrics")
+			n, _ := f.Value("registryd_reassess_reports_total", nil)
+			on, _ := f.Value("registryd_reassess_running", nil)
+			total += n
+			running = running || on != 0
+		}
+		if !running || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var left int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM reports WHERE ruleset <> $1`, assess.Ruleset).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 || total != addons {
+		t.Errorf("after three replicas re-assessed at once: %d reports rendered in all and %d left stale; want %d rendered once each and none left", int(total), left, addons)
+		rows, _ := conn.Query(context.Background(), `SELECT x.n, x.addon, x.ruleset FROM (SELECT row_number() OVER (ORDER BY s.created_at, s.id) AS n, s.addon, r.ruleset FROM submissions s JOIN reports r ON r.submission_id = s.id) x WHERE x.ruleset <> $1`, assess.Ruleset)
+		for rows.Next() {
+			var n int
+			var a, rl string
+			rows.Scan(&n, &a, &rl)
+			t.Logf("stale: #%d %s %s", n, a, rl)
+		}
+		rows.Close()
+		for i, r := range rs {
+			for _, line := range strings.Split(r.cmd.Stderr.(*logSink).String(), "\n") {
+				if !strings.Contains(line, "msg=request") && line != "" {
+					t.Logf("replica %d: %s", i, line)
+				}
+			}
+		}
+	}
+	var worst time.Duration
+	for si, i := range sample {
+		first, old := seen[0][si], time.Time{}
+		for ri := range rs {
+			if seen[ri][si].IsZero() {
+				t.Fatalf("replica %d never served the new report of re-%04d", ri, i)
+			}
+			if seen[ri][si].Before(first) {
+				first = seen[ri][si]
+			}
+			if lastOld[ri][si].After(old) {
+				old = lastOld[ri][si]
+			}
+		}
+		worst = max(worst, old.Sub(first))
+	}
+	if worst > time.Second {
+		t.Errorf("a replica served an old report %s after another replica served the new one; want at most 1s", worst)
+	}
+	t.Logf("%d reports re-assessed by 3 replicas at once; the longest a replica served an old report after another served the new one: %s", addons, worst)
 }
