@@ -38,8 +38,10 @@ func (s *Service) Reassess(ctx context.Context, batch int) (int, error) {
 // and never waits for one (storage.Tx.ClaimStaleReports), so each report
 // is rendered once. A report whose addon another transaction holds (a
 // maintainer's decision in progress) is left for a further pass; passes
-// are made until one renders nothing and finds nothing busy, so that a
-// report another replica held and let go unrendered is not left behind.
+// are made until no stale report is left, or those left have been held by
+// other transactions (or are not renderable here) for heldPatience, so
+// that a report another transaction held when a pass went by is not left
+// behind.
 //
 // A report made by a later ruleset (a newer server of a rolling deploy) is
 // left alone. A stored manifest that no longer decodes under the current
@@ -50,6 +52,13 @@ func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n in
 		return 0, fmt.Errorf("reassess: batch must be positive, got %d", batch)
 	}
 	total := 0
+	// held tracks the stale reports left that no pass could claim: held by
+	// other transactions (another replica's batch, an envelope being
+	// signed, a decision), or never renderable here.
+	var (
+		heldLeft  = -1
+		heldSince time.Time
+	)
 	for {
 		var after storage.Cursor
 		rendered, busy := 0, 0
@@ -72,20 +81,34 @@ func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n in
 			}
 			after = res.next
 		}
-		// A pass walks forward from the start and skips what other
-		// transactions hold, so a report another transaction held when
-		// this pass went by, and then let go without rendering it, is
-		// behind the cursor: with replicas re-assessing at once, single
-		// passes left such reports stale. A pass that rendered something
-		// is followed by another, which finds them; one that rendered
-		// nothing, with nothing busy, found none left that it could take:
-		// the rest are in batches in flight.
+		// A pass walks forward from the start and skips the reports
+		// other transactions hold, and not all of those render them (a
+		// transaction signing envelopes does not), so a pass can leave
+		// stale reports behind its cursor: with three replicas starting
+		// at once, single passes left up to 72 of 1,000. A pass that
+		// rendered something is followed by another. After one that
+		// rendered nothing and found nothing busy, stale reports that are
+		// left are held by others: wait for them while their number goes
+		// down, and give up on those that stay held for heldPatience
+		// (reports of a later ruleset and manifests that no longer decode
+		// stay stale for good).
 		if busy == 0 && rendered == 0 {
-			return total, nil
+			left, err := s.store.CountStaleReports(ctx, assess.Ruleset)
+			if err != nil {
+				return total, fmt.Errorf("reassess: count stale reports: %w", err)
+			}
+			if left == 0 {
+				return total, nil
+			}
+			if left != heldLeft {
+				heldLeft, heldSince = left, time.Now()
+			} else if time.Since(heldSince) >= heldPatience {
+				return total, nil
+			}
 		}
 		if rendered == 0 {
-			// Every report left is held by decisions in progress:
-			// give them a moment before looking again.
+			// Every report left is held by other transactions: give them
+			// a moment before looking again.
 			select {
 			case <-ctx.Done():
 				return total, ctx.Err()
@@ -94,6 +117,10 @@ func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n in
 		}
 	}
 }
+
+// heldPatience is how long ReassessAll waits for stale reports that other
+// transactions hold, or that it cannot render, before it leaves them.
+const heldPatience = 5 * time.Second
 
 // busyPause is how long ReassessAll waits before another pass when a pass
 // could render nothing because every report left belonged to an addon
