@@ -357,11 +357,17 @@ func (t *tx) ClaimStaleReports(ctx context.Context, ruleset string, after storag
 
 // MarkReportsStale marks every report that is not yet stale and returns
 // how many it marked. It changes no report's bytes, so it notifies no
-// report cache (migration 00010).
+// report cache (migration 00010). It refreshes the table's statistics in
+// the same transaction: with statistics saying that no report is stale,
+// the planner would sort every report to claim the first batch instead of
+// walking the submissions' index.
 func (t *tx) MarkReportsStale(ctx context.Context) (int, error) {
 	n, err := t.c.Exec(ctx, `UPDATE reports SET stale = true WHERE NOT stale`)
 	if err != nil {
 		return 0, t.err("mark reports stale", err)
+	}
+	if _, err := t.c.Exec(ctx, `ANALYZE reports`); err != nil {
+		return 0, t.err("analyze reports", err)
 	}
 	return int(n), nil
 }
