@@ -140,7 +140,7 @@ func (m *Registry) BadgeCache(hit bool) {
 
 // WatchReportCache reports the published-report cache: lookups is called
 // at every scrape and returns the store's running totals. Without it the
-// report cache counts zero (SQLite keeps no such cache).
+// report cache counts zero.
 func (m *Registry) WatchReportCache(lookups func() (hits, misses uint64)) {
 	m.reportLookups.Store(&lookups)
 }

@@ -185,8 +185,8 @@ func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, timeout t
 	return nil
 }
 
-// watchStore has the metrics read the store's pools, job queue and, on
-// PostgreSQL, report cache at each scrape.
+// watchStore has the metrics read the store's pools, job queue and report
+// cache at each scrape.
 func watchStore(m *metrics.Registry, store storage.Store) {
 	m.WatchPools(func() []metrics.Pool {
 		ps := store.Pools()

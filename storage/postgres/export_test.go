@@ -1,8 +1,15 @@
 package postgres
 
-// Cached reports whether s's report cache holds addon@version (version ""
-// for the latest), for tests that must know a read was served from memory.
+import "context"
+
+// Cached reports whether s answers addon@version's digest (version "" for
+// the latest) from memory, for tests that must know a read was served from
+// the cache.
 func Cached(s *Store, addon, version string) bool {
-	_, ok := s.cache.get(addon, version)
-	return ok
+	h0, _ := s.ReportCacheLookups()
+	if _, err := s.PublishedReportDigest(context.Background(), addon, version); err != nil {
+		return false
+	}
+	h1, _ := s.ReportCacheLookups()
+	return h1 > h0
 }

@@ -3,7 +3,8 @@
 //
 // Every query and rule is in storage/sqlstore; this package opens the pool,
 // applies the migrations, speaks PostgreSQL's dialect of the layer
-// (dialect.go) and keeps published reports in memory (cache.go). Migrations
+// (dialect.go) and tells the store's read cache of changes other replicas
+// make (cache.go: LISTEN/NOTIFY). Migrations
 // are applied under a PostgreSQL session advisory lock, so replicas may
 // start at once. The job queue (jobs/riverjobs, River's riverpgxv5) runs on
 // the same pool: Tx.Enqueue enqueues in the caller's transaction.
@@ -46,7 +47,6 @@ type Store struct {
 	logger *slog.Logger
 
 	locks      sqlstore.KeyLocks // Lock's waits in this process
-	cache      *reportCache
 	stopListen context.CancelFunc
 	listenDone chan struct{}
 }
@@ -97,12 +97,12 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 	}
 	st := &Store{
 		Store: inner,
-		pool:  pool, sqlDB: sqlDB, jobs: q, logger: logger, cache: newReportCache(), listenDone: make(chan struct{})}
+		pool:  pool, sqlDB: sqlDB, jobs: q, logger: logger, listenDone: make(chan struct{})}
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	st.stopListen = stop
 	go func() {
 		defer close(st.listenDone)
-		st.cache.listen(lctx, pool, logger)
+		listen(lctx, st.Changes(), pool, logger)
 	}()
 	return st, nil
 }
@@ -207,16 +207,6 @@ func (s *Store) Close() error {
 // Pool returns the underlying pool, for tests and tools that need raw SQL.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// InTx runs fn in one READ COMMITTED transaction, as sqlstore.Store.InTx
-// does: reads that decisions depend on lock their rows (FOR UPDATE), and a
-// serialization failure or deadlock (SQLSTATE 40001, 40P01) runs fn again.
-// Whatever the transaction did, this process reads it at once: the report
-// cache is cleared after it, not only when its notification arrives.
-func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
-	defer s.cache.clear()
-	return s.Store.InTx(ctx, fn)
-}
-
 // JobDepth counts the jobs waiting or running; see storage.Store.
 func (s *Store) JobDepth(ctx context.Context) (map[string]int, error) { return s.jobs.Depth(ctx) }
 
@@ -225,10 +215,6 @@ func (s *Store) Pools() []storage.PoolStats {
 	st := s.pool.Stat()
 	return []storage.PoolStats{{Name: "main", InUse: int(st.AcquiredConns()), Idle: int(st.IdleConns()), Max: int(st.MaxConns())}}
 }
-
-// ReportCacheLookups returns how many published-report reads the cache
-// answered (hits) and how many went to the database (misses) since Open.
-func (s *Store) ReportCacheLookups() (hits, misses uint64) { return s.cache.lookups() }
 
 // StartJobs starts the workers of handlers on this database; see
 // storage.Store.

@@ -217,3 +217,10 @@ func TestLogAcrossReplicas(t *testing.T) {
 	}
 	storetest.LogAcrossStores(t, stores...)
 }
+
+// The same as for every store: two handles, each serving the other's
+// commits once heard of, and its own at once.
+func TestCacheAcrossHandles(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	storetest.CacheAcrossHandles(t, openURL(t, url, false), openURL(t, url, false))
+}

@@ -5,7 +5,8 @@
 // Every query and rule is in storage/sqlstore; this package opens the
 // database, applies the migrations and speaks SQLite's dialect of the
 // layer (dialect.go), preparing statements where SQLite needs it
-// (stmts.go). Writes go through a single connection whose transactions take the
+// (stmts.go), and tells the store's read cache of commits made by other
+// processes (changes.go). Writes go through a single connection whose transactions take the
 // database's write lock when they begin (BEGIN IMMEDIATE), so concurrent
 // deciders serialize instead of failing to upgrade a read lock; River
 // (jobs/riverjobs with riversqlite) shares that connection, as its driver recommends. Reads
@@ -50,6 +51,7 @@ type Store struct {
 	jobs   *riverjobs.Queue[*sql.Tx]
 	logger *slog.Logger
 	locks  sqlstore.KeyLocks
+	watch  *watcher // other processes' commits, for the read cache
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -166,11 +168,15 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 		inner, err = sqlstore.New(dialect{}, db{conn: conn{stmts}, write: write, wstmts: wstmts, jobs: q},
 			sqlstore.Schema{Migrations: schema, Jobs: q}, signing)
 	}
+	var watch *watcher
+	if err == nil {
+		watch, err = watchChanges(ctx, Path(cfg), inner.Changes(), logger)
+	}
 	if err != nil {
 		_ = errors.Join(stmts.Close(), wstmts.Close(), write.Close(), read.Close())
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	return &Store{Store: inner, write: write, read: read, stmts: stmts, wstmts: wstmts, jobs: q, logger: logger}, nil
+	return &Store{Store: inner, write: write, read: read, stmts: stmts, wstmts: wstmts, jobs: q, logger: logger, watch: watch}, nil
 }
 
 // Migrate applies every pending migration, ours and River's, to the
@@ -216,7 +222,7 @@ func (s *Store) Close() error {
 		// Only statistics are lost; closing goes on.
 		s.logger.Warn("sqlite: optimize before close", "err", err)
 	}
-	return errors.Join(s.stmts.Close(), s.wstmts.Close(), s.read.Close(), s.write.Close())
+	return errors.Join(s.watch.close(), s.stmts.Close(), s.wstmts.Close(), s.read.Close(), s.write.Close())
 }
 
 // DB returns the writer connection pool, for tests and tools that need raw

@@ -54,6 +54,12 @@ func open(t *testing.T) *sqlite.Store {
 	if err := os.WriteFile(filepath.Join(dir, storage.SQLiteFile), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return openDir(t, dir)
+}
+
+// openDir opens the database in dir, closed when t ends.
+func openDir(t *testing.T, dir string) *sqlite.Store {
+	t.Helper()
 	s, err := sqlite.Open(context.Background(), storage.Config{DataDir: dir})
 	if err != nil {
 		t.Fatalf("Open: %v", err)

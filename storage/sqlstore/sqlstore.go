@@ -4,7 +4,8 @@
 // what the two databases spell differently, and a DB, for how statements
 // reach the database; the Store it returns implements storage.Reader,
 // storage.Sessions and Store.InTx, and the database package adds only
-// opening, migrations and what is truly its own (PostgreSQL's report cache).
+// opening, migrations and what is truly its own, such as how it hears of
+// changes made elsewhere so that the report cache (cache.go) stays fresh.
 //
 // The code keeps one file per table, each holding the table's columns, how
 // a row is scanned, and its reads and writes. Where things go:
@@ -119,6 +120,7 @@ type Store struct {
 	db     DB
 	schema Schema
 	n      *notary
+	cache  cache
 }
 
 var (
@@ -133,7 +135,7 @@ func New(d Dialect, db DB, schema Schema, signing storage.Signing) (*Store, erro
 	if len(signing.Signers) == 0 {
 		return nil, errors.New("sqlstore: no signing key")
 	}
-	return &Store{reader: reader{c: db, d: d}, db: db, schema: schema, n: newNotary(signing)}, nil
+	return &Store{reader: reader{c: db, d: d}, db: db, schema: schema, n: newNotary(signing), cache: newCache()}, nil
 }
 
 // Ping checks that the database answers a query.
@@ -151,7 +153,12 @@ func (s *Store) Ping(ctx context.Context) error {
 // failure, a deadlock, a database busy past its timeout), it runs fn
 // again, up to five times in all, after a short randomized wait; fn must
 // therefore have no effects outside tx.
+//
+// When it returns, committed or not, every answer kept against the store's
+// Changes is invalid: whatever the transaction did, this process reads it
+// at once.
 func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
+	defer s.cache.changes.ChangedAll()
 	for attempt := 1; ; attempt++ {
 		err := s.inTx(ctx, func(t *tx) error { return fn(t) })
 		if err == nil || attempt == maxAttempts || !s.d.Retryable(err) {

@@ -59,6 +59,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"PublishedReport", testPublishedReport},
 		{"PublishedReportDigest", testPublishedReportDigest},
 		{"VersionByManifest", testVersionByManifest},
+		{"ReadCacheFresh", testReadCacheFresh},
 		{"Suppressions", testSuppressions},
 		{"VerifyApproval", testVerifyApproval},
 		{"AuditLog", testAuditLog},

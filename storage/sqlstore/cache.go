@@ -1,0 +1,65 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage/readcache"
+)
+
+// maxCachedReports bounds the report cache. A report is a few kilobytes,
+// so the cache holds a few tens of megabytes at most.
+const maxCachedReports = 4096
+
+type reportKey struct{ addon, version string }
+
+// cache is the store's in-memory side: the tracker that its database
+// package keeps informed of changes, and the published reports read
+// through it.
+type cache struct {
+	changes *readcache.Tracker
+	reports *readcache.Cache[reportKey, registry.Report]
+}
+
+func newCache() cache {
+	t := readcache.NewTracker()
+	return cache{changes: t, reports: readcache.NewCache[reportKey, registry.Report](t, maxCachedReports)}
+}
+
+// Changes returns the tracker of what the published reads return. The
+// database package turns it on once it will hear of every change made
+// outside this store's transactions (PostgreSQL's notifications, SQLite's
+// data version) and tells it of each; the store itself records every
+// transaction it runs. Answers computed from the published reads (badges,
+// lists) may be kept against its stamps.
+func (s *Store) Changes() *readcache.Tracker { return s.cache.changes }
+
+// PublishedReport is the reader's PublishedReport, answered from memory
+// while nothing that it returns has changed.
+func (s *Store) PublishedReport(ctx context.Context, addon, version string) (registry.Report, error) {
+	k := reportKey{addon, version}
+	if r, ok := s.cache.reports.Get(k); ok {
+		return r, nil
+	}
+	st := s.cache.changes.Addon(addon)
+	r, err := s.reader.PublishedReport(ctx, addon, version)
+	if err != nil {
+		return r, err
+	}
+	s.cache.reports.Put(k, r, st)
+	return r, nil
+}
+
+// PublishedReportDigest answers from the report cache when it can, and
+// otherwise reads the digest alone.
+func (s *Store) PublishedReportDigest(ctx context.Context, addon, version string) (string, error) {
+	if r, ok := s.cache.reports.Get(reportKey{addon, version}); ok {
+		return r.SHA256, nil
+	}
+	return s.reader.PublishedReportDigest(ctx, addon, version)
+}
+
+// ReportCacheLookups returns how many published-report reads the cache
+// answered (hits) and how many went to the database (misses) since the
+// store opened.
+func (s *Store) ReportCacheLookups() (hits, misses uint64) { return s.cache.reports.Lookups() }

@@ -1,0 +1,249 @@
+package storetest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
+)
+
+// reportCache is what a store that keeps published reports in memory
+// tells of its lookups.
+type reportCache interface {
+	ReportCacheLookups() (hits, misses uint64)
+}
+
+func cacheReport(id, body string) registry.Report {
+	sum := sha256.Sum256([]byte(body))
+	return registry.Report{SubmissionID: id, Bytes: []byte(body), SHA256: hex.EncodeToString(sum[:]), Ruleset: "r1"}
+}
+
+// warmReports reads addon's published reports (latest and each version)
+// until a read is answered from memory, so that the next change must
+// invalidate what is kept. It fails when the store never answers from
+// memory: the test would then prove nothing about the cache.
+func warmReports(t *testing.T, s storage.Store, addon string, versions ...string) {
+	t.Helper()
+	rc, ok := s.(reportCache)
+	if !ok {
+		t.Fatalf("%T keeps no report cache", s)
+	}
+	ctx := context.Background()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, v := range append([]string{""}, versions...) {
+		for {
+			if _, err := s.PublishedReport(ctx, addon, v); err != nil {
+				t.Fatalf("PublishedReport(%s@%q): %v", addon, v, err)
+			}
+			h0, _ := rc.ReportCacheLookups()
+			if _, err := s.PublishedReport(ctx, addon, v); err != nil {
+				t.Fatalf("PublishedReport(%s@%q): %v", addon, v, err)
+			}
+			if h1, _ := rc.ReportCacheLookups(); h1 > h0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s@%q was never answered from memory", addon, v)
+			}
+			time.Sleep(10 * time.Millisecond) // PostgreSQL's listener connects in the background
+		}
+	}
+}
+
+// wantReport checks, on the very next reads, what the store serves for
+// addon@version: the bytes and the digest of body.
+func wantReport(t *testing.T, s storage.Store, step, addon, version, body string) {
+	t.Helper()
+	ctx := context.Background()
+	want := cacheReport("", body)
+	d, err := s.PublishedReportDigest(ctx, addon, version)
+	if err != nil {
+		t.Fatalf("%s: PublishedReportDigest(%s@%q): %v", step, addon, version, err)
+	}
+	if d != want.SHA256 {
+		t.Errorf("%s: digest of %s@%q is stale: got %s, want %s's", step, addon, version, d, body)
+	}
+	r, err := s.PublishedReport(ctx, addon, version)
+	if err != nil {
+		t.Fatalf("%s: PublishedReport(%s@%q): %v", step, addon, version, err)
+	}
+	if string(r.Bytes) != body || r.SHA256 != want.SHA256 {
+		t.Errorf("%s: %s@%q serves %s (digest %s), want %s", step, addon, version, r.Bytes, r.SHA256, body)
+	}
+}
+
+var errRollback = errors.New("roll back")
+
+// testReadCacheFresh holds the published reads to what the last committed
+// transaction left: a store answering them from memory must serve each
+// change on the very next read, and nothing a rolled-back transaction
+// wrote.
+func testReadCacheFresh(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	inTx(t, s, func(tx storage.Tx) error {
+		sub := submission("sub_1", "alpha", "1.0.0", 0)
+		sub.Status = registry.StatusApproved
+		if err := tx.CreateSubmission(ctx, sub); err != nil {
+			return err
+		}
+		if err := tx.PutReport(ctx, cacheReport("sub_1", `{"v":1}`), nil); err != nil {
+			return err
+		}
+		if err := tx.CreateVersion(ctx, registry.Version{Addon: "alpha", Version: "1.0.0", SubmissionID: "sub_1", PublishedAt: at(1)}); err != nil {
+			return err
+		}
+		return tx.PutAddon(ctx, registry.Addon{Name: "alpha", LatestVersion: "1.0.0", LatestVerdict: registry.VerdictPass, CreatedAt: at(1), UpdatedAt: at(1)})
+	})
+	wantReport(t, s, "published", "alpha", "", `{"v":1}`)
+
+	steps := []struct {
+		name string
+		// change makes the change; a non-nil error is the transaction's
+		// and means it rolled back.
+		change func(tx storage.Tx) error
+		// want is what each version serves afterwards ("" for latest).
+		want map[string]string
+	}{
+		{"re-rendered", func(tx storage.Tx) error {
+			return tx.PutReport(ctx, cacheReport("sub_1", `{"v":2}`), nil)
+		}, map[string]string{"": `{"v":2}`, "1.0.0": `{"v":2}`}},
+		{"new version published", func(tx storage.Tx) error {
+			sub := submission("sub_2", "alpha", "2.0.0", 2)
+			sub.Status = registry.StatusApproved
+			if err := tx.CreateSubmission(ctx, sub); err != nil {
+				return err
+			}
+			if err := tx.PutReport(ctx, cacheReport("sub_2", `{"v":3}`), nil); err != nil {
+				return err
+			}
+			if err := tx.CreateVersion(ctx, registry.Version{Addon: "alpha", Version: "2.0.0", SubmissionID: "sub_2", PublishedAt: at(3)}); err != nil {
+				return err
+			}
+			return tx.PutAddon(ctx, registry.Addon{Name: "alpha", LatestVersion: "2.0.0", LatestVerdict: registry.VerdictPass, CreatedAt: at(1), UpdatedAt: at(3)})
+		}, map[string]string{"": `{"v":3}`, "1.0.0": `{"v":2}`, "2.0.0": `{"v":3}`}},
+		{"rolled back", func(tx storage.Tx) error {
+			if err := tx.PutReport(ctx, cacheReport("sub_2", `{"rolled back":1}`), nil); err != nil {
+				return err
+			}
+			if err := tx.PutAddon(ctx, registry.Addon{Name: "alpha", LatestVersion: "1.0.0", LatestVerdict: registry.VerdictFail, CreatedAt: at(1), UpdatedAt: at(4)}); err != nil {
+				return err
+			}
+			return errRollback
+		}, map[string]string{"": `{"v":3}`, "1.0.0": `{"v":2}`, "2.0.0": `{"v":3}`}},
+		{"committed after a rollback", func(tx storage.Tx) error {
+			return tx.PutReport(ctx, cacheReport("sub_2", `{"v":4}`), nil)
+		}, map[string]string{"": `{"v":4}`, "1.0.0": `{"v":2}`, "2.0.0": `{"v":4}`}},
+		{"latest moved back", func(tx storage.Tx) error {
+			return tx.PutAddon(ctx, registry.Addon{Name: "alpha", LatestVersion: "1.0.0", LatestVerdict: registry.VerdictPass, CreatedAt: at(1), UpdatedAt: at(5)})
+		}, map[string]string{"": `{"v":2}`, "1.0.0": `{"v":2}`, "2.0.0": `{"v":4}`}},
+	}
+	for _, st := range steps {
+		// Every version the previous step left is in memory when the
+		// change commits.
+		var published []string
+		for v := range st.want {
+			if _, err := s.PublishedReportDigest(ctx, "alpha", v); err == nil && v != "" {
+				published = append(published, v)
+			}
+		}
+		warmReports(t, s, "alpha", published...)
+		err := s.InTx(ctx, st.change)
+		if err != nil && !errors.Is(err, errRollback) {
+			t.Fatalf("%s: InTx: %v", st.name, err)
+		}
+		for v, body := range st.want {
+			wantReport(t, s, st.name, "alpha", v, body)
+		}
+	}
+
+	// A read of a version that is not published is not found, and stays
+	// so only until it is published.
+	if _, err := s.PublishedReport(ctx, "alpha", "3.0.0"); !errors.Is(err, registry.ErrNotFound) {
+		t.Fatalf("unpublished version: got %v, want ErrNotFound", err)
+	}
+	inTx(t, s, func(tx storage.Tx) error {
+		sub := submission("sub_3", "alpha", "3.0.0", 6)
+		sub.Status = registry.StatusApproved
+		if err := tx.CreateSubmission(ctx, sub); err != nil {
+			return err
+		}
+		if err := tx.PutReport(ctx, cacheReport("sub_3", `{"v":5}`), nil); err != nil {
+			return err
+		}
+		return tx.CreateVersion(ctx, registry.Version{Addon: "alpha", Version: "3.0.0", SubmissionID: "sub_3", PublishedAt: at(6)})
+	})
+	wantReport(t, s, "published after a miss", "alpha", "3.0.0", `{"v":5}`)
+}
+
+// eventuallyReport polls until s serves body for addon@version (digest and
+// bytes), failing after 10 s.
+func eventuallyReport(t *testing.T, s storage.Store, addon, version, body string) {
+	t.Helper()
+	ctx := context.Background()
+	want := cacheReport("", body).SHA256
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d, err := s.PublishedReportDigest(ctx, addon, version)
+		if err != nil {
+			t.Fatalf("PublishedReportDigest(%s@%q): %v", addon, version, err)
+		}
+		r, err := s.PublishedReport(ctx, addon, version)
+		if err != nil {
+			t.Fatalf("PublishedReport(%s@%q): %v", addon, version, err)
+		}
+		if d == want && string(r.Bytes) == body {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s %s@%q still serves %s (digest %s), want %s", addon, version, r.Bytes, d, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// CacheAcrossHandles checks two handles on one database (two replicas, or
+// two processes on one SQLite file): what one changes, it serves at once,
+// and the other serves once it has heard of the change, however much each
+// kept in memory before.
+func CacheAcrossHandles(t *testing.T, a, b storage.Store) {
+	ctx := context.Background()
+	put := func(s storage.Store, body string, first bool) {
+		t.Helper()
+		inTx(t, s, func(tx storage.Tx) error {
+			if first {
+				sub := submission("sub_1", "alpha", "1.0.0", 0)
+				sub.Status = registry.StatusApproved
+				if err := tx.CreateSubmission(ctx, sub); err != nil {
+					return err
+				}
+			}
+			if err := tx.PutReport(ctx, cacheReport("sub_1", body), nil); err != nil {
+				return err
+			}
+			if !first {
+				return nil
+			}
+			if err := tx.CreateVersion(ctx, registry.Version{Addon: "alpha", Version: "1.0.0", SubmissionID: "sub_1", PublishedAt: at(1)}); err != nil {
+				return err
+			}
+			return tx.PutAddon(ctx, registry.Addon{Name: "alpha", LatestVersion: "1.0.0", LatestVerdict: registry.VerdictPass, CreatedAt: at(1), UpdatedAt: at(1)})
+		})
+	}
+	put(a, `{"v":1}`, true)
+	eventuallyReport(t, b, "alpha", "", `{"v":1}`)
+	for i, w := range []struct{ writer, other storage.Store }{{a, b}, {b, a}, {a, b}} {
+		warmReports(t, w.writer, "alpha", "1.0.0")
+		warmReports(t, w.other, "alpha", "1.0.0")
+		body := `{"v":` + string(rune('2'+i)) + `}`
+		put(w.writer, body, false)
+		wantReport(t, w.writer, "the writer", "alpha", "", body)
+		wantReport(t, w.writer, "the writer", "alpha", "1.0.0", body)
+		eventuallyReport(t, w.other, "alpha", "", body)
+		eventuallyReport(t, w.other, "alpha", "1.0.0", body)
+	}
+}
