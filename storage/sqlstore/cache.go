@@ -4,26 +4,31 @@ import (
 	"context"
 
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/readcache"
 )
 
-// maxCachedReports bounds the report cache. A report is a few kilobytes,
-// so the cache holds a few tens of megabytes at most.
+// maxCachedReports bounds the report cache, and the envelope cache alike.
+// A report is a few kilobytes and its envelope a little more, so each
+// holds a few tens of megabytes at most.
 const maxCachedReports = 4096
 
 type reportKey struct{ addon, version string }
 
 // cache is the store's in-memory side: the tracker that its database
-// package keeps informed of changes, and the published reports read
-// through it.
+// package keeps informed of changes, and the published reports and their
+// signed envelopes read through it.
 type cache struct {
-	changes *readcache.Tracker
-	reports *readcache.Cache[reportKey, registry.Report]
+	changes   *readcache.Tracker
+	reports   *readcache.Cache[reportKey, registry.Report]
+	envelopes *readcache.Cache[reportKey, storage.Envelope]
 }
 
 func newCache() cache {
 	t := readcache.NewTracker()
-	return cache{changes: t, reports: readcache.NewCache[reportKey, registry.Report](t, maxCachedReports)}
+	return cache{changes: t,
+		reports:   readcache.NewCache[reportKey, registry.Report](t, maxCachedReports),
+		envelopes: readcache.NewCache[reportKey, storage.Envelope](t, maxCachedReports)}
 }
 
 // Changes returns the tracker of what the published reads return. The
@@ -57,6 +62,31 @@ func (s *Store) PublishedReportDigest(ctx context.Context, addon, version string
 		return r.SHA256, nil
 	}
 	return s.reader.PublishedReportDigest(ctx, addon, version)
+}
+
+// PublishedEnvelope is the reader's PublishedEnvelope, answered from
+// memory while nothing that it returns has changed.
+func (s *Store) PublishedEnvelope(ctx context.Context, addon, version string) (storage.Envelope, error) {
+	k := reportKey{addon, version}
+	if e, ok := s.cache.envelopes.Get(k); ok {
+		return e, nil
+	}
+	st := s.cache.changes.Addon(addon)
+	e, err := s.reader.PublishedEnvelope(ctx, addon, version)
+	if err != nil {
+		return e, err
+	}
+	s.cache.envelopes.Put(k, e, st)
+	return e, nil
+}
+
+// PublishedEnvelopeDigest answers from the envelope cache when it can,
+// and otherwise reads the digest alone.
+func (s *Store) PublishedEnvelopeDigest(ctx context.Context, addon, version string) (string, error) {
+	if e, ok := s.cache.envelopes.Get(reportKey{addon, version}); ok {
+		return e.SHA256, nil
+	}
+	return s.reader.PublishedEnvelopeDigest(ctx, addon, version)
 }
 
 // ReportCacheLookups returns how many published-report reads the cache

@@ -531,6 +531,8 @@ func (s *Store) SignEnvelopes(ctx context.Context, batch int) (int, error) {
 	q := `SELECT rp.submission_id FROM versions v JOIN reports rp ON rp.submission_id = v.submission_id
 		WHERE ` + strings.Join(conds, " OR ") + ` ORDER BY rp.submission_id LIMIT ` + a.add(batch)
 	n := 0
+	// The envelopes it signs are served from memory (cache.go).
+	defer s.cache.changes.ChangedAll()
 	err := s.inTx(ctx, func(t *tx) error {
 		n = 0
 		ids, err := list(t.reader, ctx, "unsigned reports", func(row Row) (string, error) {

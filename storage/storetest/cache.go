@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -74,6 +75,24 @@ func wantReport(t *testing.T, s storage.Store, step, addon, version, body string
 	}
 	if string(r.Bytes) != body || r.SHA256 != want.SHA256 {
 		t.Errorf("%s: %s@%q serves %s (digest %s), want %s", step, addon, version, r.Bytes, r.SHA256, body)
+	}
+	// The signed envelope is of the same report.
+	ed, err := s.PublishedEnvelopeDigest(ctx, addon, version)
+	if err != nil {
+		t.Fatalf("%s: PublishedEnvelopeDigest(%s@%q): %v", step, addon, version, err)
+	}
+	e, err := s.PublishedEnvelope(ctx, addon, version)
+	if err != nil {
+		t.Fatalf("%s: PublishedEnvelope(%s@%q): %v", step, addon, version, err)
+	}
+	var env struct {
+		Payload []byte `json:"payload"`
+	}
+	if err := json.Unmarshal(e.Bytes, &env); err != nil {
+		t.Fatalf("%s: envelope of %s@%q: %v", step, addon, version, err)
+	}
+	if string(env.Payload) != body || ed != e.SHA256 {
+		t.Errorf("%s: envelope of %s@%q signs %s (digest %s, read alone %s), want %s", step, addon, version, env.Payload, e.SHA256, ed, body)
 	}
 }
 
