@@ -18,7 +18,16 @@ const MaxQueryBytes = 100
 
 // listAddons serves the published registry: search (best match first),
 // filters and updated_since for mirrors; by name without a search.
+//
+// A page is kept in memory by its query until anything published changes:
+// only a valid request's answer is kept, so a query found there needs no
+// checking again.
 func (s *server) listAddons(w http.ResponseWriter, r *http.Request) error {
+	if a, ok := s.lists.Get(r.URL.RawQuery); ok {
+		a.Write(w, r)
+		return nil
+	}
+	st := s.changes.All()
 	if err := knownParams(r, "q", "tier", "verdict", "updated_since", "include_removed", "cursor", "limit"); err != nil {
 		return err
 	}
@@ -57,7 +66,13 @@ func (s *server) listAddons(w http.ResponseWriter, r *http.Request) error {
 	for i, a := range as {
 		items[i] = s.addon(a)
 	}
-	return writeList(s, w, r, items, next, scope, "public, no-cache")
+	a, err := encodeList(s, r, items, next, scope, "public, no-cache")
+	if err != nil {
+		return err
+	}
+	s.lists.Put(r.URL.RawQuery, a, st)
+	a.Write(w, r)
+	return nil
 }
 
 type addonDetail struct {

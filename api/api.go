@@ -17,8 +17,10 @@ import (
 
 	"github.com/registryd/registryd/clientip"
 	"github.com/registryd/registryd/internal/buildinfo"
+	"github.com/registryd/registryd/listing"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/readcache"
 	"github.com/registryd/registryd/workflow"
 )
 
@@ -42,7 +44,10 @@ const DefaultMaxBodyBytes = 512 << 10
 // Deps is everything the API needs. Reader and Workflow are required; every
 // other field may be left zero.
 type Deps struct {
-	// Reader serves every read.
+	// Reader serves every read. When it also has a Changes method
+	// returning its *readcache.Tracker (the stores do), badges and the
+	// registry's pages are answered from memory until what they show
+	// changes.
 	Reader storage.Reader
 	// Workflow performs every write and authenticates tokens.
 	Workflow Workflow
@@ -96,7 +101,8 @@ type Metrics interface {
 	// template it matched (never the raw path), its status and how long it
 	// took.
 	ObserveRequest(method, route string, status int, elapsed time.Duration)
-	// BadgeCache records a lookup of the rendered-badge cache.
+	// BadgeCache records a lookup of the badge cache: hit when the whole
+	// answer came from memory.
 	BadgeCache(hit bool)
 }
 
@@ -117,8 +123,12 @@ type server struct {
 	limiters limiters
 	clients  *clientip.Resolver
 	metrics  Metrics
-	badges   *badgeCache
-	deps     Deps
+	// changes tells when the published reads change; badges and lists
+	// keep whole answers against it.
+	changes *readcache.Tracker
+	badges  *readcache.Cache[badgeKey, renderedBadge]
+	lists   *readcache.Cache[string, listing.Answer] // GET /v1/addons by query
+	deps    Deps
 	// keysBody and keysETag are GET /v1/keys's answer.
 	keysBody []byte
 	keysETag string
@@ -141,9 +151,11 @@ func New(d Deps) http.Handler {
 		ns:      namespace(d.PublicURL),
 		clients: d.Clients,
 		metrics: d.Metrics,
-		badges:  newBadgeCache(),
+		changes: trackerOf(d.Reader),
 		deps:    d,
 	}
+	s.badges = readcache.NewCache[badgeKey, renderedBadge](s.changes, maxCachedBadges)
+	s.lists = readcache.NewCache[string, listing.Answer](s.changes, maxCachedLists)
 	if s.metrics == nil {
 		s.metrics = noMetrics{}
 	}

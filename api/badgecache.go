@@ -1,22 +1,24 @@
 package api
 
 import (
-	"sync"
-
 	"github.com/registryd/registryd/badge"
 	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage/readcache"
 )
 
-// maxCachedBadges bounds the rendered-badge cache; past it the cache
-// starts over. Labels are free text, so a client can ask for as many
-// distinct badges as it likes: the bound keeps that from growing memory.
-const maxCachedBadges = 1024
+// The sizes of the API's caches of answers. Labels, cursors and search
+// text are the client's choice, so a client can ask for as many distinct
+// answers as it likes: the bounds keep that from growing memory (a badge
+// is at most a few kilobytes, a page of the registry at most a few hundred).
+const (
+	maxCachedBadges = 4096
+	maxCachedLists  = 256
+)
 
-// badgeKey is everything a rendered badge depends on.
+// badgeKey is the request a badge answers: everything else it depends on
+// is the addon's, which the stamp kept with it covers.
 type badgeKey struct {
-	tier     registry.Tier
-	verdict  registry.Verdict
-	found    bool
+	name     string
 	label    string
 	style    badge.Style
 	endpoint bool
@@ -28,40 +30,30 @@ type renderedBadge struct {
 	etag string
 }
 
-// badgeCache keeps rendered badges: rendering and hashing cost more than
-// the rest of a badge request once the addon is read, and a handful of
-// (tier, verdict, label, style) combinations covers nearly every request.
-// It is safe for concurrent use.
-type badgeCache struct {
-	mu      sync.Mutex
-	entries map[badgeKey]renderedBadge
-}
-
-func newBadgeCache() *badgeCache {
-	return &badgeCache{entries: make(map[badgeKey]renderedBadge)}
-}
-
-// get returns the badge of k, rendering it on a miss; hit reports whether
-// it was cached. Callers must not modify the bytes.
-func (c *badgeCache) get(k badgeKey) (rb renderedBadge, hit bool) {
-	c.mu.Lock()
-	rb, hit = c.entries[k]
-	c.mu.Unlock()
-	if hit {
-		return rb, true
-	}
-	b := badge.ForAddon(k.tier, k.verdict, k.found, k.label)
+// renderBadge draws the badge of an addon in the given state.
+func renderBadge(tier registry.Tier, verdict registry.Verdict, found bool, k badgeKey) renderedBadge {
+	b := badge.ForAddon(tier, verdict, found, k.label)
+	var rb renderedBadge
 	if k.endpoint {
 		rb.body = badge.Endpoint(b)
 	} else {
 		rb.body = badge.Render(b, k.style)
 	}
 	rb.etag = badge.ETag(rb.body)
-	c.mu.Lock()
-	if len(c.entries) >= maxCachedBadges {
-		clear(c.entries)
+	return rb
+}
+
+// changeTracker is a store that tells when what its published reads
+// return changed, so that answers computed from them can be kept.
+type changeTracker interface {
+	Changes() *readcache.Tracker
+}
+
+// trackerOf returns r's tracker, or one that is never on (nothing is
+// kept) when r does not tell of its changes.
+func trackerOf(r any) *readcache.Tracker {
+	if c, ok := r.(changeTracker); ok {
+		return c.Changes()
 	}
-	c.entries[k] = rb
-	c.mu.Unlock()
-	return rb, false
+	return readcache.NewTracker()
 }

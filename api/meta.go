@@ -148,20 +148,28 @@ func (s *server) badgeOf(endpoint bool) handlerFunc {
 		if err != nil {
 			return badRequest("style", "must be flat or flat-square")
 		}
-		found := true
-		a, err := s.reader.Addon(r.Context(), name)
-		if errors.Is(err, registry.ErrNotFound) {
-			found, err = false, nil
+		k := badgeKey{name: name, label: label, style: style, endpoint: endpoint}
+		rb, hit := s.badges.Get(k)
+		if !hit {
+			// The stamp comes first: a change committed while the addon
+			// is read keeps this answer from being served again.
+			st := s.changes.Addon(name)
+			found := true
+			a, err := s.reader.Addon(r.Context(), name)
+			if errors.Is(err, registry.ErrNotFound) {
+				found, err = false, nil
+			}
+			if err != nil {
+				return err
+			}
+			verdict := a.LatestVerdict
+			if a.Removed {
+				// A removed addon's reports fail; its badge says the same.
+				verdict = registry.VerdictFail
+			}
+			rb = renderBadge(a.Tier(), verdict, found, k)
+			s.badges.Put(k, rb, st)
 		}
-		if err != nil {
-			return err
-		}
-		verdict := a.LatestVerdict
-		if a.Removed {
-			// A removed addon's reports fail; its badge says the same.
-			verdict = registry.VerdictFail
-		}
-		rb, hit := s.badges.get(badgeKey{tier: a.Tier(), verdict: verdict, found: found, label: label, style: style, endpoint: endpoint})
 		s.metrics.BadgeCache(hit)
 		body, etag := rb.body, rb.etag
 		h := w.Header()

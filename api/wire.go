@@ -211,6 +211,12 @@ func writeList[T any](s *server, w http.ResponseWriter, r *http.Request, items [
 	return listing.Write(w, r, listing.Page{Body: newList(items, cursor), Next: cursor, Base: s.public, CacheControl: cacheControl})
 }
 
+// encodeList is writeList's answer, encoded and not yet written.
+func encodeList[T any](s *server, r *http.Request, items []T, next, scope, cacheControl string) (listing.Answer, error) {
+	cursor := listing.Cursor(next, scope)
+	return listing.Encode(r, listing.Page{Body: newList(items, cursor), Next: cursor, Base: s.public, CacheControl: cacheControl})
+}
+
 func newList[T any](items []T, next string) list[T] {
 	if items == nil {
 		items = []T{}

@@ -90,29 +90,56 @@ type Page struct {
 // If-None-Match holds the body's ETag. Encoding happens before the header
 // is written, so an encoding failure is returned and nothing is sent.
 func Write(w http.ResponseWriter, r *http.Request, p Page) error {
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(p.Body); err != nil {
+	a, err := Encode(r, p)
+	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	etag := `"sha256-` + hex.EncodeToString(sum[:]) + `"`
-	h := w.Header()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", p.CacheControl)
-	if p.Next != "" {
-		h.Set("Link", "<"+nextURL(r, p.Base, p.Next)+`>; rel="next"`)
+	a.Write(w, r)
+	return nil
+}
+
+// Answer is a page encoded for r: what Write sends, kept so that the same
+// request can be answered again without encoding it again.
+type Answer struct {
+	body                     []byte
+	etag, link, cacheControl string
+}
+
+// Encode encodes p as the answer to r.
+func Encode(r *http.Request, p Page) (Answer, error) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(p.Body); err != nil {
+		return Answer{}, err
 	}
-	if ETagMatches(r.Header.Get("If-None-Match"), etag) {
+	sum := sha256.Sum256(buf.Bytes())
+	a := Answer{body: buf.Bytes(), etag: `"sha256-` + hex.EncodeToString(sum[:]) + `"`, cacheControl: p.CacheControl}
+	if p.Next != "" {
+		a.link = "<" + nextURL(r, p.Base, p.Next) + `>; rel="next"`
+	}
+	return a, nil
+}
+
+// Write answers r, a request for the same page (path and query) as the one
+// a was encoded for: 200 and the body, or 304 when the client's
+// If-None-Match holds its ETag. It does not modify a, so one Answer may
+// be written to many requests at once.
+func (a Answer) Write(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("ETag", a.etag)
+	h.Set("Cache-Control", a.cacheControl)
+	if a.link != "" {
+		h.Set("Link", a.link)
+	}
+	if ETagMatches(r.Header.Get("If-None-Match"), a.etag) {
 		w.WriteHeader(http.StatusNotModified)
-		return nil
+		return
 	}
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
+		w.Write(a.body)
 	}
-	return nil
 }
 
 // nextURL is r's URL with its cursor replaced by next, under base.
