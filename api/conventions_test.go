@@ -469,8 +469,17 @@ func TestMetricsRoute(t *testing.T) {
 		if r := e.do(t, req{method: "GET", path: "/metrics"}); r.status != 200 || string(r.body) != "# metrics\n" {
 			t.Errorf("GET /metrics = %d %q", r.status, r.body)
 		}
-		e.do(t, req{method: "GET", path: "/v1/addons/weather/badge.svg"})
-		e.do(t, req{method: "GET", path: "/v1/addons/weather/badge.svg"})
+		// Badges are kept once the store hears of every change (PostgreSQL's
+		// listener connects in the background, and the notification of
+		// the publication may come after the first read): read until one
+		// is served from memory.
+		deadline := time.Now().Add(10 * time.Second)
+		for hits, _ := rec.badges(); hits == 0; hits, _ = rec.badges() {
+			if time.Now().After(deadline) {
+				t.Fatal("no badge was served from memory within 10 s")
+			}
+			e.do(t, req{method: "GET", path: "/v1/addons/weather/badge.svg"})
+		}
 		e.do(t, req{method: "GET", path: "/v1/nope/" + strings.Repeat("x", 40), undocumented: true})
 		for _, want := range []string{"GET /v1/addons/{name}/badge.svg 200", "GET /metrics 200", "POST /v1/submissions 201", "GET (unmatched) 404"} {
 			if !rec.has(want) {
@@ -482,8 +491,8 @@ func TestMetricsRoute(t *testing.T) {
 				t.Errorf("a metric label carries a raw path: %q", r)
 			}
 		}
-		if hits, misses := rec.badges(); hits != 1 || misses != 1 {
-			t.Errorf("badge cache hits %d misses %d, want 1 and 1", hits, misses)
+		if hits, misses := rec.badges(); hits != 1 || misses < 1 {
+			t.Errorf("badge cache hits %d misses %d, want 1 and at least 1", hits, misses)
 		}
 	})
 }

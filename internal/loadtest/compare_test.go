@@ -36,7 +36,8 @@ const (
 	envDuration    = "REGISTRYD_LOAD_DURATION"    // per measurement; default 5s
 	envConcurrency = "REGISTRYD_LOAD_CONCURRENCY" // default 16
 	envRounds      = "REGISTRYD_LOAD_ROUNDS"      // default 3
-	envModes       = "REGISTRYD_LOAD_MODES"       // comma-separated subset of get,revalidate,submit
+	envModes       = "REGISTRYD_LOAD_MODES"       // comma-separated subset of get,revalidate,submit,badge,list
+	envOfficial    = "REGISTRYD_LOAD_OFFICIAL"    // base URL of an MCP Registry, loaded next to the list
 	envLog         = "REGISTRYD_LOAD_LOG"         // "text" (default: formatted, then discarded) or "off"
 	envOut         = "REGISTRYD_LOAD_OUT"         // file to write the Markdown tables to
 )
@@ -54,9 +55,21 @@ type endpoint struct {
 
 // measurement is one kind of load at one set of endpoints.
 type measurement struct {
+	name    string // "get", "revalidate", "submit", "badge", "list"
 	mode    loadtest.Mode
 	targets []endpoint
 }
+
+// The reads measured besides the report: a badge, and the first page of
+// the registry (with enough addons published to fill it), which an MCP
+// Registry given by envOfficial answers next to registryd.
+const (
+	badgeMode    = "badge"
+	listMode     = "list"
+	listPath     = "/v1/addons?limit=30"
+	officialPath = "/v0/servers?limit=30"
+	listAddons   = 40
+)
 
 // TestCompare measures, in one run and with the same load generator,
 // concurrency and duration: report GETs on a bare net/http handler writing
@@ -75,14 +88,14 @@ func TestCompare(t *testing.T) {
 	dur := envDurationOr(t, envDuration, 5*time.Second)
 	conc := envIntOr(t, envConcurrency, 16)
 	rounds := envIntOr(t, envRounds, 3)
-	modes := map[loadtest.Mode]bool{loadtest.ModeGet: true, loadtest.ModeRevalidate: true, loadtest.ModeSubmit: true}
+	modes := map[string]bool{"get": true, "revalidate": true, "submit": true, badgeMode: true, listMode: true}
 	if v := os.Getenv(envModes); v != "" {
 		clear(modes)
 		for m := range strings.SplitSeq(v, ",") {
-			if !loadtest.Mode(m).Valid() {
-				t.Fatalf("%s: %q is not one of get, revalidate, submit", envModes, m)
+			if !loadtest.Mode(m).Valid() && m != badgeMode && m != listMode {
+				t.Fatalf("%s: %q is not one of get, revalidate, submit, badge, list", envModes, m)
 			}
-			modes[loadtest.Mode(m)] = true
+			modes[m] = true
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -90,9 +103,13 @@ func TestCompare(t *testing.T) {
 		logger = nil
 	}
 
-	sq := startRegistryd(t, "sqlite", fixture.SQLite.Open(t), logger)
+	extra := 0
+	if modes[listMode] {
+		extra = listAddons
+	}
+	sq := startRegistryd(t, "sqlite", fixture.SQLite.Open(t), logger, extra)
 	pgURL := pgtest.NewDatabase(t)
-	pg := startRegistryd(t, "postgres", fixture.Open(t, storage.Config{DatabaseURL: pgURL}), logger)
+	pg := startRegistryd(t, "postgres", fixture.Open(t, storage.Config{DatabaseURL: pgURL}), logger, extra)
 	pg.backends = newBackends(t, pgURL)
 	body, hdr200 := fetch(t, sq, "")
 	pgBody, _ := fetch(t, pg, "")
@@ -108,14 +125,40 @@ func TestCompare(t *testing.T) {
 	}
 
 	var plan []measurement
-	if modes[loadtest.ModeGet] {
-		plan = append(plan, measurement{loadtest.ModeGet, []endpoint{ceil, sq, pg}})
+	if modes["get"] {
+		plan = append(plan, measurement{"get", loadtest.ModeGet, []endpoint{ceil, sq, pg}})
 	}
-	if modes[loadtest.ModeRevalidate] {
-		plan = append(plan, measurement{loadtest.ModeRevalidate, []endpoint{ceil, sq, pg}})
+	if modes["revalidate"] {
+		plan = append(plan, measurement{"revalidate", loadtest.ModeRevalidate, []endpoint{ceil, sq, pg}})
 	}
-	if modes[loadtest.ModeSubmit] {
-		plan = append(plan, measurement{loadtest.ModeSubmit, []endpoint{sq, pg}})
+	if modes["submit"] {
+		plan = append(plan, measurement{"submit", loadtest.ModeSubmit, []endpoint{sq, pg}})
+	}
+	// The other reads, each with a ceiling of its own: the same bytes and
+	// headers from memory.
+	for _, r := range []struct{ mode, path string }{
+		{badgeMode, "/v1/addons/" + loadtest.SubmitName("seed", 1) + "/badge.svg"},
+		{listMode, listPath},
+	} {
+		if !modes[r.mode] {
+			continue
+		}
+		at := func(e endpoint) endpoint { e.report = r.path; return e }
+		targets := []endpoint{at(sq), at(pg)}
+		b, h200 := fetch(t, targets[0], "")
+		if pb, _ := fetch(t, targets[1], ""); r.mode == badgeMode && !bytes.Equal(b, pb) {
+			t.Fatalf("the stores serve different badges:\nsqlite:   %s\npostgres: %s", b, pb)
+		}
+		_, h304 := fetch(t, targets[0], h200.Get("ETag"))
+		c := startCeiling(t, b, h200, h304)
+		c.report = r.path
+		targets = append([]endpoint{c}, targets...)
+		if off := os.Getenv(envOfficial); off != "" && r.mode == listMode {
+			o := endpoint{name: "official", base: strings.TrimRight(off, "/"), report: officialPath}
+			fetch(t, o, "")
+			targets = append(targets, o)
+		}
+		plan = append(plan, measurement{r.mode, loadtest.ModeGet, targets})
 	}
 
 	ctx := t.Context()
@@ -150,7 +193,7 @@ func TestCompare(t *testing.T) {
 	for _, m := range plan {
 		for _, e := range m.targets {
 			res := runOne(m.mode, e, min(dur, time.Second), "w"+e.name[:1])
-			t.Logf("warm-up %-10s %-8s %s", m.mode, e.name, res.Result)
+			t.Logf("warm-up %-10s %-8s %s", m.name, e.name, res.Result)
 		}
 	}
 	results := map[string][]sample{}
@@ -159,8 +202,8 @@ func TestCompare(t *testing.T) {
 			for i := range m.targets {
 				e := m.targets[(i+r)%len(m.targets)]
 				res := runOne(m.mode, e, dur, "r"+strconv.Itoa(r)+e.name[:1])
-				results[key(m.mode, e.name)] = append(results[key(m.mode, e.name)], res)
-				t.Logf("round %d %-10s %-8s %s, process CPU %s/request, database CPU %s/request", r+1, m.mode, e.name, res.Result, res.cpuPerRequest, res.dbCPUPerRequest)
+				results[key(m.name, e.name)] = append(results[key(m.name, e.name)], res)
+				t.Logf("round %d %-10s %-8s %s, process CPU %s/request, database CPU %s/request", r+1, m.name, e.name, res.Result, res.cpuPerRequest, res.dbCPUPerRequest)
 			}
 		}
 	}
@@ -195,7 +238,7 @@ func processCPU(t *testing.T) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func key(m loadtest.Mode, target string) string { return string(m) + "/" + target }
+func key(measurement, target string) string { return measurement + "/" + target }
 
 // summary renders the medians as Markdown: per mode, each target's
 // requests/s, its ratio to the ceiling (the median of the per-round
@@ -207,12 +250,12 @@ func summary(plan []measurement, results map[string][]sample, conc int, dur time
 		runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), conc, dur, rounds, reportBytes,
 		map[bool]string{true: "formatted (text) and discarded", false: "off"}[logging])
 	for _, m := range plan {
-		fmt.Fprintf(&b, "%s:\n\n", title(m.mode))
+		fmt.Fprintf(&b, "%s:\n\n", title(m.name))
 		b.WriteString("| target | req/s | vs ceiling | p50 | p90 | p99 | max | CPU/req | + database CPU/req | req/s per round |\n")
 		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-		ceil := results[key(m.mode, "ceiling")]
+		ceil := results[key(m.name, "ceiling")]
 		for _, e := range m.targets {
-			rs := results[key(m.mode, e.name)]
+			rs := results[key(m.name, e.name)]
 			ratio := "—"
 			if len(ceil) == len(rs) && e.name != "ceiling" {
 				rat := make([]float64, len(rs))
@@ -238,17 +281,34 @@ func summary(plan []measurement, results map[string][]sample, conc int, dur time
 				ms(rs, func(r sample) time.Duration { return r.Max }),
 				cpu/float64(time.Microsecond), db, strings.Join(per, ", "))
 		}
+		if off := results[key(m.name, "official")]; len(off) > 0 {
+			for _, e := range m.targets {
+				rs := results[key(m.name, e.name)]
+				if e.name == "official" || e.name == "ceiling" || len(rs) != len(off) {
+					continue
+				}
+				rat := make([]float64, len(rs))
+				for i := range rs {
+					rat[i] = rs[i].PerSecond() / off[i].PerSecond()
+				}
+				fmt.Fprintf(&b, "\n%s vs official: %.1fx (median of the per-round ratios)\n", e.name, median(rat))
+			}
+		}
 		b.WriteString("\n")
 	}
 	return b.String()
 }
 
-func title(m loadtest.Mode) string {
+func title(m string) string {
 	switch m {
-	case loadtest.ModeGet:
+	case "get":
 		return "Report GET (200, full body)"
-	case loadtest.ModeRevalidate:
+	case "revalidate":
 		return "Report revalidation (If-None-Match, 304)"
+	case badgeMode:
+		return "Badge GET (badge.svg, 200)"
+	case listMode:
+		return "List GET (" + listPath + "; official: " + officialPath + ")"
 	}
 	return "POST /v1/submissions (201, a new addon each)"
 }
@@ -326,15 +386,16 @@ func serve(t *testing.T, name string, h http.Handler) string {
 }
 
 // startRegistryd serves registryd's API over st with rate limiting off,
-// publishes one addon and makes a submitter token.
-func startRegistryd(t *testing.T, name string, st storage.Store, logger *slog.Logger) endpoint {
+// publishes one addon and extra others and makes a submitter token.
+func startRegistryd(t *testing.T, name string, st storage.Store, logger *slog.Logger, extra int) endpoint {
 	t.Helper()
 	ctx := context.Background()
 	wf := workflow.New(st, workflow.Options{Logger: logger})
-	seed := loadtest.SubmitManifest("seed", 1)
 	maint := workflow.Actor{Name: "load-maintainer", Role: registry.RoleMaintainer}
-	if _, _, err := wf.Publish(ctx, maint, seed, workflow.FormatTOML, nil); err != nil {
-		t.Fatalf("%s: publish the seed addon: %v", name, err)
+	for i := int64(1); i <= int64(1+extra); i++ {
+		if _, _, err := wf.Publish(ctx, maint, loadtest.SubmitManifest("seed", i), workflow.FormatTOML, nil); err != nil {
+			t.Fatalf("%s: publish seed addon %d: %v", name, i, err)
+		}
 	}
 	secret, _, err := wf.CreateToken(ctx, "load-submitter", registry.RoleSubmitter)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/registryd/registryd/storage/readcache"
@@ -21,12 +22,22 @@ const changesPoll = 50 * time.Millisecond
 // changes whenever a connection other than that one commits, and drops
 // every kept answer when it does. The tracker is on while the watcher can
 // read the data version and off while it cannot.
+//
+// This process's own commits move the data version too; they are already
+// accounted for (sqlstore.Store.InTx drops everything at their end), so
+// after each the store calls rebase, which reads the version again before
+// that drop: a commit of another process that came first is covered by
+// the drop, one that comes later moves the version again.
 type watcher struct {
 	db      *sql.DB // one read-only connection, the watcher's alone
 	changes *readcache.Tracker
 	logger  *slog.Logger
 	stop    context.CancelFunc
 	done    chan struct{}
+
+	mu      sync.Mutex
+	conn    *sql.Conn // nil while disconnected
+	version int64
 }
 
 // watchChanges reads the data version once, turns changes on, and polls on
@@ -40,40 +51,52 @@ func watchChanges(ctx context.Context, path string, changes *readcache.Tracker, 
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxIdleTime(0)
 	w := &watcher{db: db, changes: changes, logger: logger, done: make(chan struct{})}
-	conn, version, err := w.connect(ctx)
-	if err != nil {
+	if err := w.connect(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	w.stop = stop
-	go w.run(wctx, conn, version)
+	go w.run(wctx)
 	return w, nil
 }
 
 // connect takes the watcher's connection and reads the data version; only
 // then may answers be kept, since every later commit will be seen.
-func (w *watcher) connect(ctx context.Context) (*sql.Conn, int64, error) {
+func (w *watcher) connect(ctx context.Context) error {
 	conn, err := w.db.Conn(ctx)
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
 	var v int64
 	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
 		conn.Close()
-		return nil, 0, err
+		return err
 	}
+	w.mu.Lock()
+	w.conn, w.version = conn, v
+	w.mu.Unlock()
 	w.changes.Reset(true)
-	return conn, v, nil
+	return nil
 }
 
-func (w *watcher) run(ctx context.Context, conn *sql.Conn, version int64) {
+// disconnect turns the tracker off and drops the connection.
+func (w *watcher) disconnect() {
+	w.changes.Reset(false)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn != nil {
+		w.conn.Close()
+		w.conn = nil
+	}
+}
+
+func (w *watcher) run(ctx context.Context) {
 	defer close(w.done)
 	backoff := 100 * time.Millisecond
 	for {
-		err := w.poll(ctx, conn, version)
-		conn.Close()
-		w.changes.Reset(false)
+		err := w.poll(ctx)
+		w.disconnect()
 		if ctx.Err() != nil {
 			return
 		}
@@ -85,7 +108,7 @@ func (w *watcher) run(ctx context.Context, conn *sql.Conn, version int64) {
 			case <-time.After(backoff):
 			}
 			backoff = min(2*backoff, 5*time.Second)
-			if conn, version, err = w.connect(ctx); err == nil {
+			if w.connect(ctx) == nil {
 				break
 			}
 		}
@@ -93,8 +116,8 @@ func (w *watcher) run(ctx context.Context, conn *sql.Conn, version int64) {
 }
 
 // poll reads the data version every changesPoll until it fails or ctx
-// ends, recording a change to everything whenever it moved.
-func (w *watcher) poll(ctx context.Context, conn *sql.Conn, version int64) error {
+// ends.
+func (w *watcher) poll(ctx context.Context) error {
 	t := time.NewTicker(changesPoll)
 	defer t.Stop()
 	for {
@@ -103,15 +126,40 @@ func (w *watcher) poll(ctx context.Context, conn *sql.Conn, version int64) error
 			return ctx.Err()
 		case <-t.C:
 		}
-		var v int64
-		if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+		if err := w.check(ctx, true); err != nil {
 			return err
 		}
-		if v != version {
-			version = v
+	}
+}
+
+// check reads the data version and records a change to everything when it
+// moved and record is set.
+func (w *watcher) check(ctx context.Context, record bool) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn == nil {
+		return nil
+	}
+	var v int64
+	if err := w.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+		return err
+	}
+	if v != w.version {
+		w.version = v
+		if record {
 			w.changes.ChangedAll()
 		}
 	}
+	return nil
+}
+
+// rebase takes the data version as it is after one of this process's
+// transactions, which the store accounts for itself. A failure is left to
+// the polling, which meets it too.
+func (w *watcher) rebase() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = w.check(ctx, false)
 }
 
 // close stops the polling and closes the connection.

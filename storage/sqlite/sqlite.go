@@ -176,6 +176,7 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 		_ = errors.Join(stmts.Close(), wstmts.Close(), write.Close(), read.Close())
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
+	inner.AfterTx(watch.rebase)
 	return &Store{Store: inner, write: write, read: read, stmts: stmts, wstmts: wstmts, jobs: q, logger: logger, watch: watch}, nil
 }
 

@@ -19,9 +19,12 @@ type reportKey struct{ addon, version string }
 // package keeps informed of changes, and the published reports and their
 // signed envelopes read through it.
 type cache struct {
-	changes   *readcache.Tracker
-	reports   *readcache.Cache[reportKey, registry.Report]
-	envelopes *readcache.Cache[reportKey, storage.Envelope]
+	// beforeDrop, when set, runs at the end of each transaction, just
+	// before every kept answer is dropped (see Store.AfterTx).
+	beforeDrop func()
+	changes    *readcache.Tracker
+	reports    *readcache.Cache[reportKey, registry.Report]
+	envelopes  *readcache.Cache[reportKey, storage.Envelope]
 }
 
 func newCache() cache {
@@ -38,6 +41,21 @@ func newCache() cache {
 // transaction it runs. Answers computed from the published reads (badges,
 // lists) may be kept against its stamps.
 func (s *Store) Changes() *readcache.Tracker { return s.cache.changes }
+
+// AfterTx has f run at the end of each of the store's transactions,
+// committed or not, just before every answer kept in memory is dropped:
+// for a database package that must take note of its own process's
+// commits (SQLite's data version). Call it before the store is used.
+func (s *Store) AfterTx(f func()) { s.cache.beforeDrop = f }
+
+// txEnded drops every answer kept against the store's changes, a
+// transaction of this process having ended.
+func (s *Store) txEnded() {
+	if s.cache.beforeDrop != nil {
+		s.cache.beforeDrop()
+	}
+	s.cache.changes.ChangedAll()
+}
 
 // PublishedReport is the reader's PublishedReport, answered from memory
 // while nothing that it returns has changed.

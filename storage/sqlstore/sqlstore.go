@@ -158,7 +158,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Changes is invalid: whatever the transaction did, this process reads it
 // at once.
 func (s *Store) InTx(ctx context.Context, fn func(storage.Tx) error) error {
-	defer s.cache.changes.ChangedAll()
+	defer s.txEnded()
 	for attempt := 1; ; attempt++ {
 		err := s.inTx(ctx, func(t *tx) error { return fn(t) })
 		if err == nil || attempt == maxAttempts || !s.d.Retryable(err) {

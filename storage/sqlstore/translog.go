@@ -532,7 +532,7 @@ func (s *Store) SignEnvelopes(ctx context.Context, batch int) (int, error) {
 		WHERE ` + strings.Join(conds, " OR ") + ` ORDER BY rp.submission_id LIMIT ` + a.add(batch)
 	n := 0
 	// The envelopes it signs are served from memory (cache.go).
-	defer s.cache.changes.ChangedAll()
+	defer s.txEnded()
 	err := s.inTx(ctx, func(t *tx) error {
 		n = 0
 		ids, err := list(t.reader, ctx, "unsigned reports", func(row Row) (string, error) {
