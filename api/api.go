@@ -137,7 +137,10 @@ type server struct {
 // New returns the API's handler. It panics if d.Reader or d.Workflow is nil,
 // which is a wiring mistake, not a runtime condition. The handler is safe
 // for concurrent use.
-func New(d Deps) http.Handler {
+func New(d Deps) http.Handler { return newServer(d).routes() }
+
+// newServer returns the server New routes to.
+func newServer(d Deps) *server {
 	if d.Reader == nil || d.Workflow == nil {
 		panic("api.New: Reader and Workflow are required")
 	}
@@ -170,7 +173,7 @@ func New(d Deps) http.Handler {
 	}
 	s.limiters = newLimiters(d.RateLimit, d.CacheableRateLimit, s)
 	s.keysBody, s.keysETag = keysDocument(d.Reader.SigningKeys())
-	return s.routes()
+	return s
 }
 
 // The timeouts NewHTTPServer sets.
