@@ -176,11 +176,7 @@ func (s *server) publishedReport(latest bool) http.HandlerFunc {
 			if err != nil {
 				return notFoundAs(err, "no such published addon or version")
 			}
-			if etag := `"sha256-` + sum + `"`; listing.ETagMatches(inm, etag) {
-				h := w.Header()
-				h.Set("ETag", etag)
-				h.Set("Cache-Control", publicReportCache)
-				w.WriteHeader(http.StatusNotModified)
+			if notModified(w, inm, sum) {
 				return nil
 			}
 		}

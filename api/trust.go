@@ -97,6 +97,21 @@ func versionRef(r *http.Request, latest bool) (string, string, error) {
 	return name, version, validVersion(version)
 }
 
+// notModified answers 304 with the published bytes' strong ETag and cache
+// policy when inm (an If-None-Match) matches the digest sum, and reports
+// whether it did; otherwise it writes nothing.
+func notModified(w http.ResponseWriter, inm, sum string) bool {
+	etag := `"sha256-` + sum + `"`
+	if !listing.ETagMatches(inm, etag) {
+		return false
+	}
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", publicReportCache)
+	w.WriteHeader(http.StatusNotModified)
+	return true
+}
+
 // publishedEnvelope serves the DSSE envelope of a published report, as
 // publishedReport serves the report: a revalidation reads the digest only.
 func (s *server) publishedEnvelope(latest bool) http.HandlerFunc {
@@ -113,11 +128,7 @@ func (s *server) publishedEnvelope(latest bool) http.HandlerFunc {
 			if err != nil {
 				return notFoundAs(err, "no such published addon or version, or its report is not signed yet")
 			}
-			if etag := `"sha256-` + sum + `"`; listing.ETagMatches(inm, etag) {
-				h := w.Header()
-				h.Set("ETag", etag)
-				h.Set("Cache-Control", publicReportCache)
-				w.WriteHeader(http.StatusNotModified)
+			if notModified(w, inm, sum) {
 				return nil
 			}
 		}
