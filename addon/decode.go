@@ -32,7 +32,7 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	b = bytes.TrimPrefix(b, byteOrderMark)
 	src := string(b)
 	pos := scanTOML(src)
-	if fe := rawProblem(src, &pos.lines); fe != nil {
+	if fe := rawProblem(src, pos.lines); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
 	if pos.deepLine > 0 {
@@ -49,9 +49,9 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	if _, err := toml.Decode(src, &root); err != nil {
 		return nil, tomlError(src, err)
 	}
-	w := newWalker(&pos.lines, "")
+	w := newWalker(pos.lines, "")
 	// Without a prefix the paths the scanner recorded are the model's
-	// field paths, with their lines: the manifest keeps that index rather
+	// field paths, with their lines: the manifest keeps that map rather
 	// than building a second one, and the walker adds what the scanner
 	// did not reach.
 	w.shareLines = true
@@ -77,7 +77,7 @@ func ParseJSON(b []byte) (*Manifest, error) {
 	if fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
-	w := newWalker(&lineIndex{m: lines}, "")
+	w := newWalker(lines, "")
 	m := w.manifest(at{}, v)
 	return w.finish(m)
 }
@@ -101,8 +101,7 @@ func ParseRegistryFile(b []byte) ([]*Manifest, error) {
 	if fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
-	index := &lineIndex{m: lines}
-	top := newWalker(index, "")
+	top := newWalker(lines, "")
 	root, ok := top.table(at{}, v)
 	if !ok {
 		return nil, top.result()
@@ -138,7 +137,7 @@ func ParseRegistryFile(b []byte) ([]*Manifest, error) {
 	out := make([]*Manifest, 0, len(entries))
 	for i, e := range entries {
 		prefix := "addons[" + strconv.Itoa(i) + "]"
-		w := newWalker(index, prefix)
+		w := newWalker(lines, prefix)
 		w.errs = top.errs
 		m := w.manifest(at{raw: prefix}, e)
 		w.validate(m)
@@ -179,7 +178,7 @@ func tooLarge(what string, limit int) error {
 // carries, anywhere (comments included), a character that safetext refuses,
 // other than the tab and line breaks that separate lines. lines, when known,
 // names the key on the offending line.
-func rawProblem(src string, lines *lineIndex) *registry.FieldError {
+func rawProblem(src string, lines map[string]int) *registry.FieldError {
 	err := safetext.Check(src, safetext.Lines|safetext.CR)
 	if err == nil {
 		return nil
@@ -191,9 +190,9 @@ func rawProblem(src string, lines *lineIndex) *registry.FieldError {
 }
 
 // pathAtLine returns the longest printable path recorded at line, or "".
-func pathAtLine(lines *lineIndex, line int) string {
+func pathAtLine(lines map[string]int, line int) string {
 	best := ""
-	for p, l := range lines.all {
+	for p, l := range lines {
 		if l != line || len(p) < len(best) || (len(p) == len(best) && p > best) {
 			continue
 		}
@@ -362,7 +361,7 @@ func lineOf(m *Manifest, path string) int {
 		return 0
 	}
 	for p := path; p != ""; {
-		if l, _ := m.fields.get(p); l > 0 {
+		if l := m.fields[p]; l > 0 {
 			return l
 		}
 		i := strings.LastIndexAny(p, ".[")
@@ -397,7 +396,7 @@ func (r *report) result() error {
 // keys and wrong types.
 type walker struct {
 	report
-	lines *lineIndex // raw path -> line
+	lines map[string]int // raw path -> line
 	// shareLines: the manifest's fields are lines itself (raw and shown
 	// paths are the same).
 	shareLines bool
@@ -409,7 +408,7 @@ type walker struct {
 	scratch []byte
 }
 
-func newWalker(lines *lineIndex, prefix string) *walker {
+func newWalker(lines map[string]int, prefix string) *walker {
 	return &walker{report: report{prefix: prefix}, lines: lines}
 }
 
@@ -418,7 +417,7 @@ func (w *walker) sortedKeys(t map[string]any) []string {
 	if w.keyBuf == nil {
 		// About one key per recorded position; bounded, as the lines of a
 		// registry file are those of every entry.
-		w.keyBuf = make([]string, 0, min(max(w.lines.size(), 8), 64))
+		w.keyBuf = make([]string, 0, min(max(len(w.lines), 8), 64))
 	}
 	start := len(w.keyBuf)
 	for k := range t {
@@ -432,7 +431,7 @@ func (w *walker) sortedKeys(t map[string]any) []string {
 func (w *walker) line(a at) int {
 	a = a.resolve()
 	for p := a.raw; p != ""; {
-		if l, _ := w.lines.get(p); l > 0 {
+		if l := w.lines[p]; l > 0 {
 			return l
 		}
 		i := strings.LastIndexAny(p, ".[")
@@ -460,7 +459,7 @@ func (w *walker) seen(a at) {
 		w.scratch = make([]byte, 0, 64)
 	}
 	w.scratch = a.appendDisp(w.scratch[:0])
-	if l, ok := w.m.fields.get(string(w.scratch)); ok && l != 0 {
+	if l, ok := w.m.fields[string(w.scratch)]; ok && l != 0 {
 		return
 	}
 	a = a.resolve()
@@ -468,8 +467,8 @@ func (w *walker) seen(a at) {
 		return
 	}
 	// Record the path, and its line unless one is already known.
-	if l, ok := w.m.fields.get(a.disp); !ok || l == 0 {
-		w.m.fields.set(a.disp, w.line(a))
+	if l, ok := w.m.fields[a.disp]; !ok || l == 0 {
+		w.m.fields[a.disp] = w.line(a)
 	}
 }
 
@@ -598,7 +597,7 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 			w.m.keyLines[keyLineKey(a.resolve().disp, k)] = w.line(ka)
 			if w.shareLines {
 				// A key that may not be printed has no field path.
-				w.m.fields.del(ka.resolve().raw)
+				delete(w.m.fields, ka.resolve().raw)
 			}
 		}
 		out[k] = w.str(ka, t[k])
@@ -607,11 +606,15 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 }
 
 func (w *walker) manifest(base at, v any) *Manifest {
+	n := len(w.lines)
+	if n > 256 {
+		n = 256
+	}
 	m := &Manifest{}
 	if w.shareLines && w.prefix == "" && w.lines != nil {
-		// One index, read and written by both.
-		m.fields = *w.lines
-		w.lines = &m.fields
+		m.fields = w.lines
+	} else {
+		m.fields = make(map[string]int, n)
 	}
 	m.MCP.Transport = TransportStdio
 	w.m = m

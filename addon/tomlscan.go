@@ -15,7 +15,7 @@ import (
 // tolerant: on anything it does not understand it stops and leaves the
 // verdict to the decoder.
 type tomlPositions struct {
-	lines     lineIndex
+	lines     map[string]int
 	deepLine  int // line where nesting first exceeds MaxDepth, or 0
 	deepPath  string
 	wideLine  int // line of the first array longer than MaxArgs, or 0
@@ -44,29 +44,17 @@ func scanTOML(src string) tomlPositions {
 	s := tomlPositions{src: src, line: 1, recs: make([]pathRec, 0, hint), arena: make([]byte, 0, 12*hint),
 		path: make([]byte, 0, 64)}
 	s.run()
+	s.lines = make(map[string]int, len(s.recs))
 	all := string(s.arena)
-	if len(s.recs) <= maxListed {
-		// In the order recorded: the first entry for a path counts.
-		s.lines.list = make([]lineEntry, 0, len(s.recs))
+	// Last record first, so that the first line recorded for a path is
+	// the one that stays.
+	for i := len(s.recs) - 1; i >= 0; i-- {
 		start := int32(0)
-		for _, r := range s.recs {
-			if k := all[start:r.end]; k != "" {
-				s.lines.list = append(s.lines.list, lineEntry{k, int(r.line)})
-			}
-			start = r.end
+		if i > 0 {
+			start = s.recs[i-1].end
 		}
-	} else {
-		s.lines.m = make(map[string]int, len(s.recs))
-		// Last record first, so that the first line recorded for a
-		// path is the one that stays.
-		for i := len(s.recs) - 1; i >= 0; i-- {
-			start := int32(0)
-			if i > 0 {
-				start = s.recs[i-1].end
-			}
-			if k := all[start:s.recs[i].end]; k != "" {
-				s.lines.m[k] = int(s.recs[i].line)
-			}
+		if k := all[start:s.recs[i].end]; k != "" {
+			s.lines[k] = int(s.recs[i].line)
 		}
 	}
 	s.recs, s.arena = nil, nil
