@@ -29,6 +29,10 @@ func (dialect) AnyOf(col, param string) string { return col + " = ANY(" + param 
 func (dialect) ContainsFold(col, param string) string { return col + " ILIKE " + param }
 func (dialect) Like(col, param string) string         { return col + " LIKE " + param }
 
+// Bytewise compares and orders in the "C" collation, whatever the
+// database's: addons_name_bytes (migration 00016) serves it for names.
+func (dialect) Bytewise(col string) string { return col + ` COLLATE "C"` }
+
 // SearchIndex adds nothing: the trigram index on addons.search_text
 // (migration 00009) serves the LIKE that matches it.
 func (dialect) SearchIndex(string, string, func(any) string) string { return "" }

@@ -32,6 +32,10 @@ func (dialect) AnyOf(col, param string) string {
 func (dialect) ContainsFold(col, param string) string { return col + " LIKE " + param + ` ESCAPE '\'` }
 func (dialect) Like(col, param string) string         { return col + " LIKE " + param + ` ESCAPE '\'` }
 
+// Bytewise is the column itself: SQLite's BINARY collation, every text
+// column's default here, compares bytes.
+func (dialect) Bytewise(col string) string { return col }
+
 // SearchIndex narrows to the addons whose search_text the FTS5 trigram
 // table addon_search (migration 00009) finds q in, as a phrase: a phrase of
 // trigrams at consecutive positions is the substring itself. A query of

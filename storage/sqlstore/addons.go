@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -101,7 +102,10 @@ func (r reader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Pag
 	cursor := func(a registry.Addon) storage.Cursor { return storage.Cursor{Key: a.Name} }
 	if f.Order == storage.ByRelevance {
 		if f.Query != "" {
-			return r.addonsByRelevance(ctx, &a, where, f.Query, c, p)
+			if p.Cursor == "" {
+				return r.addonsByRelevance(ctx, f, nil, p)
+			}
+			return r.addonsByRelevance(ctx, f, &c, p)
 		}
 		f.Order = storage.ByName
 	}
@@ -162,33 +166,96 @@ func (r reader) addonSearch(a *args, prefix, q string) []string {
 // searchRankSQL returns the SQL rank of an addon for the lowercased query
 // q, as storage.ByRelevance orders: 0 the name is q, 1 the name starts
 // with q, 2 the name or display name holds it, 3 a keyword or category, 4
-// the description. It is evaluated only on rows that match q.
+// the description. It is evaluated only on rows that match q. The name is
+// compared byte for byte (substr counts characters on both stores), so
+// that ranks 0 and 1 are exactly the names that prefixRange reads.
 func (r reader) searchRankSQL(a *args, q string) string {
 	lit := likeLiteral(q)
 	return `CASE WHEN name = ` + a.add(q) +
-		` THEN 0 WHEN ` + r.d.Like("name", a.add(lit+"%")) +
+		` THEN 0 WHEN substr(name, 1, ` + a.add(utf8.RuneCountInString(q)) + `) = ` + a.add(q) +
 		` THEN 1 WHEN ` + r.d.Like("search_text", a.add("%"+lit+"%"+searchSep+"%"+searchSep+"%")) +
 		` THEN 2 WHEN ` + r.d.Like("search_text", a.add("%"+lit+"%"+searchSep+"%")) +
 		` THEN 3 ELSE 4 END`
 }
 
-// addonsByRelevance lists the addons matching where (which holds the
-// search for q) in storage.ByRelevance's order, after cursor c.
-func (r reader) addonsByRelevance(ctx context.Context, a *args, where []string, q string, c storage.Cursor, p storage.Page) ([]registry.Addon, string, error) {
-	rank := r.searchRankSQL(a, strings.ToLower(q))
+// prefixEnd returns the least string above every string that starts with
+// q, byte by byte: q with its last byte raised by one. ok is false when that
+// byte is not ASCII below DEL, where raising it could make invalid UTF-8.
+func prefixEnd(q string) (end string, ok bool) {
+	if q == "" || q[len(q)-1] >= 0x7f {
+		return "", false
+	}
+	return q[:len(q)-1] + string(rune(q[len(q)-1]+1)), true
+}
+
+// rankedAddon is an addon of a search with its relevance rank.
+type rankedAddon struct {
+	addon registry.Addon
+	rank  int
+}
+
+// addonsByRelevance lists the addons matching f, whose Query is not empty,
+// in storage.ByRelevance's order, after cursor c when there is one.
+//
+// Ranks 0 and 1 (the name is the query, or starts with it) are the names
+// between the query and its successor (prefixEnd): they are read first,
+// through the index of names in order, and the query stops at the page's
+// end, so that a query starting a great many names (a service's name)
+// costs a page, not its matches. Only when they do not fill the page are
+// the other matches read, through the substring index, ranked and sorted
+// (searchRankSQL).
+func (r reader) addonsByRelevance(ctx context.Context, f storage.AddonFilter, c *storage.Cursor, p storage.Page) ([]registry.Addon, string, error) {
+	q := strings.ToLower(f.Query)
+	limit := p.Bounded()
+	name := r.d.Bytewise("name")
+	var out []rankedAddon
+	pastPrefix := false // ranks 0 and 1 are read
+	if end, ok := prefixEnd(q); ok && (c == nil || c.Rank <= 1) {
+		var a args
+		byName := f
+		byName.Query = ""
+		where, err := r.addonWhere(&a, byName)
+		if err != nil {
+			return nil, "", fmt.Errorf("search addons: %w", err)
+		}
+		where = append(where, name+" >= "+a.add(q), name+" < "+a.add(end))
+		if c != nil {
+			where = append(where, name+" > "+a.add(c.Key))
+		}
+		rows, err := list(r, ctx, "search addons", r.scanAddon, `SELECT `+addonCols+` FROM addons`+whereSQL(where)+
+			` ORDER BY `+name+` LIMIT `+a.add(limit+1), a...)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, x := range rows {
+			rank := 1
+			if x.Name == q {
+				rank = 0
+			}
+			out = append(out, rankedAddon{x, rank})
+		}
+		if len(out) > limit {
+			return rankedPage(out, limit)
+		}
+		pastPrefix = true
+	}
+	var a args
+	where, err := r.addonWhere(&a, f)
+	if err != nil {
+		return nil, "", fmt.Errorf("search addons: %w", err)
+	}
+	rank := r.searchRankSQL(&a, q)
 	query := `SELECT ` + addonCols + `, search_rank FROM (SELECT ` + addonCols + `, ` + rank + ` AS search_rank FROM addons` +
 		whereSQL(where) + `) ranked`
-	if p.Cursor != "" {
-		query += ` WHERE (search_rank, name) > (` + a.add(c.Rank) + `, ` + a.add(c.Key) + `)`
+	switch {
+	case pastPrefix:
+		query += ` WHERE search_rank > 1`
+	case c != nil:
+		query += ` WHERE search_rank > ` + a.add(c.Rank) + ` OR (search_rank = ` + a.add(c.Rank) + ` AND ` + name + ` > ` + a.add(c.Key) + `)`
 	}
-	limit := p.Bounded()
-	query += ` ORDER BY search_rank, name LIMIT ` + a.add(limit+1)
-	type ranked struct {
-		addon registry.Addon
-		rank  int
-	}
-	scan := func(row Row) (ranked, error) {
-		var x ranked
+	query += ` ORDER BY search_rank, ` + name + ` LIMIT ` + a.add(limit+1-len(out))
+	scan := func(row Row) (rankedAddon, error) {
+		var x rankedAddon
 		dst, finish := r.addonFields(&x.addon)
 		if err := row.Scan(append(dst, &x.rank)...); err != nil {
 			return x, err
@@ -196,11 +263,17 @@ func (r reader) addonsByRelevance(ctx context.Context, a *args, where []string, 
 		finish()
 		return x, nil
 	}
-	rows, err := list(r, ctx, "search addons", scan, query, *a...)
+	rows, err := list(r, ctx, "search addons", scan, query, a...)
 	if err != nil {
 		return nil, "", err
 	}
-	rows, next := page(rows, limit, func(x ranked) storage.Cursor { return storage.Cursor{Key: x.addon.Name, Rank: x.rank} })
+	return rankedPage(append(out, rows...), limit)
+}
+
+// rankedPage returns the first limit addons of rows and the cursor after
+// them when there are more.
+func rankedPage(rows []rankedAddon, limit int) ([]registry.Addon, string, error) {
+	rows, next := page(rows, limit, func(x rankedAddon) storage.Cursor { return storage.Cursor{Key: x.addon.Name, Rank: x.rank} })
 	out := make([]registry.Addon, len(rows))
 	for i, x := range rows {
 		out[i] = x.addon

@@ -47,6 +47,13 @@ type Dialect interface {
 	// text and patterns make moot.
 	Like(col, param string) string
 
+	// Bytewise returns column col compared and ordered byte by byte (code
+	// point by code point, for UTF-8), whatever the database's collation:
+	// col COLLATE "C" on PostgreSQL, col on SQLite. The addon search orders
+	// names so on both stores, and reads the names that start with a query
+	// as the range of names between it and its successor.
+	Bytewise(col string) string
+
 	// SearchIndex returns a condition that narrows the addons (columns
 	// prefixed with prefix, such as "a.") to those whose search_text may
 	// contain q, read from the database's substring index, binding values
