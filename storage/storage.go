@@ -252,6 +252,16 @@ type Tx interface {
 	// claims it whatever its ruleset, and returns how many it marked. A
 	// report stored afterwards (PutReport, PutReports) is no longer stale.
 	MarkReportsStale(ctx context.Context) (int, error)
+	// ClaimSearchBackfill claims up to limit of the addons whose keywords
+	// and categories may be missing from the search (those stored before
+	// migration 00009, listed by 00016), in name order, each with its
+	// latest published submission: Names lists every claimed name, Addons
+	// those whose addon exists, locked until commit. On PostgreSQL a name
+	// another transaction holds is left out (SKIP LOCKED), so replicas
+	// running the backfill at once share it.
+	ClaimSearchBackfill(ctx context.Context, limit int) (SearchBackfill, error)
+	// DoneSearchBackfill takes names off that list.
+	DoneSearchBackfill(ctx context.Context, names []string) error
 
 	// CreateSubmission inserts s; ErrConflict if its ID exists.
 	CreateSubmission(ctx context.Context, s registry.Submission) error
@@ -332,6 +342,20 @@ type StaleReport struct {
 	Submission registry.Submission
 	// Ruleset is the ruleset its current report was made by.
 	Ruleset string
+}
+
+// SearchBackfill is a batch claimed by Tx.ClaimSearchBackfill.
+type SearchBackfill struct {
+	Names  []string
+	Addons []BackfillAddon
+}
+
+// BackfillAddon is an addon with the submission of its latest version:
+// Manifest and Format are empty when it has none.
+type BackfillAddon struct {
+	Addon    registry.Addon
+	Manifest []byte
+	Format   string
 }
 
 // StaleBatch is what ClaimStaleReports claims: stale reports and the state

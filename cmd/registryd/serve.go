@@ -28,6 +28,9 @@ const (
 	// default): a few queries and statements each, whatever the number,
 	// so large batches amortize them; docs/scale.md has the figures.
 	reassessBatch = 1000
+	// searchBackfillBatch is how many addons one transaction of the search
+	// backfill reads.
+	searchBackfillBatch = 500
 	// signBatch is how many envelopes one signing transaction signs.
 	signBatch = 100
 	// sweepInterval is how often expired suppressions are swept: a report
@@ -140,6 +143,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 		})
 	}
 	bg.Go(func() { reassess(bgCtx, svc, log, m) })
+	bg.Go(func() { backfillSearch(bgCtx, svc, log) })
 	bg.Go(func() { sweep(bgCtx, svc, log, sweepInterval) })
 	bg.Go(func() { signEnvelopes(bgCtx, store, log) })
 	bg.Go(func() { refreshCheckpoint(bgCtx, store, log, cfg.CheckpointInterval) })
@@ -249,6 +253,21 @@ func reassess(ctx context.Context, svc *workflow.Service, log *slog.Logger, m *m
 		log.Error("reassessment failed; it resumes at the next start", "reports", n, "err", err)
 	case n > 0:
 		log.Info("reports reassessed under the current ruleset", "reports", n, "took", time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// backfillSearch gives the addons stored before migration 00009 the
+// keywords and categories of their latest manifest (workflow.BackfillSearch);
+// once done, it costs one query at each start.
+func backfillSearch(ctx context.Context, svc *workflow.Service, log *slog.Logger) {
+	n, err := svc.BackfillSearch(ctx, searchBackfillBatch)
+	switch {
+	case errors.Is(err, context.Canceled):
+		log.Info("search backfill interrupted by shutdown; it resumes at the next start", "addons", n)
+	case err != nil:
+		log.Error("search backfill failed; it resumes at the next start", "addons", n, "err", err)
+	case n > 0:
+		log.Info("keywords and categories of addons stored before they were searchable added to the search", "addons", n)
 	}
 }
 
