@@ -13,9 +13,15 @@ import (
 // The seed publishes the registry the scale run measures: the marked
 // searches match 100 addons, and verdicts, tiers and removals are mixed.
 func TestSeed(t *testing.T) {
+	for _, batch := range []string{"1", "7", "200"} {
+		t.Run("batch "+batch, func(t *testing.T) { testSeed(t, batch) })
+	}
+}
+
+func testSeed(t *testing.T, batch string) {
 	dir := t.TempDir()
 	env := func(string) string { return "" }
-	if err := run(context.Background(), []string{"seed", "-addons", "200", "-data-dir", dir}, env, io.Discard, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"seed", "-addons", "200", "-batch", batch, "-workers", "3", "-data-dir", dir}, env, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -46,7 +52,7 @@ func TestSeed(t *testing.T) {
 	}
 	// Seeding again refuses nothing and changes nothing: publishing the
 	// same bytes is not an error.
-	if err := run(ctx, []string{"seed", "-addons", "200", "-from", "190", "-data-dir", dir}, env, io.Discard, io.Discard); err != nil {
+	if err := run(ctx, []string{"seed", "-addons", "200", "-from", "190", "-batch", batch, "-data-dir", dir}, env, io.Discard, io.Discard); err != nil {
 		t.Errorf("seeding the last ten again: %v", err)
 	}
 }
