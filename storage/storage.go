@@ -472,6 +472,17 @@ type Log interface {
 	// registry.ErrInvalid (a *registry.ValidationError naming "from" or
 	// "to") unless from <= to <= the latest signed checkpoint's size.
 	ConsistencyProof(ctx context.Context, from, to uint64) ([][]byte, error)
+	// LogTile returns the first width hashes (1 to 256) of the C2SP
+	// tlog-tiles tile at level of index, concatenated: the hashes of the
+	// complete subtrees of 256**level leaves numbered index*256 to
+	// index*256+width-1. registry.ErrNotFound when the log is not that
+	// large yet. What it returns never changes once it exists.
+	LogTile(ctx context.Context, level uint8, index uint64, width int) ([]byte, error)
+	// LogEntries returns the leaves index*256 to index*256+width-1 (width
+	// 1 to 256) in their text form, in order: the entries of a C2SP
+	// tlog-tiles entry bundle. registry.ErrNotFound when the log does not
+	// hold them all yet.
+	LogEntries(ctx context.Context, index uint64, width int) ([][]byte, error)
 }
 
 // Envelope is a stored DSSE envelope: its canonical JSON bytes and their

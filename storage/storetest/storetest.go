@@ -83,6 +83,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"LogConcurrent", testLogConcurrent},
 		{"ConsistencyErrors", testConsistencyErrors},
 		{"RefreshCheckpoint", testRefreshCheckpoint},
+		{"LogTiles", testLogTiles},
 		{"Lock", testLock},
 	}
 	for _, tc := range tests {
