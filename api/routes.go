@@ -99,6 +99,14 @@ func (s *server) routes() http.Handler {
 		r.Get("/v1/log/consistency", s.handle(s.consistency))
 		r.Head("/v1/log/consistency", s.handle(s.consistency))
 		r.Options("/v1/log/consistency", options)
+		// The log as C2SP tlog-tiles (tiles.go); bundles of text entries
+		// compress, tiles of hashes do not.
+		r.Get(entriesPrefix+"*", compress(s.handle(s.logTile)).ServeHTTP)
+		r.Head(entriesPrefix+"*", compress(s.handle(s.logTile)).ServeHTTP)
+		r.Options(entriesPrefix+"*", options)
+		r.Get(tilePrefix+"*", s.handle(s.logTile))
+		r.Head(tilePrefix+"*", s.handle(s.logTile))
+		r.Options(tilePrefix+"*", options)
 
 		r.Get("/v1/addons/{name}/badge.svg", s.handle(s.badgeOf(false)))
 		r.Head("/v1/addons/{name}/badge.svg", s.handle(s.badgeOf(false)))
