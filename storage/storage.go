@@ -277,6 +277,9 @@ type Tx interface {
 	// are the only ways into the log: whoever stores a published version's
 	// report signs and logs it, and every leaf a transaction appends goes
 	// into the tree at once, with one checkpoint, just before it commits.
+	// Publishing a submission created in the same transaction before
+	// storing its report writes the report once, with its envelope, where
+	// the other order writes it and then again with its envelope.
 	PutReport(ctx context.Context, r registry.Report, findings []registry.StoredFinding) error
 	// PutReports does what PutReport does for each of rs, in a few
 	// statements whatever their number; it writes nothing when one of them

@@ -185,13 +185,16 @@ func (s *Service) Publish(ctx context.Context, a Actor, manifest []byte, f Forma
 		if err != nil {
 			return fmt.Errorf("store submission: %w", err)
 		}
+		// The version first: its report is then stored once, signed
+		// (storage.Tx.CreateVersion), rather than stored and then stored
+		// again with its envelope.
+		if _, err := publish(ctx, tx, sub, st, m, a.Name, now); err != nil {
+			return err
+		}
 		var fs []registry.StoredFinding
 		rep, fs = r.stored(sub.ID)
 		if err := tx.PutReport(ctx, rep, fs); err != nil {
 			return fmt.Errorf("store report: %w", err)
-		}
-		if _, err := publish(ctx, tx, sub, st, m, a.Name, now); err != nil {
-			return err
 		}
 		return s.audit(ctx, tx, now, a.Name, "submission.publish", "submission/"+sub.ID, sub.DecisionReason, versionDetail(sub))
 	})

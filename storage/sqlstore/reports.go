@@ -146,11 +146,13 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 	}
 	op := fmt.Sprintf("put report of %q", r.SubmissionID)
 	var err error
-	// A submission created in this transaction and not published in it
-	// is not a published version: no need to ask.
-	var pub published
-	published := false
-	if !t.fresh[r.SubmissionID] {
+	// A submission created in this transaction is a published version if
+	// and only if it was published in it: no need to ask.
+	pub, published := t.born[r.SubmissionID]
+	if f, fresh := t.fresh[r.SubmissionID]; fresh {
+		f.reported = true
+		t.fresh[r.SubmissionID] = f
+	} else if !published {
 		if pub, published, err = t.publishedAs(ctx, r.SubmissionID); err != nil {
 			return err
 		}

@@ -230,14 +230,25 @@ type tx struct {
 	pending []pendingLeaf // leaves to append at commit (translog.go)
 	// fresh holds the submissions created in this transaction and not
 	// published in it, whose reports are not signed or logged.
-	fresh map[string]bool
+	fresh map[string]freshSubmission
+	// born holds the versions published in this transaction whose
+	// submissions were created in it too, with what the log needs of them
+	// (no leaf yet): PutReport signs and logs their reports without asking
+	// the database.
+	born map[string]published
 }
 
-func (t *tx) markFresh(id string) {
+// freshSubmission is what a transaction knows of a submission it created.
+type freshSubmission struct {
+	addon, version, manifest string
+	reported                 bool // its report is stored
+}
+
+func (t *tx) markFresh(s registry.Submission) {
 	if t.fresh == nil {
-		t.fresh = map[string]bool{}
+		t.fresh = map[string]freshSubmission{}
 	}
-	t.fresh[id] = true
+	t.fresh[s.ID] = freshSubmission{addon: s.Addon, version: s.Version, manifest: s.ManifestSHA256}
 }
 
 var _ storage.Tx = (*tx)(nil)

@@ -231,7 +231,7 @@ func (t *tx) CreateSubmission(ctx context.Context, s registry.Submission) error 
 	if err != nil {
 		return t.err(fmt.Sprintf("create submission %q", s.ID), err)
 	}
-	t.markFresh(s.ID)
+	t.markFresh(s)
 	return nil
 }
 

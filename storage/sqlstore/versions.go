@@ -79,6 +79,20 @@ func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 	// The report the submission has is now a published version's: it is
 	// signed and logged (translog.go), and so is any it gets later in
 	// this transaction.
+	f, fresh := t.fresh[v.SubmissionID]
+	if !fresh {
+		return t.logPublished(ctx, v.SubmissionID)
+	}
 	delete(t.fresh, v.SubmissionID)
-	return t.logPublished(ctx, v.SubmissionID)
+	if t.born == nil {
+		t.born = map[string]published{}
+	}
+	t.born[v.SubmissionID] = published{addon: f.addon, version: f.version, manifest: f.manifest}
+	if f.reported {
+		return t.logPublished(ctx, v.SubmissionID)
+	}
+	// No report yet: the one PutReport stores is written once, with its
+	// envelope (a workflow that publishes a new submission creates the
+	// version first for that).
+	return nil
 }

@@ -80,6 +80,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Gauges", testGauges},
 		{"LogAppend", testLogAppend},
 		{"LogRerender", testLogRerender},
+		{"LogVersionFirst", testLogVersionFirst},
 		{"LogConcurrent", testLogConcurrent},
 		{"ConsistencyErrors", testConsistencyErrors},
 		{"RefreshCheckpoint", testRefreshCheckpoint},

@@ -294,6 +294,140 @@ func testLogRerender(t *testing.T, s storage.Store) {
 	verifyLog(t, s, st, 4)
 }
 
+// testLogVersionFirst: a submission created and published in one
+// transaction before its report is stored (as a direct publication does)
+// gets its report signed and logged as PutReport stores it, whatever else
+// the transaction does: several reports, only the last logged; a report,
+// the version, then another report; a submission created in another
+// transaction; a transaction that fails.
+func testLogVersionFirst(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	st := newLogState()
+	// create creates submission i of alpha, approved.
+	create := func(tx storage.Tx, i int) (registry.Submission, error) {
+		sub := submission(fmt.Sprintf("sub_first_%d", i), "alpha", fmt.Sprintf("1.0.%d", i), i)
+		sub.Status = registry.StatusApproved
+		return sub, tx.CreateSubmission(ctx, sub)
+	}
+	version := func(tx storage.Tx, sub registry.Submission) error {
+		return tx.CreateVersion(ctx, registry.Version{Addon: sub.Addon, Version: sub.Version, SubmissionID: sub.ID, PublishedAt: at(1)})
+	}
+	leaf := func(sub registry.Submission, rep registry.Report) transparency.Leaf {
+		return transparency.Leaf{Addon: sub.Addon, Version: sub.Version, ManifestSHA256: sub.ManifestSHA256, ReportSHA256: rep.SHA256}
+	}
+	// wantEnvelope fails unless sub's published envelope holds rep, signed.
+	wantEnvelope := func(sub registry.Submission, rep registry.Report) {
+		t.Helper()
+		env, err := s.PublishedEnvelope(ctx, sub.Addon, sub.Version)
+		if err != nil {
+			t.Fatalf("PublishedEnvelope(%s@%s): %v", sub.Addon, sub.Version, err)
+		}
+		payload, _, err := transparency.OpenEnvelope(env.Bytes, s.SigningKeys()...)
+		if err != nil || !bytes.Equal(payload, rep.Bytes) || env.SHA256 != sha256Hex(env.Bytes) {
+			t.Errorf("envelope of %s@%s holds %q (%v), digest %s; want %q", sub.Addon, sub.Version, payload, err, env.SHA256, rep.Bytes)
+		}
+	}
+	inTx(t, s, func(tx storage.Tx) error { return tx.PutAddon(ctx, addon("alpha", 0)) })
+
+	// Version, then report.
+	var sub0 registry.Submission
+	rep0 := report("sub_first_0", "r1", `{"first":0}`)
+	inTx(t, s, func(tx storage.Tx) error {
+		var err error
+		if sub0, err = create(tx, 0); err != nil {
+			return err
+		}
+		if err := version(tx, sub0); err != nil {
+			return err
+		}
+		return tx.PutReport(ctx, rep0, nil)
+	})
+	st.add(leaf(sub0, rep0))
+	verifyLog(t, s, st, 1)
+	wantEnvelope(sub0, rep0)
+
+	// Version, then two reports: only the last is logged. Then, in the
+	// same transaction, a submission whose report comes before its
+	// version and again after it.
+	var sub1, sub2 registry.Submission
+	rep1 := report("sub_first_1", "r1", `{"first":1}`)
+	rep2 := report("sub_first_2", "r1", `{"first":2,"again":true}`)
+	inTx(t, s, func(tx storage.Tx) error {
+		var err error
+		if sub1, err = create(tx, 1); err != nil {
+			return err
+		}
+		if err := version(tx, sub1); err != nil {
+			return err
+		}
+		if err := tx.PutReport(ctx, report("sub_first_1", "r1", `{"never seen":1}`), nil); err != nil {
+			return err
+		}
+		if err := tx.PutReport(ctx, rep1, nil); err != nil {
+			return err
+		}
+		if sub2, err = create(tx, 2); err != nil {
+			return err
+		}
+		if err := tx.PutReport(ctx, report("sub_first_2", "r1", `{"first":2}`), nil); err != nil {
+			return err
+		}
+		if err := version(tx, sub2); err != nil {
+			return err
+		}
+		return tx.PutReport(ctx, rep2, nil)
+	})
+	st.add(leaf(sub1, rep1), leaf(sub2, rep2))
+	verifyLog(t, s, st, 3)
+	wantEnvelope(sub1, rep1)
+	wantEnvelope(sub2, rep2)
+
+	// A submission created in an earlier transaction, published, then
+	// given its report.
+	var sub3 registry.Submission
+	rep3 := report("sub_first_3", "r1", `{"first":3}`)
+	inTx(t, s, func(tx storage.Tx) error {
+		var err error
+		sub3, err = create(tx, 3)
+		return err
+	})
+	inTx(t, s, func(tx storage.Tx) error {
+		if err := version(tx, sub3); err != nil {
+			return err
+		}
+		return tx.PutReport(ctx, rep3, nil)
+	})
+	st.add(leaf(sub3, rep3))
+	verifyLog(t, s, st, 4)
+	wantEnvelope(sub3, rep3)
+
+	// A transaction that fails after the report leaves nothing behind.
+	boom := errors.New("boom")
+	err := s.InTx(ctx, func(tx storage.Tx) error {
+		sub, err := create(tx, 4)
+		if err != nil {
+			return err
+		}
+		if err := version(tx, sub); err != nil {
+			return err
+		}
+		if err := tx.PutReport(ctx, report("sub_first_4", "r1", `{"rolled back":true}`), nil); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("InTx = %v", err)
+	}
+	verifyLog(t, s, st, 4)
+	if _, err := s.PublishedEnvelope(ctx, "alpha", "1.0.4"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("PublishedEnvelope of a rolled-back version = %v, want ErrNotFound", err)
+	}
+	if n, err := s.SignEnvelopes(ctx, 10); err != nil || n != 0 {
+		t.Errorf("SignEnvelopes = %d, %v; want every published report signed already", n, err)
+	}
+}
+
 // testLogConcurrent publishes from several goroutines at once, each in its
 // own transactions (so on its own connection where the store has several):
 // the log ends with every leaf once, no gap, and every checkpoint any of
