@@ -242,12 +242,15 @@ type Tx interface {
 	// whose report was made by a ruleset other than ruleset or was marked
 	// by MarkReportsStale; with, in the same few queries, the state of
 	// their addons. The claimed submissions and reports, and the addons in
-	// the batch's Addons, are locked until commit. A row another
-	// transaction holds is not waited for: on PostgreSQL such a report is
-	// left out (FOR UPDATE SKIP LOCKED) and such an addon is named in
-	// Busy, so that replicas re-rendering at once each take their own
-	// reports and none waits on another, nor on a maintainer's decision.
-	ClaimStaleReports(ctx context.Context, ruleset string, after Cursor, limit int) (StaleBatch, error)
+	// the batch's Addons, are locked until commit. Unless wait, a report
+	// another transaction holds is not waited for: on PostgreSQL it is
+	// left out (SKIP LOCKED), so that replicas re-rendering at once each
+	// take their own reports and none waits on another. With wait, the
+	// claim waits for each such report's holder to end, and claims the
+	// report if it is still stale then. An addon another transaction
+	// holds is never waited for: it is named in Busy, so that no claim
+	// waits on a maintainer's decision (which locks the addon first).
+	ClaimStaleReports(ctx context.Context, ruleset string, after Cursor, limit int, wait bool) (StaleBatch, error)
 	// MarkReportsStale marks every report stale, so that ClaimStaleReports
 	// claims it whatever its ruleset, and returns how many it marked. A
 	// report stored afterwards (PutReport, PutReports) is no longer stale.

@@ -20,7 +20,7 @@ func (s *Service) Reassess(ctx context.Context, batch int) (int, error) {
 	if batch <= 0 {
 		return 0, fmt.Errorf("reassess: batch must be positive, got %d", batch)
 	}
-	res, err := s.reassessBatch(ctx, storage.Cursor{}, batch)
+	res, err := s.reassessBatch(ctx, storage.Cursor{}, batch, false)
 	return res.rendered, err
 }
 
@@ -34,14 +34,16 @@ func (s *Service) Reassess(ctx context.Context, batch int) (int, error) {
 // pure) and written in a few statements, then committed on its own, so
 // reads keep working and a crash loses at most one batch of work, which
 // the next run redoes. It is safe to run on several replicas at once, and
-// they share the work: a batch claims reports no other transaction holds
-// and never waits for one (storage.Tx.ClaimStaleReports), so each report
-// is rendered once. A report whose addon another transaction holds (a
-// maintainer's decision in progress) is left for a further pass; passes
-// are made until no stale report is left, or those left have been held by
-// other transactions (or are not renderable here) for heldPatience, so
-// that a report another transaction held when a pass went by is not left
-// behind.
+// they share the work: passes claim only reports no other transaction
+// holds, without waiting (storage.Tx.ClaimStaleReports), so each report is
+// rendered once. Other transactions may hold a stale report without
+// rendering it (a replica signing envelopes, a decision on another
+// version of its addon) or roll back, so a pass can leave stale reports
+// behind its cursor: passes repeat while they render something, and then
+// one more pass waits for each stale report still held, until its holder
+// ends, and renders those left stale. A report whose addon another
+// transaction holds (a maintainer's decision in progress) is left for a
+// further pass.
 //
 // A report made by a later ruleset (a newer server of a rolling deploy) is
 // left alone. A stored manifest that no longer decodes under the current
@@ -52,13 +54,7 @@ func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n in
 		return 0, fmt.Errorf("reassess: batch must be positive, got %d", batch)
 	}
 	total := 0
-	// held tracks the stale reports left that no pass could claim: held by
-	// other transactions (another replica's batch, an envelope being
-	// signed, a decision), or never renderable here.
-	var (
-		heldLeft  = -1
-		heldSince time.Time
-	)
+	wait := false // whether this pass waits for the reports others hold
 	for {
 		var after storage.Cursor
 		rendered, busy := 0, 0
@@ -66,7 +62,7 @@ func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n in
 			if err := ctx.Err(); err != nil {
 				return total, err
 			}
-			res, err := s.reassessBatch(ctx, after, batch)
+			res, err := s.reassessBatch(ctx, after, batch, wait)
 			total += res.rendered
 			rendered += res.rendered
 			busy += res.busy
@@ -81,50 +77,28 @@ func (s *Service) ReassessAll(ctx context.Context, batch int, progress func(n in
 			}
 			after = res.next
 		}
-		// A pass walks forward from the start and skips the reports
-		// other transactions hold, and not all of those render them (a
-		// transaction signing envelopes does not), so a pass can leave
-		// stale reports behind its cursor: with three replicas starting
-		// at once, single passes left up to 72 of 1,000. A pass that
-		// rendered something is followed by another. After one that
-		// rendered nothing and found nothing busy, stale reports that are
-		// left are held by others: wait for them while their number goes
-		// down, and give up on those that stay held for heldPatience
-		// (reports of a later ruleset and manifests that no longer decode
-		// stay stale for good).
-		if busy == 0 && rendered == 0 {
-			left, err := s.store.CountStaleReports(ctx, assess.Ruleset)
-			if err != nil {
-				return total, fmt.Errorf("reassess: count stale reports: %w", err)
-			}
-			if left == 0 {
-				return total, nil
-			}
-			if left != heldLeft {
-				heldLeft, heldSince = left, time.Now()
-			} else if time.Since(heldSince) >= heldPatience {
-				return total, nil
-			}
-		}
-		if rendered == 0 {
-			// Every report left is held by other transactions: give them
-			// a moment before looking again.
+		switch {
+		case busy > 0:
+			// Decisions hold some addons: give them a moment, then pass
+			// again without waiting, as at the start.
+			wait = false
 			select {
 			case <-ctx.Done():
 				return total, ctx.Err()
 			case <-time.After(busyPause):
 			}
+		case wait:
+			// A waiting pass went over every stale report: none is left
+			// that this Service can render.
+			return total, nil
+		case rendered == 0:
+			wait = true
 		}
 	}
 }
 
-// heldPatience is how long ReassessAll waits for stale reports that other
-// transactions hold, or that it cannot render, before it leaves them.
-const heldPatience = 5 * time.Second
-
 // busyPause is how long ReassessAll waits before another pass when a pass
-// could render nothing because every report left belonged to an addon
-// another transaction held.
+// left reports because another transaction held their addon.
 const busyPause = 50 * time.Millisecond
 
 // MarkAllStale marks every stored report stale, so that the next
@@ -165,7 +139,7 @@ type batchResult struct {
 // reassessBatch claims up to batch stale reports after the cursor after,
 // renders them and stores them, in one transaction: a handful of queries
 // and statements whatever the batch's size.
-func (s *Service) reassessBatch(ctx context.Context, after storage.Cursor, batch int) (batchResult, error) {
+func (s *Service) reassessBatch(ctx context.Context, after storage.Cursor, batch int, wait bool) (batchResult, error) {
 	now := s.clock()
 	var (
 		res    batchResult
@@ -173,7 +147,7 @@ func (s *Service) reassessBatch(ctx context.Context, after storage.Cursor, batch
 	)
 	err := s.store.InTx(ctx, func(tx storage.Tx) error {
 		res, failed = batchResult{}, map[string]error{}
-		b, err := tx.ClaimStaleReports(ctx, assess.Ruleset, after, batch)
+		b, err := tx.ClaimStaleReports(ctx, assess.Ruleset, after, batch, wait)
 		if err != nil {
 			return fmt.Errorf("claim stale reports: %w", err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/report"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/postgres"
 	"github.com/registryd/registryd/transparency"
 	"github.com/registryd/registryd/workflow"
 )
@@ -403,5 +404,81 @@ func checkLogged(t *testing.T, s storage.Store, sub registry.Submission, r regis
 	}
 	if payload, _, err := transparency.OpenEnvelope(env.Bytes, s.SigningKeys()...); err != nil || !bytes.Equal(payload, r.Bytes) {
 		t.Errorf("envelope of %s@%s does not hold its report: %v", sub.Addon, sub.Version, err)
+	}
+}
+
+// TestReassessAllWaitsForHeldReports: a stale report that another
+// transaction holds without rendering it (a replica signing envelopes, a
+// decision on another version) is rendered once that transaction ends,
+// however long it holds it. ReassessAll waits for the report's lock, not
+// for a while, and returns only when no stale report it can render is
+// left.
+func TestReassessAllWaitsForHeldReports(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, fixture.Postgres)
+	total := corpus(t, h, 10)
+	want := snapshot(t, h.store)
+	ids := make([]string, 0, total)
+	for id := range want.subs {
+		ids = append(ids, id)
+	}
+	staleReports(t, h, ids...)
+	held := ids[0]
+
+	pool := h.store.(*postgres.Store).Pool()
+	holder, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback(ctx)
+	var holderPID int
+	if err := holder.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&holderPID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(ctx, `SELECT 1 FROM reports WHERE submission_id = $1 FOR UPDATE`, held); err != nil {
+		t.Fatal(err)
+	}
+
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := h.svc.ReassessAll(ctx, 4, nil)
+		done <- result{n, err}
+	}()
+	// Once ReassessAll waits for the held report's lock, the holder ends.
+	deadline := time.Now().Add(2 * time.Minute)
+	for waiting := false; !waiting; {
+		select {
+		case r := <-done:
+			left, _ := h.svc.StaleCount(ctx)
+			t.Fatalf("ReassessAll returned %d, %v while another transaction held a stale report, leaving %d stale; want it to wait for that transaction", r.n, r.err, left)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("ReassessAll neither waited for the held report nor returned within 2 minutes")
+		}
+		err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND $1 = ANY(pg_blocking_pids(pid)))`, holderPID).Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := holder.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.n != total {
+		t.Errorf("ReassessAll = %d, %v; want %d", r.n, r.err, total)
+	}
+	if left, err := h.svc.StaleCount(ctx); err != nil || left != 0 {
+		t.Errorf("stale reports left = %d, %v; want 0", left, err)
+	}
+	got := snapshot(t, h.store)
+	if diff := cmp.Diff(want.reports, got.reports); diff != "" {
+		t.Errorf("reports (-before +after):\n%s", diff)
 	}
 }

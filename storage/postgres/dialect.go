@@ -17,11 +17,15 @@ type dialect struct{}
 func (dialect) Name() string      { return "postgres" }
 func (dialect) ForUpdate() string { return " FOR UPDATE" }
 
-func (dialect) SkipLocked(tables string) string {
-	if tables == "" {
-		return " FOR UPDATE SKIP LOCKED"
+func (dialect) Claim(tables string, wait bool) string {
+	c := " FOR NO KEY UPDATE"
+	if tables != "" {
+		c += " OF " + tables
 	}
-	return " FOR UPDATE OF " + tables + " SKIP LOCKED"
+	if !wait {
+		c += " SKIP LOCKED"
+	}
+	return c
 }
 
 func (dialect) AnyOf(col, param string) string { return col + " = ANY(" + param + ")" }

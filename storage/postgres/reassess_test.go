@@ -30,7 +30,7 @@ func TestClaimSkipsHeldRows(t *testing.T) {
 	holders := make(chan error, 2)
 	go func() { // another replica's batch: alpha's report
 		holders <- s.InTx(ctx, func(tx storage.Tx) error {
-			b, err := tx.ClaimStaleReports(ctx, "r2", storage.Cursor{}, 1)
+			b, err := tx.ClaimStaleReports(ctx, "r2", storage.Cursor{}, 1, false)
 			if err == nil && (len(b.Reports) != 1 || b.Reports[0].Submission.ID != "sub_alpha") {
 				t.Errorf("first claim = %v, want sub_alpha", claimed(b))
 			}
@@ -56,7 +56,7 @@ func TestClaimSkipsHeldRows(t *testing.T) {
 	var b storage.StaleBatch
 	err := s.InTx(ctx, func(tx storage.Tx) error {
 		var err error
-		b, err = tx.ClaimStaleReports(ctx, "r2", storage.Cursor{}, 10)
+		b, err = tx.ClaimStaleReports(ctx, "r2", storage.Cursor{}, 10, false)
 		return err
 	})
 	close(release)

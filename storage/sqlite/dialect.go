@@ -23,7 +23,7 @@ type dialect struct{}
 func (dialect) Name() string      { return "sqlite" }
 func (dialect) ForUpdate() string { return "" }
 
-func (dialect) SkipLocked(string) string { return "" }
+func (dialect) Claim(string, bool) string { return "" }
 
 func (dialect) AnyOf(col, param string) string {
 	return col + " IN (SELECT value FROM json_each(" + param + "))"

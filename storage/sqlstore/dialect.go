@@ -17,13 +17,16 @@ type Dialect interface {
 	// already excludes every other writer (SQLite's BEGIN IMMEDIATE).
 	ForUpdate() string
 
-	// SkipLocked is the clause appended to a transaction's read that
-	// claims rows for work several processes share, so that each claims
-	// rows the others do not hold, without waiting: " FOR UPDATE OF
-	// tables SKIP LOCKED" on PostgreSQL (tables lists the query's aliases
-	// whose rows are locked, "" for every table), "" on SQLite, where the
-	// transaction already excludes every other writer.
-	SkipLocked(tables string) string
+	// Claim is the clause appended to a transaction's read that claims
+	// rows for work several processes share: " FOR NO KEY UPDATE OF
+	// tables" on PostgreSQL (tables lists the query's aliases whose rows
+	// are locked, "" for every table), followed unless wait by " SKIP
+	// LOCKED", so that each claims rows the others do not hold, without
+	// waiting; "" on SQLite, where the transaction already excludes every
+	// other writer. NO KEY UPDATE is the lock an UPDATE of the rows takes:
+	// it waits for (or skips) their writers, and not for transactions
+	// that only insert rows referring to them.
+	Claim(tables string, wait bool) string
 
 	// AnyOf returns a condition that is true when column col equals one
 	// of the list of strings bound to param (encoded with List):

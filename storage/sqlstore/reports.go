@@ -276,7 +276,7 @@ const staleWhere = `(rp.ruleset <> $1 OR rp.stale)`
 // their addons: one query for the submissions, one for the addons, one for
 // their suppressions, and on PostgreSQL one more when an addon was held by
 // another transaction. See storage.Tx.
-func (t *tx) ClaimStaleReports(ctx context.Context, ruleset string, after storage.Cursor, limit int) (storage.StaleBatch, error) {
+func (t *tx) ClaimStaleReports(ctx context.Context, ruleset string, after storage.Cursor, limit int, wait bool) (storage.StaleBatch, error) {
 	b := storage.StaleBatch{
 		Reports: []storage.StaleReport{}, Addons: map[string]registry.Addon{},
 		Suppressions: map[string][]registry.Suppression{}, Busy: map[string]bool{},
@@ -290,7 +290,7 @@ func (t *tx) ClaimStaleReports(ctx context.Context, ruleset string, after storag
 		where += " AND (s.created_at, s.id) > (" + a.add(t.d.Time(after.At)) + ", " + a.add(after.Key) + ")"
 	}
 	query := `SELECT ` + submissionColsOf("s.") + `, rp.ruleset FROM submissions s JOIN reports rp ON rp.submission_id = s.id
-		WHERE ` + where + ` ORDER BY s.created_at, s.id LIMIT ` + a.add(limit) + t.d.SkipLocked("rp, s")
+		WHERE ` + where + ` ORDER BY s.created_at, s.id LIMIT ` + a.add(limit) + t.d.Claim("rp, s", wait)
 	var err error
 	b.Reports, err = list(t.reader, ctx, "claim stale reports", func(row Row) (storage.StaleReport, error) {
 		var sr storage.StaleReport
@@ -313,7 +313,7 @@ func (t *tx) ClaimStaleReports(ctx context.Context, ruleset string, after storag
 		}
 	}
 	addons, err := list(t.reader, ctx, "claim addons of stale reports", t.scanAddon,
-		`SELECT `+addonCols+` FROM addons WHERE `+t.d.AnyOf("name", "$1")+` ORDER BY name`+t.d.SkipLocked(""), t.d.List(names))
+		`SELECT `+addonCols+` FROM addons WHERE `+t.d.AnyOf("name", "$1")+` ORDER BY name`+t.d.Claim("", false), t.d.List(names))
 	if err != nil {
 		return b, err
 	}

@@ -518,7 +518,10 @@ func (s *Store) RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bo
 }
 
 // SignEnvelopes signs up to batch published reports whose envelope is
-// missing or lacks one of the store's keys; see storage.Store.
+// missing or lacks one of the store's keys; see storage.Store. It claims
+// them as re-assessment does, passing over those another transaction
+// holds: it signs the bytes it holds, never an older report than the one
+// a concurrent re-render commits, and keeps no stale report waiting.
 func (s *Store) SignEnvelopes(ctx context.Context, batch int) (int, error) {
 	if batch <= 0 {
 		return 0, fmt.Errorf("sign envelopes: batch must be positive, got %d", batch)
@@ -529,7 +532,7 @@ func (s *Store) SignEnvelopes(ctx context.Context, batch int) (int, error) {
 		conds = append(conds, "rp.envelope_keys NOT LIKE "+a.add("%"+k.ID+"%"))
 	}
 	q := `SELECT rp.submission_id FROM versions v JOIN reports rp ON rp.submission_id = v.submission_id
-		WHERE ` + strings.Join(conds, " OR ") + ` ORDER BY rp.submission_id LIMIT ` + a.add(batch)
+		WHERE ` + strings.Join(conds, " OR ") + ` ORDER BY rp.submission_id LIMIT ` + a.add(batch) + s.d.Claim("rp", false)
 	n := 0
 	// The envelopes it signs are served from memory (cache.go).
 	defer s.txEnded()

@@ -75,32 +75,35 @@ func testClaimStaleReports(t *testing.T, s storage.Store) {
 		{"zero limit", storage.Cursor{}, 0, []string{}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var got storage.StaleBatch
-			inTx(t, s, func(tx storage.Tx) error {
-				var err error
-				got, err = tx.ClaimStaleReports(ctx, "new", tc.after, tc.limit)
-				return err
-			})
-			if diff := cmp.Diff(tc.want, claimIDs(got)); diff != "" {
-				t.Errorf("claimed (-want +got):\n%s", diff)
-			}
-			if len(got.Reports) > 0 {
-				last := got.Reports[len(got.Reports)-1].Submission
-				if want := (storage.Cursor{At: last.CreatedAt, Key: last.ID}); got.Next != want {
-					t.Errorf("Next = %+v, want the last report's %+v", got.Next, want)
+		// Nothing is held, so a claim that would wait claims the same.
+		for _, wait := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/wait=%v", tc.name, wait), func(t *testing.T) {
+				var got storage.StaleBatch
+				inTx(t, s, func(tx storage.Tx) error {
+					var err error
+					got, err = tx.ClaimStaleReports(ctx, "new", tc.after, tc.limit, wait)
+					return err
+				})
+				if diff := cmp.Diff(tc.want, claimIDs(got)); diff != "" {
+					t.Errorf("claimed (-want +got):\n%s", diff)
 				}
-			}
-			if got.Addons == nil || got.Suppressions == nil || got.Busy == nil || len(got.Busy) != 0 {
-				t.Errorf("Addons, Suppressions, Busy = %v, %v, %v; want non-nil maps, nothing busy", got.Addons, got.Suppressions, got.Busy)
-			}
-		})
+				if len(got.Reports) > 0 {
+					last := got.Reports[len(got.Reports)-1].Submission
+					if want := (storage.Cursor{At: last.CreatedAt, Key: last.ID}); got.Next != want {
+						t.Errorf("Next = %+v, want the last report's %+v", got.Next, want)
+					}
+				}
+				if got.Addons == nil || got.Suppressions == nil || got.Busy == nil || len(got.Busy) != 0 {
+					t.Errorf("Addons, Suppressions, Busy = %v, %v, %v; want non-nil maps, nothing busy", got.Addons, got.Suppressions, got.Busy)
+				}
+			})
+		}
 	}
 
 	var b storage.StaleBatch
 	inTx(t, s, func(tx storage.Tx) error {
 		var err error
-		b, err = tx.ClaimStaleReports(ctx, "new", storage.Cursor{}, 10)
+		b, err = tx.ClaimStaleReports(ctx, "new", storage.Cursor{}, 10, false)
 		return err
 	})
 	// What a renderer needs: the whole submission, the ruleset of its
@@ -125,7 +128,7 @@ func testClaimStaleReports(t *testing.T, s storage.Store) {
 	// A report stored under the current ruleset is claimed no more.
 	inTx(t, s, func(tx storage.Tx) error { return tx.PutReport(ctx, report("sub_0", "new", `{}`), nil) })
 	inTx(t, s, func(tx storage.Tx) error {
-		b, err := tx.ClaimStaleReports(ctx, "new", storage.Cursor{}, 1)
+		b, err := tx.ClaimStaleReports(ctx, "new", storage.Cursor{}, 1, false)
 		if diff := cmp.Diff([]string{"sub_2"}, claimIDs(b)); diff != "" {
 			t.Errorf("claimed after a re-render (-want +got):\n%s", diff)
 		}
@@ -163,7 +166,7 @@ func testMarkReportsStale(t *testing.T, s storage.Store) {
 		return tx.PutReports(ctx, []storage.ReportWrite{{Report: report("sub_2", "new", `{"a":2}`)}})
 	})
 	inTx(t, s, func(tx storage.Tx) error {
-		b, err := tx.ClaimStaleReports(ctx, "new", storage.Cursor{}, 10)
+		b, err := tx.ClaimStaleReports(ctx, "new", storage.Cursor{}, 10, false)
 		if diff := cmp.Diff([]string{"sub_1"}, claimIDs(b)); diff != "" {
 			t.Errorf("claimed after storing two marked reports (-want +got):\n%s", diff)
 		}
