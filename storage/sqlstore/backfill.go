@@ -20,7 +20,7 @@ func (t *tx) ClaimSearchBackfill(ctx context.Context, limit int) (storage.Search
 	b.Names, err = list(t.reader, ctx, "claim the search backfill", func(row Row) (string, error) {
 		var n string
 		return n, row.Scan(&n)
-	}, `SELECT name FROM addon_search_backfill ORDER BY name LIMIT $1`+t.d.SkipLocked(""), limit)
+	}, `SELECT name FROM addon_search_backfill ORDER BY name LIMIT $1`+t.d.Claim("", false), limit)
 	if err != nil || len(b.Names) == 0 {
 		return b, err
 	}
