@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -31,7 +32,9 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	}
 	b = bytes.TrimPrefix(b, byteOrderMark)
 	src := string(b)
-	pos := scanTOML(src)
+	sc := scratchPool.Get().(*parseScratch)
+	defer sc.release()
+	pos := scanTOMLInto(src, &sc.scan)
 	if fe := rawProblem(src, pos.lines); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
@@ -49,7 +52,8 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	if _, err := toml.Decode(src, &root); err != nil {
 		return nil, tomlError(src, err)
 	}
-	w := newWalker(pos.lines, "")
+	w := &sc.w
+	*w = walker{lines: pos.lines, keyBuf: sc.keys[:0]}
 	// Without a prefix the paths the scanner recorded are the model's
 	// field paths, with their lines: the manifest keeps that map rather
 	// than building a second one, and the walker adds what the scanner
@@ -58,6 +62,48 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	w.scratch = pos.path
 	m := w.manifest(at{}, root)
 	return w.finish(m)
+}
+
+// parseScratch is the memory one ParseTOML works in beyond what it
+// returns: the scanner's records and the walker with its key lists and
+// path buffer. A pool keeps it between calls, so that parsing an ordinary
+// manifest does not allocate it again.
+type parseScratch struct {
+	scan scanBuffers
+	w    walker
+	keys []string
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(parseScratch) }}
+
+// maxKeptScratch bounds, in elements, each buffer a parseScratch keeps:
+// past it (a large document) the buffer is left to the collector rather
+// than held by the pool.
+const maxKeptScratch = 4096
+
+// release hands sc back to the pool, without what could keep a
+// manifest's strings alive.
+func (sc *parseScratch) release() {
+	keep := func(n int) bool { return n <= maxKeptScratch }
+	if w := &sc.w; keep(cap(w.scratch)) {
+		sc.scan.path = w.scratch[:0]
+	} else {
+		sc.scan.path = nil
+	}
+	if keys := sc.w.keyBuf; keep(cap(keys)) {
+		clear(keys[:cap(keys)])
+		sc.keys = keys[:0]
+	} else {
+		sc.keys = nil
+	}
+	if !keep(cap(sc.scan.recs)) {
+		sc.scan.recs = nil
+	}
+	if !keep(cap(sc.scan.arena)) {
+		sc.scan.arena = nil
+	}
+	sc.w = walker{}
+	scratchPool.Put(sc)
 }
 
 // ParseJSON decodes and validates one manifest in its JSON form: one entry
@@ -179,6 +225,9 @@ func tooLarge(what string, limit int) error {
 // other than the tab and line breaks that separate lines. lines, when known,
 // names the key on the offending line.
 func rawProblem(src string, lines map[string]int) *registry.FieldError {
+	if plainText(src, true) {
+		return nil
+	}
 	err := safetext.Check(src, safetext.Lines|safetext.CR)
 	if err == nil {
 		return nil
@@ -414,7 +463,7 @@ func newWalker(lines map[string]int, prefix string) *walker {
 
 // sortedKeys returns the keys of t in order.
 func (w *walker) sortedKeys(t map[string]any) []string {
-	if w.keyBuf == nil {
+	if cap(w.keyBuf) == 0 {
 		// About one key per recorded position; bounded, as the lines of a
 		// registry file are those of every entry.
 		w.keyBuf = make([]string, 0, min(max(len(w.lines), 8), 64))
@@ -455,7 +504,7 @@ func (w *walker) seen(a at) {
 	}
 	// Most fields are known with their line already (the scanner's map is
 	// the manifest's): look the path up without making its string.
-	if w.scratch == nil {
+	if cap(w.scratch) == 0 {
 		w.scratch = make([]byte, 0, 64)
 	}
 	w.scratch = a.appendDisp(w.scratch[:0])

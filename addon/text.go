@@ -14,11 +14,47 @@ import (
 // separators, noncharacters, private-use and unassigned code points). The
 // message names the code point, never quotes s.
 func textProblem(s string) string {
+	if plainText(s, false) {
+		return ""
+	}
 	if err := safetext.Check(s, 0); err != nil {
 		return err.Error()
 	}
 	return ""
 }
+
+// plainText reports whether s holds only printable ASCII (U+0020 to
+// U+007E) and, when lines is true, tabs, line feeds and carriage returns:
+// text that safetext.Check accepts (with safetext.Lines|safetext.CR when
+// lines is true) without a look at any character's class. Manifests are
+// almost always such text; false sends s to safetext, which decides.
+func plainText(s string, lines bool) bool {
+	t := &plainOneLine
+	if lines {
+		t = &plainLines
+	}
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		if !(t[s[i]] && t[s[i+1]] && t[s[i+2]] && t[s[i+3]]) {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if !t[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// plainOneLine and plainLines are the bytes plainText passes.
+var plainOneLine, plainLines = func() (one, lines [256]bool) {
+	for c := 0x20; c < 0x7F; c++ {
+		one[c], lines[c] = true, true
+	}
+	lines['\t'], lines['\n'], lines['\r'] = true, true, true
+	return one, lines
+}()
 
 // plainKey reports whether a table key is safe to print: ASCII letters,
 // digits, `_` and `-`, and not longer than MaxKeyBytes. Every key registryd

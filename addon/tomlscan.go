@@ -1,6 +1,7 @@
 package addon
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -39,10 +40,26 @@ type tomlPositions struct {
 // the end of the record before.
 type pathRec struct{ end, line int32 }
 
+// scanBuffers is the memory a scan records into, kept between scans by
+// ParseTOML (parseScratch) so that a scan of an ordinary manifest
+// allocates only what it returns.
+type scanBuffers struct {
+	recs  []pathRec
+	arena []byte
+	path  []byte
+}
+
 func scanTOML(src string) tomlPositions {
+	return scanTOMLInto(src, &scanBuffers{})
+}
+
+// scanTOMLInto is scanTOML recording into buf, which it leaves with the
+// memory it grew; the path it returns is buf's path, for the walker's
+// lookups.
+func scanTOMLInto(src string, buf *scanBuffers) tomlPositions {
 	hint := positionsHint(src)
-	s := tomlPositions{src: src, line: 1, recs: make([]pathRec, 0, hint), arena: make([]byte, 0, 12*hint),
-		path: make([]byte, 0, 64)}
+	s := tomlPositions{src: src, line: 1, recs: slices.Grow(buf.recs[:0], hint), arena: slices.Grow(buf.arena[:0], 12*hint),
+		path: slices.Grow(buf.path[:0], 64)}
 	s.run()
 	s.lines = make(map[string]int, len(s.recs))
 	all := string(s.arena)
@@ -57,6 +74,7 @@ func scanTOML(src string) tomlPositions {
 			s.lines[k] = int(s.recs[i].line)
 		}
 	}
+	buf.recs, buf.arena = s.recs[:0], s.arena[:0]
 	s.recs, s.arena = nil, nil
 	s.path = s.path[:0] // the walker's scratch from here on
 	return s
