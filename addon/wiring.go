@@ -142,11 +142,18 @@ func (w Wiring) SHA256() string {
 // straight as their JSON text. It allocates only the returned string.
 // TestWiringSHA256Streamed holds the two to the same digest.
 func (m *Manifest) WiringSHA256() string {
-	var stack [1024]byte
-	sum := sha256.Sum256(m.appendWiring(stack[:0]))
+	sum := m.WiringSum()
 	var out [sha256.Size * 2]byte
 	hex.Encode(out[:], sum[:])
 	return string(out[:])
+}
+
+// WiringSum returns the SHA-256 that WiringSHA256 writes in hex, for a
+// caller that places the hex digits itself. It allocates nothing for a
+// manifest of ordinary size.
+func (m *Manifest) WiringSum() [sha256.Size]byte {
+	var stack [1024]byte
+	return sha256.Sum256(m.appendWiring(stack[:0]))
 }
 
 // appendWiring appends to dst what Wiring.SHA256 hashes for m's wiring,

@@ -227,8 +227,22 @@ func SHA256(b []byte) string {
 	return string(out[:])
 }
 
+// digests returns the hex SHA-256 of the manifest's bytes and the
+// manifest's wiring digest (addon.Manifest.WiringSHA256) as two halves of
+// one string: one allocation for both.
+func digests(manifest []byte, m *addon.Manifest) (manifestHex, wiringHex string) {
+	const n = sha256.Size * 2
+	sum, wiring := sha256.Sum256(manifest), m.WiringSum()
+	var out [2 * n]byte
+	hex.Encode(out[:n], sum[:])
+	hex.Encode(out[n:], wiring[:])
+	both := string(out[:])
+	return both[:n], both[n:]
+}
+
 // rulebook is what the report needs from the rules: the verdict over a set of
-// counted findings and whether a code blocks. Build uses assess's; tests
+// counted findings (counted is nil when every finding counts, as for
+// assess.Verdict) and whether a code blocks. Build uses assess's; tests
 // use their own so that the report logic is tested on its own.
 type rulebook struct {
 	verdict  func(findings []registry.Finding, counted func(i int) bool) registry.Verdict
@@ -262,20 +276,40 @@ func assemble(in Input, rb rulebook) (*Report, error) {
 	}
 
 	m := in.Parsed
-	r := &Report{
+	// The report, and the findings of a report with few, in one
+	// allocation: most reports carry one or two.
+	block := &struct {
+		r Report
+		f [2]Finding
+	}{}
+	n := len(in.Result.Findings)
+	var findings []Finding
+	if n <= len(block.f) {
+		findings = block.f[:0:n] // no room beyond: an append elsewhere copies
+	} else {
+		findings = make([]Finding, 0, n)
+	}
+	manifestHex, wiringHex := digests(in.Manifest, m)
+	r := &block.r
+	*r = Report{
 		Schema:         Schema,
 		Ruleset:        assess.Ruleset,
 		Addon:          Addon{Name: m.Addon.Name, Version: m.Addon.Version},
-		ManifestSHA256: SHA256(in.Manifest),
+		ManifestSHA256: manifestHex,
 		Tier:           in.Tier,
 		Removed:        in.Removed,
 		Transport:      transport(m),
-		Findings:       make([]Finding, 0, len(in.Result.Findings)),
+		Findings:       findings,
 		Capabilities:   capabilities(m.Capabilities),
 		Inferred:       Inferred{Network: in.Result.Inferred.Network, Exec: in.Result.Inferred.Exec},
-		WiringSHA256:   m.WiringSHA256(),
+		WiringSHA256:   wiringHex,
 	}
-	counted := make([]bool, len(in.Result.Findings))
+	// counted is needed only when a suppression can leave a finding
+	// uncounted; without one, every finding counts (a nil counted).
+	var counted []bool
+	if len(in.Suppressions) > 0 {
+		counted = make([]bool, len(in.Result.Findings))
+	}
 	for i, f := range in.Result.Findings {
 		rf := Finding{
 			Level:    f.Level,
@@ -289,7 +323,9 @@ func assemble(in Input, rb rulebook) (*Report, error) {
 			rf.Suppressed = &Suppressed{Reason: reason}
 			r.Counts.Suppressed++
 		} else {
-			counted[i] = true
+			if counted != nil {
+				counted[i] = true
+			}
 			switch f.Level {
 			case registry.LevelInfo:
 				r.Counts.Info++
@@ -306,7 +342,11 @@ func assemble(in Input, rb rulebook) (*Report, error) {
 	// even for a Result that was assembled by hand.
 	slices.SortStableFunc(r.Findings, compareFindings)
 
-	r.Verdict = rb.verdict(in.Result.Findings, func(i int) bool { return counted[i] })
+	if counted == nil {
+		r.Verdict = rb.verdict(in.Result.Findings, nil)
+	} else {
+		r.Verdict = rb.verdict(in.Result.Findings, func(i int) bool { return counted[i] })
+	}
 	if in.Removed {
 		r.Verdict = registry.VerdictFail
 	}
