@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -182,6 +184,34 @@ func TestPlainWord(t *testing.T) {
 		}
 		if got := plainWord(string(w[:])); got != want {
 			t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
+// TestEncodedSizeHint: for every golden report, the capacity Encode starts
+// with holds the report (when no string needs an escape, which the slack
+// does not have to cover) and is not much larger, so that a report is
+// written into one allocation of about its size.
+func TestEncodedSizeHint(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.report.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden reports: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Decode(b)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		hint := encodedSizeHint(r)
+		if !bytes.Contains(b, []byte(`\`)) && hint < len(b) {
+			t.Errorf("%s: hint %d < length %d", f, hint, len(b))
+		}
+		if max := len(b) + 32 + 2*len(r.Findings); hint > max {
+			t.Errorf("%s: hint %d > %d (length %d)", f, hint, max, len(b))
 		}
 	}
 }
