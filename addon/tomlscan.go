@@ -49,11 +49,7 @@ type scanBuffers struct {
 	path  []byte
 }
 
-func scanTOML(src string) tomlPositions {
-	return scanTOMLInto(src, &scanBuffers{})
-}
-
-// scanTOMLInto is scanTOML recording into buf, which it leaves with the
+// scanTOMLInto scans src, recording into buf, which it leaves with the
 // memory it grew; the path it returns is buf's path, for the walker's
 // lookups.
 func scanTOMLInto(src string, buf *scanBuffers) tomlPositions {
