@@ -14,6 +14,12 @@
 // invalidate it: a stale entry is only never served again, and is replaced
 // or evicted later.
 //
+// The transparency log (its appends and the checkpoints signed of it) is
+// tracked apart: an append for one addon changes the proof of every other,
+// but not their reports, badges or lists. A stamp taken WithLog is valid
+// only while the log has not changed either, and only while the store hears
+// of the log's changes (HearLog).
+//
 // The tracker is off until its store turns it on (Reset(true)), when the
 // store is sure to hear of every later change; while off, no stamp is valid
 // and every read goes to the database.
@@ -35,8 +41,10 @@ const slots = 4096
 // use; its zero value is not usable: use NewTracker.
 type Tracker struct {
 	on    atomic.Bool
+	logOn atomic.Bool   // the log's changes are heard too (HearLog)
 	epoch atomic.Uint64 // bumped when everything changes (and by Reset)
 	all   atomic.Uint64 // bumped by every change, for answers about all addons
+	log   atomic.Uint64 // bumped by every change to the log
 	seed  maphash.Seed
 	gens  [slots]atomic.Uint64
 }
@@ -50,6 +58,8 @@ type Stamp struct {
 	on         bool
 	slot       int // -1 for a stamp over every addon
 	epoch, gen uint64
+	withLog    bool // the stamp covers the log too, as it was at log
+	log        uint64
 }
 
 func (t *Tracker) slot(addon string) int {
@@ -69,10 +79,24 @@ func (t *Tracker) All() Stamp {
 	return Stamp{on: t.on.Load(), slot: -1, epoch: t.epoch.Load(), gen: t.all.Load()}
 }
 
+// WithLog returns s covering the transparency log as well: an answer
+// computed from the log (an inclusion proof) is served again only while
+// neither what s covers nor the log has changed. Take it before reading
+// the database, as s. While the tracker does not hear of the log's
+// changes, the stamp is never valid.
+func (t *Tracker) WithLog(s Stamp) Stamp {
+	s.withLog, s.log = true, t.log.Load()
+	s.on = s.on && t.logOn.Load()
+	return s
+}
+
 // Valid reports whether nothing s covers has changed since it was taken,
 // and the tracker has been on all along.
 func (t *Tracker) Valid(s Stamp) bool {
 	if !s.on || !t.on.Load() || t.epoch.Load() != s.epoch {
+		return false
+	}
+	if s.withLog && (!t.logOn.Load() || t.log.Load() != s.log) {
 		return false
 	}
 	if s.slot < 0 {
@@ -87,10 +111,25 @@ func (t *Tracker) Changed(addon string) {
 	t.all.Add(1)
 }
 
-// ChangedAll records a change that may concern any addon.
+// ChangedAll records a change that may concern any addon, and the log.
 func (t *Tracker) ChangedAll() { t.epoch.Add(1) }
 
+// LogChanged records a change to the transparency log: leaves appended, or
+// a checkpoint signed.
+func (t *Tracker) LogChanged() { t.log.Add(1) }
+
+// HearLog tells whether the store hears of every change to the log (a
+// PostgreSQL database migrated to send its notifications; SQLite, whose
+// data version moves with any commit). Stamps taken WithLog are valid only
+// while it does; every stamp taken before the call is invalid. A store
+// calls it before Reset(true).
+func (t *Tracker) HearLog(on bool) {
+	t.logOn.Store(on)
+	t.epoch.Add(1)
+}
+
 // Reset turns the tracker on or off; every stamp taken before is invalid.
+// Whether the log is heard (HearLog) is left as it is.
 func (t *Tracker) Reset(on bool) {
 	t.on.Store(on)
 	t.epoch.Add(1)

@@ -113,3 +113,69 @@ func TestBounded(t *testing.T) {
 		t.Errorf("a new key left %d of %d entries, want %d", after, valid, valid-1)
 	}
 }
+
+// A proof is kept with a stamp over its addon and the log: any append or
+// checkpoint (on any addon) and any change to its addon invalidate it, and
+// nothing is kept while the log's changes are not heard; the log's
+// changes leave answers that do not cover it alone.
+func TestLogStamps(t *testing.T) {
+	tests := []struct {
+		name     string
+		between  func(t *Tracker)
+		proof    bool // the proof of addon "a" is still served
+		byDigest bool // the proof found by a digest (any addon) is still served
+		report   bool // the report of "a" (not covering the log) is still served
+	}{
+		{"nothing happened", func(*Tracker) {}, true, true, true},
+		{"the log changed", func(t *Tracker) { t.LogChanged() }, false, false, true},
+		{"the addon changed", func(t *Tracker) { t.Changed("a") }, false, false, false},
+		{"another addon changed", func(t *Tracker) { t.Changed("b") }, true, false, true},
+		{"everything changed", func(t *Tracker) { t.ChangedAll() }, false, false, false},
+		{"the log went unheard", func(t *Tracker) { t.HearLog(false) }, false, false, false},
+		{"the log went unheard and heard", func(t *Tracker) { t.HearLog(false); t.HearLog(true) }, false, false, false},
+		{"the tracker went off and on", func(t *Tracker) { t.Reset(false); t.Reset(true) }, false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTracker()
+			tr.HearLog(true)
+			tr.Reset(true)
+			proofs := NewCache[string, int](tr, 10)
+			reports := NewCache[string, int](tr, 10)
+			sp, sd, sr := tr.WithLog(tr.Addon("a")), tr.WithLog(tr.All()), tr.Addon("a")
+			tt.between(tr)
+			proofs.Put("a", 1, sp)
+			proofs.Put("digest", 1, sd)
+			reports.Put("a", 1, sr)
+			if _, ok := proofs.Get("a"); ok != tt.proof {
+				t.Errorf("proof of the addon served = %v, want %v", ok, tt.proof)
+			}
+			if _, ok := proofs.Get("digest"); ok != tt.byDigest {
+				t.Errorf("proof by digest served = %v, want %v", ok, tt.byDigest)
+			}
+			if _, ok := reports.Get("a"); ok != tt.report {
+				t.Errorf("report served = %v, want %v", ok, tt.report)
+			}
+			// A change to the log after the proof was kept invalidates it.
+			tr.LogChanged()
+			if _, ok := proofs.Get("a"); ok {
+				t.Error("proof served after a later change to the log")
+			}
+		})
+	}
+}
+
+// A tracker that hears of every change but the log's keeps no proof.
+func TestLogUnheardCachesNoProof(t *testing.T) {
+	tr := NewTracker()
+	tr.Reset(true)
+	c := NewCache[string, int](tr, 10)
+	c.Put("a", 1, tr.WithLog(tr.Addon("a")))
+	if _, ok := c.Get("a"); ok {
+		t.Fatal("a proof was kept though the log's changes are not heard")
+	}
+	c.Put("r", 1, tr.Addon("r"))
+	if _, ok := c.Get("r"); !ok {
+		t.Fatal("an answer not covering the log was not kept")
+	}
+}
