@@ -16,12 +16,18 @@ import (
 // addon's name whenever something PublishedReport reads for it changes.
 const notifyChannel = "registryd_reports"
 
+// logChannel is the channel migration 00020's trigger notifies whenever
+// the transparency log's head changes: leaves appended or a checkpoint
+// signed, by any replica.
+const logChannel = "registryd_log"
+
 var errNoTriggers = errors.New("the report notification triggers are missing (run registryd migrate)")
 
 // listen keeps a connection LISTENing to notifyChannel until ctx ends, and
 // tells changes of what the published reads return: every change to an
 // addon's reports, versions or row notifies the channel at commit,
-// whichever replica made it. The tracker, and with it every answer kept in
+// whichever replica made it, and every change to the log's head notifies
+// logChannel. The tracker, and with it every answer kept in
 // memory (sqlstore's report cache, the API's badges and lists), is on
 // while the connection listens and off while it cannot, when every read
 // goes to the database; the listener reconnects with a bounded backoff.
@@ -49,7 +55,7 @@ func listenOnce(ctx context.Context, changes *readcache.Tracker, pool *pgxpool.P
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel+"; LISTEN "+logChannel); err != nil {
 		return err
 	}
 	// A database not yet migrated to 00004 (a replica started with
@@ -62,12 +68,23 @@ func listenOnce(ctx context.Context, changes *readcache.Tracker, pool *pgxpool.P
 	if triggers != 3 {
 		return errNoTriggers
 	}
+	// Nor does one not yet migrated to 00020 tell of the log's changes:
+	// there the reports are kept, the inclusion proofs not.
+	var logTrigger bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'log_head_notify' AND NOT tgisinternal)`).Scan(&logTrigger); err != nil {
+		return err
+	}
+	changes.HearLog(logTrigger)
 	// Only now that every later change will be heard may answers be kept.
 	changes.Reset(true)
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return err
+		}
+		if n.Channel == logChannel {
+			changes.LogChanged()
+			continue
 		}
 		changes.Changed(n.Payload)
 	}

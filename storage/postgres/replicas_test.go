@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -223,4 +224,94 @@ func TestLogAcrossReplicas(t *testing.T) {
 func TestCacheAcrossHandles(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	storetest.CacheAcrossHandles(t, openURL(t, url, false), openURL(t, url, false))
+}
+
+// Two replicas hear of each other's log appends and checkpoints (migration
+// 00020's notifications), which change every inclusion proof.
+func TestLogChangesAcrossReplicas(t *testing.T) {
+	k, err := storage.Ephemeral()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skew atomic.Int64
+	cfg := storage.Config{DatabaseURL: pgtest.NewDatabase(t), MaxConns: 4, Signing: storage.Signing{Signers: []*transparency.Signer{k},
+		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }}}
+	open := func() *postgres.Store {
+		s, err := postgres.Open(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	storetest.LogChangesAcrossHandles(t, open(), open(), func(d time.Duration) { skew.Add(int64(d)) })
+}
+
+// On a database not yet migrated to 00020 (a replica started with
+// --skip-migrate) the log's changes are not heard: reports are kept, no
+// stamp over the log is ever valid.
+func TestLogUnheardWithoutTrigger(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	admin := openURL(t, url, false)
+	if _, err := admin.Pool().Exec(context.Background(), "DROP TRIGGER log_head_notify ON log_head"); err != nil {
+		t.Fatal(err)
+	}
+	b := openURL(t, url, true)
+	publish(t, admin, "demo", `{"v":1}`)
+	deadline := time.Now().Add(10 * time.Second)
+	for !postgres.Cached(b, "demo", "") {
+		if time.Now().After(deadline) {
+			t.Fatal("b never cached the report: its listener did not start")
+		}
+		eventually(t, b, "demo", `{"v":1}`)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if c := b.Changes(); c.Valid(c.WithLog(c.Addon("demo"))) {
+		t.Fatal("b keeps proofs although no trigger will tell it of the log's changes")
+	}
+}
+
+// A report's envelope signed again (SignEnvelopes, after a key rotation)
+// notifies its addon: a replica serves the new envelope once it has heard.
+func TestEnvelopeResignedAcrossReplicas(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	a, b := openURL(t, url, false), openURL(t, url, false)
+	publish(t, a, "demo", `{"v":1}`)
+	ctx := context.Background()
+	// Once b listens, what it reads is kept.
+	deadline := time.Now().Add(10 * time.Second)
+	for !b.Changes().On() {
+		if time.Now().After(deadline) {
+			t.Fatal("b's listener did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, v := range []string{"", "1.0.0"} {
+		if _, err := b.PublishedEnvelope(ctx, "demo", v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Only the envelope's columns change, as SignEnvelopes changes them.
+	if _, err := a.Pool().Exec(ctx, `UPDATE reports SET envelope = $1, envelope_sha256 = 'resigned', envelope_keys = 'k2' WHERE submission_id = 'sub_demo'`,
+		[]byte(`{"resigned":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		e, err := b.PublishedEnvelope(ctx, "demo", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := b.PublishedEnvelopeDigest(ctx, "demo", "1.0.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(e.Bytes) == `{"resigned":true}` && e.SHA256 == "resigned" && d == "resigned" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s b still serves the envelope %s (digest %s)", e.Bytes, d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -76,6 +76,9 @@ func (w *watcher) connect(ctx context.Context) error {
 	w.mu.Lock()
 	w.conn, w.version = conn, v
 	w.mu.Unlock()
+	// The data version moves with every commit, the log's appends and
+	// checkpoints among them: the log is heard like everything else.
+	w.changes.HearLog(true)
 	w.changes.Reset(true)
 	return nil
 }

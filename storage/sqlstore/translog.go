@@ -501,6 +501,8 @@ func (s *Store) RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bo
 	if !s.n.checkpointStale(h, maxAge) {
 		return false, nil
 	}
+	// The proofs kept in memory carry the checkpoint (cache.go).
+	defer s.txEnded()
 	signed := false
 	err = s.inTx(ctx, func(t *tx) error {
 		signed = false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/readcache"
 )
 
 // reportCache is what a store that keeps published reports in memory
@@ -264,5 +265,90 @@ func CacheAcrossHandles(t *testing.T, a, b storage.Store) {
 		wantReport(t, w.writer, "the writer", "alpha", "1.0.0", body)
 		eventuallyReport(t, w.other, "alpha", "", body)
 		eventuallyReport(t, w.other, "alpha", "1.0.0", body)
+	}
+}
+
+// changeTracker is a store that tells of its changes (sqlstore.Store).
+type changeTracker interface {
+	Changes() *readcache.Tracker
+}
+
+// LogChangesAcrossHandles checks that each of two handles on one database
+// hears of the log's changes made through the other — an append for
+// another addon, a checkpoint signed again — so that an inclusion proof
+// kept against a stamp taken WithLog is served no longer; and that the
+// handle that made the change drops it at once. The database must hold
+// nothing yet; skew moves the clock both stores sign with.
+func LogChangesAcrossHandles(t *testing.T, a, b storage.Store, skew func(time.Duration)) {
+	ctx := context.Background()
+	ta, ok := a.(changeTracker)
+	tb, ok2 := b.(changeTracker)
+	if !ok || !ok2 {
+		t.Fatalf("%T keeps no read cache", a)
+	}
+	publish := func(s storage.Store, name string) {
+		t.Helper()
+		inTx(t, s, func(tx storage.Tx) error {
+			if err := tx.PutAddon(ctx, addon(name, 0)); err != nil {
+				return err
+			}
+			_, err := publishOne(ctx, tx, name, 0)
+			return err
+		})
+	}
+	publish(a, "alpha")
+	// stamp waits until a stamp over alpha and the log taken on s is
+	// valid (PostgreSQL's listener connects in the background).
+	stamp := func(s changeTracker) readcache.Stamp {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			st := s.Changes().WithLog(s.Changes().Addon("alpha"))
+			if s.Changes().Valid(st) {
+				return st
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no stamp over the log is valid after 10 s: the store does not hear of the log's changes")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	changes := []struct {
+		name   string
+		writer storage.Store
+		change func(s storage.Store)
+	}{
+		{"another addon appended through a", a, func(s storage.Store) { publish(s, "beta") }},
+		{"another addon appended through b", b, func(s storage.Store) { publish(s, "gamma") }},
+		{"checkpoint signed again through b", b, func(s storage.Store) {
+			skew(2 * time.Second)
+			if signed, err := s.RefreshCheckpoint(ctx, time.Second); err != nil || !signed {
+				t.Fatalf("RefreshCheckpoint = %v, %v; want a new checkpoint", signed, err)
+			}
+		}},
+		{"checkpoint signed again through a", a, func(s storage.Store) {
+			skew(2 * time.Second)
+			if signed, err := s.RefreshCheckpoint(ctx, time.Second); err != nil || !signed {
+				t.Fatalf("RefreshCheckpoint = %v, %v; want a new checkpoint", signed, err)
+			}
+		}},
+	}
+	for _, c := range changes {
+		sa, sb := stamp(ta), stamp(tb)
+		c.change(c.writer)
+		writer, other, mine, theirs := ta, tb, sa, sb
+		if c.writer == b {
+			writer, other, mine, theirs = tb, ta, sb, sa
+		}
+		if writer.Changes().Valid(mine) {
+			t.Errorf("%s: the writer still serves what it kept before", c.name)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for other.Changes().Valid(theirs) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: after 10 s the other handle still serves what it kept before", c.name)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }
