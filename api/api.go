@@ -123,11 +123,12 @@ type server struct {
 	limiters limiters
 	clients  *clientip.Resolver
 	metrics  Metrics
-	// changes tells when the published reads change; badges and lists
-	// keep whole answers against it.
+	// changes tells when the published reads and the log change; badges,
+	// lists and inclusion proofs keep whole answers against it.
 	changes *readcache.Tracker
 	badges  *readcache.Cache[badgeKey, renderedBadge]
 	lists   *readcache.Cache[string, listing.Answer] // GET /v1/addons by query
+	proofs  *readcache.Cache[proofKey, renderedProof]
 	deps    Deps
 	// keysBody and keysETag are GET /v1/keys's answer.
 	keysBody []byte
@@ -159,6 +160,7 @@ func newServer(d Deps) *server {
 	}
 	s.badges = readcache.NewCache[badgeKey, renderedBadge](s.changes, maxCachedBadges)
 	s.lists = readcache.NewCache[string, listing.Answer](s.changes, maxCachedLists)
+	s.proofs = readcache.NewCache[proofKey, renderedProof](s.changes, maxCachedProofs)
 	if s.metrics == nil {
 		s.metrics = noMetrics{}
 	}

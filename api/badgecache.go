@@ -13,6 +13,9 @@ import (
 const (
 	maxCachedBadges = 4096
 	maxCachedLists  = 256
+	// A proof is at most 63 hashes, the leaf and the checkpoint: about
+	// 4 KiB.
+	maxCachedProofs = 4096
 )
 
 // badgeKey is the request a badge answers: everything else it depends on

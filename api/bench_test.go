@@ -1,12 +1,12 @@
 package api_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,22 +79,31 @@ func BenchmarkReportGET(b *testing.B) {
 }
 
 // BenchmarkTrustGET measures what an install client fetches to verify a
-// report — the signed envelope (report.dsse) and the inclusion proof — and
-// the report itself, through the whole API on each store over a real
-// listener, each next to a bare net/http handler writing the same bytes
-// from memory (the ceiling), with the same client and parallelism.
+// report — the signed envelope (report.dsse) and the inclusion proof, by
+// version, as the latest and by the manifest's digest — and the report
+// itself, through the whole API on each store over a real listener, each
+// next to a bare net/http handler writing the same bytes from memory (the
+// ceiling), with the same client and parallelism.
 //
 //	go test ./api -run '^$' -bench TrustGET -benchtime 3s
 func BenchmarkTrustGET(b *testing.B) {
 	for _, be := range fixture.Backends() {
 		b.Run(be.Name, func(b *testing.B) {
 			e := newEnv(b, be)
-			e.publish(b, manifest("weather", "1.0.0"))
+			first := manifest("weather", "1.0.0")
+			e.publish(b, first)
 			// A log of a few leaves, so the proof has hashes.
 			for _, v := range []string{"1.0.1", "1.0.2", "1.0.3", "1.0.4"} {
 				e.publish(b, manifest("weather", v))
 			}
-			for _, path := range []string{"/v1/addons/weather/versions/1.0.0/report", "/v1/addons/weather/versions/1.0.0/report.dsse", "/v1/addons/weather/versions/1.0.0/proof"} {
+			for _, read := range []struct{ name, path string }{
+				{"report", "/v1/addons/weather/versions/1.0.0/report"},
+				{"report.dsse", "/v1/addons/weather/versions/1.0.0/report.dsse"},
+				{"proof", "/v1/addons/weather/versions/1.0.0/proof"},
+				{"proof-latest", "/v1/addons/weather/proof"},
+				{"proof-by-sha256", fmt.Sprintf("/v1/reports/sha256/%x/proof", sha256Sum([]byte(first)))},
+			} {
+				path := read.path
 				got := e.do(b, req{method: "GET", path: path})
 				if got.status != 200 {
 					b.Fatalf("GET %s = %d", path, got.status)
@@ -108,9 +117,8 @@ func BenchmarkTrustGET(b *testing.B) {
 					w.Write(body)
 				}))
 				b.Cleanup(bare.Close)
-				name := path[strings.LastIndexByte(path, '/')+1:]
-				b.Run(name+"/api", func(b *testing.B) { benchGET(b, e.srv.URL+path, len(body)) })
-				b.Run(name+"/bare", func(b *testing.B) { benchGET(b, bare.URL+path, len(body)) })
+				b.Run(read.name+"/api", func(b *testing.B) { benchGET(b, e.srv.URL+path, len(body)) })
+				b.Run(read.name+"/bare", func(b *testing.B) { benchGET(b, bare.URL+path, len(body)) })
 			}
 		})
 	}

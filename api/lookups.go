@@ -136,15 +136,34 @@ func (s *server) envelopeByManifest(w http.ResponseWriter, r *http.Request) erro
 }
 
 // proofByManifest serves the inclusion proof of the report that
-// reportByManifest serves: the version's own proof.
+// reportByManifest serves: the version's own proof, kept in memory as the
+// proofs by name are.
 func (s *server) proofByManifest(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.versionByManifest(r)
+	if err := knownParams(r); err != nil {
+		return err
+	}
+	sum, err := manifestDigest(r)
 	if err != nil {
 		return err
+	}
+	k := proofKey{manifest: sum}
+	if p, ok := s.proofs.Get(k); ok {
+		p.serve(w, r)
+		return nil
+	}
+	// Which version has the digest may change with any addon's versions;
+	// the proof, with the log.
+	st := s.changes.WithLog(s.changes.All())
+	v, err := s.reader.VersionByManifest(r.Context(), sum)
+	if err != nil {
+		return notFoundAs(err, "no published version has a manifest with this sha256")
 	}
 	p, err := s.reader.InclusionProof(r.Context(), v.Addon, v.Version)
 	if err != nil {
 		return notFoundAs(err, "no published version has a manifest with this sha256, or its report is not in the log yet")
 	}
-	return writeCacheable(w, r, proofBody(p), publicReportCache)
+	rp := renderProof(p)
+	s.proofs.Put(k, rp, st)
+	rp.serve(w, r)
+	return nil
 }

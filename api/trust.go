@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -154,14 +155,6 @@ func (s *server) checkpoint(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type proofJSON struct {
-	LeafIndex  uint64   `json:"leaf_index"`
-	TreeSize   uint64   `json:"tree_size"`
-	Leaf       []byte   `json:"leaf"`
-	Hashes     [][]byte `json:"hashes"`
-	Checkpoint string   `json:"checkpoint"`
-}
-
 // proof serves the inclusion proof of a published version's current
 // report against the latest checkpoint.
 func (s *server) proof(latest bool) http.HandlerFunc {
@@ -173,18 +166,102 @@ func (s *server) proof(latest bool) http.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		k := proofKey{name: name, version: version}
+		if p, ok := s.proofs.Get(k); ok {
+			p.serve(w, r)
+			return nil
+		}
+		// The proof is of the addon's version (its current leaf, which
+		// only an append or a change to the addon's versions moves) and of
+		// the log (its latest checkpoint).
+		st := s.changes.WithLog(s.changes.Addon(name))
 		p, err := s.reader.InclusionProof(r.Context(), name, version)
 		if err != nil {
 			return notFoundAs(err, "no such published addon or version, or its report is not in the log yet")
 		}
-		return writeCacheable(w, r, proofBody(p), publicReportCache)
+		rp := renderProof(p)
+		s.proofs.Put(k, rp, st)
+		rp.serve(w, r)
+		return nil
 	})
 }
 
-// proofBody is the answer of a GET …/proof.
-func proofBody(p storage.Inclusion) proofJSON {
-	return proofJSON{LeafIndex: p.LeafIndex, TreeSize: p.TreeSize, Leaf: p.Leaf,
-		Hashes: nonNilHashes(p.Hashes), Checkpoint: string(p.Checkpoint)}
+// proofKey is the request a proof answers: a version by name (version ""
+// for the latest), or by its manifest's digest.
+type proofKey struct{ name, version, manifest string }
+
+// renderedProof is a proof's answer, its bytes and their strong ETag,
+// kept in memory until the log or the version changes.
+type renderedProof struct {
+	body []byte
+	etag string
+}
+
+func (p renderedProof) serve(w http.ResponseWriter, r *http.Request) {
+	serveBytes(w, r, p.body, p.etag, "application/json", publicReportCache)
+}
+
+// renderProof encodes the answer of a GET …/proof.
+func renderProof(p storage.Inclusion) renderedProof {
+	b := appendProofJSON(make([]byte, 0, proofJSONSize(p)), p)
+	return renderedProof{body: b, etag: etagOf(b)}
+}
+
+// proofJSON is the answer of a GET …/proof, as appendProofJSON writes it
+// (encoding/json, for the tests that hold the two to the same bytes).
+type proofJSON struct {
+	LeafIndex  uint64   `json:"leaf_index"`
+	TreeSize   uint64   `json:"tree_size"`
+	Leaf       []byte   `json:"leaf"`
+	Hashes     [][]byte `json:"hashes"`
+	Checkpoint string   `json:"checkpoint"`
+}
+
+// proofJSONSize is about the length of p's JSON, and at least it for a
+// checkpoint of text with few characters to escape (as notes are), so
+// that it is written into one allocation.
+func proofJSONSize(p storage.Inclusion) int {
+	n := 128 + base64.StdEncoding.EncodedLen(len(p.Leaf)) + 2*len(p.Checkpoint)
+	for _, h := range p.Hashes {
+		n += base64.StdEncoding.EncodedLen(len(h)) + 3
+	}
+	return n
+}
+
+// appendProofJSON appends p's JSON to b: the bytes json.Encoder writes of
+// proofJSON, trailing newline included, with the hashes' base64 written
+// in place.
+func appendProofJSON(b []byte, p storage.Inclusion) []byte {
+	b = append(b, `{"leaf_index":`...)
+	b = strconv.AppendUint(b, p.LeafIndex, 10)
+	b = append(b, `,"tree_size":`...)
+	b = strconv.AppendUint(b, p.TreeSize, 10)
+	b = append(b, `,"leaf":`...)
+	b = appendBase64(b, p.Leaf)
+	b = append(b, `,"hashes":[`...)
+	for i, h := range p.Hashes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendBase64(b, h)
+	}
+	b = append(b, `],"checkpoint":`...)
+	// The checkpoint is text and escaped as encoding/json escapes it (a
+	// string always encodes).
+	cp, _ := json.Marshal(string(p.Checkpoint))
+	b = append(b, cp...)
+	return append(b, "}\n"...)
+}
+
+// appendBase64 appends v as encoding/json writes a []byte: a string of its
+// standard base64, null for nil.
+func appendBase64(b, v []byte) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '"')
+	b = base64.StdEncoding.AppendEncode(b, v)
+	return append(b, '"')
 }
 
 func nonNilHashes(h [][]byte) [][]byte {
