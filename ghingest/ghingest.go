@@ -81,7 +81,7 @@ type GitHub interface {
 // Locker serializes work on one key across every process sharing a store;
 // storage.Store satisfies it (see storage.Store.Lock).
 type Locker interface {
-	Lock(ctx context.Context, key string) (unlock func(), err error)
+	Lock(ctx context.Context, key string) (held context.Context, unlock func(), err error)
 }
 
 // TxRunner runs a transaction; storage.Store satisfies it.

@@ -207,16 +207,21 @@ func (w *Worker) Work(ctx context.Context, job jobs.Run) error {
 	}
 	var out outcome
 	switch {
+	// The work runs under the lock's context: a lock lost on the way
+	// (storage.ErrLockLost) stops it before its next call, and the
+	// delivery is retried.
 	case ev.PR != nil:
-		var unlock func()
-		if unlock, err = w.lock(ctx, ev.Repo+"#"+fmt.Sprint(ev.PR.Number)); err == nil {
-			out, err = w.pullRequest(ctx, ev)
+		held, unlock, lerr := w.lock(ctx, ev.Repo+"#"+fmt.Sprint(ev.PR.Number))
+		if err = lerr; err == nil {
+			out, err = w.pullRequest(held, ev)
+			err = lockLost(held, err)
 			unlock()
 		}
 	case ev.Push != nil:
-		var unlock func()
-		if unlock, err = w.lock(ctx, ev.Repo+"@push"); err == nil {
-			out, err = w.push(ctx, ev)
+		held, unlock, lerr := w.lock(ctx, ev.Repo+"@push")
+		if err = lerr; err == nil {
+			out, err = w.push(held, ev)
+			err = lockLost(held, err)
 			unlock()
 		}
 	}
@@ -234,17 +239,28 @@ func (w *Worker) Work(ctx context.Context, job jobs.Run) error {
 // lock serializes the work on one key (a pull request): in this process,
 // then, with a Locker, across every process on the store. Waiting in this
 // process first keeps one connection per key pinned, not one per job.
-func (w *Worker) lock(ctx context.Context, key string) (func(), error) {
+func (w *Worker) lock(ctx context.Context, key string) (context.Context, func(), error) {
 	unlock := w.localLock(key)
 	if w.locker == nil {
-		return unlock, nil
+		return ctx, unlock, nil
 	}
-	shared, err := w.locker.Lock(ctx, "github:"+key)
+	held, shared, err := w.locker.Lock(ctx, "github:"+key)
 	if err != nil {
 		unlock()
-		return nil, fmt.Errorf("lock %s: %w", key, err)
+		return nil, nil, fmt.Errorf("lock %s: %w", key, err)
 	}
-	return func() { shared(); unlock() }, nil
+	return held, func() { shared(); unlock() }, nil
+}
+
+// lockLost names the lost lock as the cause of err when the work under
+// held failed because the lock was lost.
+func lockLost(held context.Context, err error) error {
+	if err != nil && held.Err() != nil {
+		if cause := context.Cause(held); errors.Is(cause, storage.ErrLockLost) {
+			return fmt.Errorf("%w (%w)", cause, err)
+		}
+	}
+	return err
 }
 
 // localLock serializes the work on one key in this process.

@@ -11,6 +11,7 @@ package storage
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"time"
 
 	"github.com/registryd/registryd/jobs"
@@ -435,15 +436,22 @@ type Store interface {
 	// moment, for the metrics. It performs no I/O.
 	Pools() []PoolStats
 	// Lock waits until it holds the exclusive lock named key, or ctx is
-	// done (then it returns ctx's error), and returns the function that
-	// releases it; calling that more than once is harmless. It serializes
-	// work that has effects outside the database (a comment posted on
-	// GitHub) across every process running on the store: on PostgreSQL it
-	// is a session advisory lock held on a connection of its own, which
-	// the server drops if that connection is lost (a database restart);
-	// on SQLite, whose database one server process serves, it is held in
-	// this process. Hold it briefly: it pins a connection.
-	Lock(ctx context.Context, key string) (unlock func(), err error)
+	// done (then it returns ctx's error), and returns a context derived
+	// from ctx that is done once the lock is no longer held, and the
+	// function that releases it; calling that more than once is harmless.
+	// It serializes work that has effects outside the database (a comment
+	// posted on GitHub) across every process running on the store, so the
+	// holder does that work under the returned context, and checks it
+	// before each effect: when the lock is lost, the context's cause wraps
+	// ErrLockLost, and the next holder gets the lock only after this
+	// context is done. On PostgreSQL it is a session advisory lock held on
+	// a connection of its own, with a lease renewed on that connection
+	// (storage/postgres lock.go), so a lock lost with its connection (a
+	// database restart) ends its context within a fifth of the lease and
+	// passes to another process once the lease has run out; on SQLite,
+	// whose database one server process serves, it is held in this process
+	// and never lost. Hold it briefly: it pins a connection.
+	Lock(ctx context.Context, key string) (held context.Context, unlock func(), err error)
 	Close() error
 }
 
@@ -517,6 +525,10 @@ type Inclusion struct {
 	Hashes     [][]byte
 	Checkpoint []byte // the signed note of the checkpoint of TreeSize
 }
+
+// ErrLockLost is the cause of a lock's context (Store.Lock) when the lock
+// was lost while held.
+var ErrLockLost = errors.New("lock lost")
 
 // Signing is what a store signs published reports and checkpoints with.
 type Signing struct {

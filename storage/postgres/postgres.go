@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -47,6 +48,7 @@ type Store struct {
 	logger *slog.Logger
 
 	locks      sqlstore.KeyLocks // Lock's waits in this process
+	lockLease  time.Duration     // how long a lock's lease lasts unrenewed
 	stopListen context.CancelFunc
 	listenDone chan struct{}
 }
@@ -97,7 +99,7 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 	}
 	st := &Store{
 		Store: inner,
-		pool:  pool, sqlDB: sqlDB, jobs: q, logger: logger, listenDone: make(chan struct{})}
+		pool:  pool, sqlDB: sqlDB, jobs: q, logger: logger, listenDone: make(chan struct{}), lockLease: defaultLease}
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	st.stopListen = stop
 	go func() {

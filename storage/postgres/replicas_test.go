@@ -165,24 +165,24 @@ func TestLockAcrossReplicas(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	a, b := openURL(t, url, false), openURL(t, url, false)
 	ctx := context.Background()
-	unlock, err := a.Lock(ctx, "pull:o/r#1")
+	_, unlock, err := a.Lock(ctx, "pull:o/r#1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if u, err := b.Lock(short, "pull:o/r#1"); err == nil {
+	if _, u, err := b.Lock(short, "pull:o/r#1"); err == nil {
 		u()
 		t.Fatal("b took a lock a holds")
 	}
-	if u, err := b.Lock(ctx, "pull:o/r#2"); err != nil {
+	if _, u, err := b.Lock(ctx, "pull:o/r#2"); err != nil {
 		t.Fatalf("b could not take another key: %v", err)
 	} else {
 		u()
 	}
 	got := make(chan error, 1)
 	go func() {
-		u, err := b.Lock(ctx, "pull:o/r#1")
+		_, u, err := b.Lock(ctx, "pull:o/r#1")
 		if err == nil {
 			u()
 		}

@@ -1636,26 +1636,39 @@ func testGauges(t *testing.T, s storage.Store) {
 }
 
 // testLock: Lock admits one holder of a key at a time, whoever asks, does
-// not hold back another key, and gives up when its context ends.
+// not hold back another key, and gives up when its context ends. The
+// lock's context lasts while it is held and ends with unlock.
 func testLock(t *testing.T, s storage.Store) {
 	ctx := context.Background()
-	unlock, err := s.Lock(ctx, "pull:o/r#1")
+	held, unlock, err := s.Lock(ctx, "pull:o/r#1")
 	if err != nil {
 		t.Fatalf("Lock: %v", err)
 	}
-	other, err := s.Lock(ctx, "pull:o/r#2")
+	if held.Err() != nil {
+		t.Fatalf("the context of a lock just taken is done: %v", context.Cause(held))
+	}
+	_, other, err := s.Lock(ctx, "pull:o/r#2")
 	if err != nil {
 		t.Fatalf("Lock of another key while the first is held: %v", err)
 	}
 	other()
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	if u, err := s.Lock(short, "pull:o/r#1"); err == nil {
+	if _, u, err := s.Lock(short, "pull:o/r#1"); err == nil {
 		u()
 		t.Fatal("Lock of a held key returned a lock before its context ended")
 	}
 	cancel()
+	if held.Err() != nil {
+		t.Fatalf("the lock's context ended while it was held: %v", context.Cause(held))
+	}
 	unlock()
 	unlock() // harmless
+	if held.Err() == nil {
+		t.Error("the lock's context lasts after unlock")
+	}
+	if errors.Is(context.Cause(held), storage.ErrLockLost) {
+		t.Errorf("unlock ended the lock's context with %v, as if the lock had been lost", context.Cause(held))
+	}
 
 	const holders = 8
 	var inside, most atomic.Int32
@@ -1663,7 +1676,7 @@ func testLock(t *testing.T, s storage.Store) {
 	errs := make(chan error, holders)
 	for range holders {
 		wg.Go(func() {
-			u, err := s.Lock(ctx, "pull:o/r#1")
+			_, u, err := s.Lock(ctx, "pull:o/r#1")
 			if err != nil {
 				errs <- err
 				return
