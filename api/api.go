@@ -129,6 +129,7 @@ type server struct {
 	badges  *readcache.Cache[badgeKey, renderedBadge]
 	lists   *readcache.Cache[string, listing.Answer] // GET /v1/addons by query
 	proofs  *readcache.Cache[proofKey, renderedProof]
+	tiles   *tileCache // the log's tiles and bundles (tiles.go)
 	deps    Deps
 	// keysBody and keysETag are GET /v1/keys's answer.
 	keysBody []byte
@@ -161,6 +162,7 @@ func newServer(d Deps) *server {
 	s.badges = readcache.NewCache[badgeKey, renderedBadge](s.changes, maxCachedBadges)
 	s.lists = readcache.NewCache[string, listing.Answer](s.changes, maxCachedLists)
 	s.proofs = readcache.NewCache[proofKey, renderedProof](s.changes, maxCachedProofs)
+	s.tiles = newTileCache(maxCachedTileBytes)
 	if s.metrics == nil {
 		s.metrics = noMetrics{}
 	}

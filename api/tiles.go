@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -84,6 +85,10 @@ func (s *server) logTile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if a, ok := s.tiles.get(ref); ok {
+		serveBytes(w, r, a.body, a.etag, tileMediaType, immutableCache)
+		return nil
+	}
 	var body []byte
 	if ref.level < 0 {
 		leaves, err := s.reader.LogEntries(r.Context(), ref.index, ref.width)
@@ -99,8 +104,75 @@ func (s *server) logTile(w http.ResponseWriter, r *http.Request) error {
 			return notFoundAs(err, "the log holds no such tile")
 		}
 	}
-	serveBytes(w, r, body, etagOf(body), tileMediaType, immutableCache)
+	a := tileAnswer{body: body, etag: etagOf(body)}
+	s.tiles.put(ref, a)
+	serveBytes(w, r, a.body, a.etag, tileMediaType, immutableCache)
 	return nil
+}
+
+// maxCachedTileBytes bounds the bytes of the tiles and bundles kept in
+// memory: 4,096 full tiles, or about 500 full bundles of leaves of 250
+// bytes.
+const maxCachedTileBytes = 32 << 20
+
+// tileAnswer is a tile's or bundle's bytes and their strong ETag.
+type tileAnswer struct {
+	body []byte
+	etag string
+}
+
+// tileCache keeps the tiles and bundles this process served. What a tile
+// path names never changes once the log holds it, so an answer is kept
+// with nothing to invalidate it: the log only grows, and a database is
+// restored from a backup only with the servers stopped
+// (docs/operations.md). Past its bound it evicts arbitrary entries to make
+// room for each new one, so that a client walking the whole log keeps its
+// memory bounded. It is safe for concurrent use.
+type tileCache struct {
+	max int
+
+	mu      sync.Mutex
+	size    int
+	answers map[tileRef]tileAnswer
+}
+
+func newTileCache(maxBytes int) *tileCache {
+	return &tileCache{max: maxBytes, answers: make(map[tileRef]tileAnswer)}
+}
+
+func (c *tileCache) get(ref tileRef) (tileAnswer, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.answers[ref]
+	return a, ok
+}
+
+func (c *tileCache) put(ref tileRef, a tileAnswer) {
+	if len(a.body) > c.max {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.answers[ref]; ok {
+		c.size -= len(old.body)
+		delete(c.answers, ref)
+	}
+	for old, oa := range c.answers {
+		if c.size+len(a.body) <= c.max {
+			break
+		}
+		c.size -= len(oa.body)
+		delete(c.answers, old)
+	}
+	c.answers[ref] = a
+	c.size += len(a.body)
+}
+
+// bytes returns how many bytes of answers the cache holds.
+func (c *tileCache) bytes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size
 }
 
 // entryBundle encodes leaves as a tlog-tiles entry bundle: each a
