@@ -213,8 +213,11 @@ func TestKillNineLosesNoDelivery(t *testing.T) {
 	c := &client{t: t, base: url2}
 	// A job that was running when the process died stays so until the job
 	// runner takes it for abandoned (jobs.StuckAfter) and runs it
-	// again; every other acknowledged delivery runs at once. Wait until the
-	// count of done deliveries stops growing.
+	// again; every other acknowledged delivery runs once it has the pull
+	// request's lock, which the killed process left behind with a lease of
+	// up to 5 s (storage/postgres, lock_leases). Wait until the count of done
+	// deliveries has not grown for longer than that lease.
+	const steady = 5*time.Second + 3*time.Second
 	deadline := time.Now().Add(60 * time.Second)
 	lastDone, steadySince := -1, time.Now()
 	var done, stuck int
@@ -240,7 +243,7 @@ func TestKillNineLosesNoDelivery(t *testing.T) {
 		if done != lastDone {
 			lastDone, steadySince = done, time.Now()
 		}
-		if done == len(acked) || (done+stuck == len(acked) && time.Since(steadySince) > 3*time.Second) || time.Now().After(deadline) {
+		if done == len(acked) || (done+stuck == len(acked) && time.Since(steadySince) > steady) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
