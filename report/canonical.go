@@ -133,11 +133,6 @@ func appendStrings(dst []byte, ss []string) []byte {
 	return append(dst, ']')
 }
 
-// AppendString appends s to dst as an RFC 8785 string, as appendString
-// does. The signed envelope (package transparency) writes its strings with
-// it, so that the report and its envelope share one escaper.
-func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
-
 // appendString appends s as an RFC 8785 string: `"` and `\` escaped with a
 // backslash; U+0008, U+0009, U+000A, U+000C and U+000D as \b, \t, \n, \f
 // and \r; every other control below U+0020 as \u00hh in lower-case hex;

@@ -10,10 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
-
-	"github.com/registryd/registryd/report"
 )
 
 // PayloadType is the DSSE payloadType of a registryd report envelope.
@@ -64,9 +63,9 @@ func appendEnvelope(dst []byte, env *dsse.Envelope) []byte {
 	}
 	dst = slices.Grow(dst, n)
 	dst = append(dst, `{"payload":`...)
-	dst = report.AppendString(dst, env.Payload)
+	dst = appendJSONString(dst, env.Payload)
 	dst = append(dst, `,"payloadType":`...)
-	dst = report.AppendString(dst, env.PayloadType)
+	dst = appendJSONString(dst, env.PayloadType)
 	dst = append(dst, `,"signatures":`...)
 	if env.Signatures == nil {
 		return append(dst, "null}"...)
@@ -77,12 +76,62 @@ func appendEnvelope(dst []byte, env *dsse.Envelope) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"keyid":`...)
-		dst = report.AppendString(dst, s.KeyID)
+		dst = appendJSONString(dst, s.KeyID)
 		dst = append(dst, `,"sig":`...)
-		dst = report.AppendString(dst, s.Sig)
+		dst = appendJSONString(dst, s.Sig)
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}"...)
+}
+
+// appendJSONString appends s as an RFC 8785 string (§3.2.2.2): `"` and `\`
+// escaped with a backslash; U+0008, U+0009, U+000A, U+000C and U+000D as
+// \b, \t, \n, \f and \r; every other control below U+0020 as \u00hh in
+// lower-case hex; everything else (U+2028, U+2029, <, > and & included) as
+// its UTF-8 bytes. A byte that does not start a valid UTF-8 sequence is
+// written as U+FFFD, as encoding/json replaces it before canonicalization.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0 // s[start:i] is to be copied as it is
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, "\ufffd"...)
+				start = i + 1
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // OpenEnvelope verifies a DSSE envelope against the given keys and returns
