@@ -125,8 +125,12 @@ func BenchmarkTrustGET(b *testing.B) {
 }
 
 // benchGET fetches url from parallel clients and reports the p99 latency.
-func benchGET(b *testing.B, url string, size int) {
-	tr := &http.Transport{MaxIdleConnsPerHost: 256}
+func benchGET(b *testing.B, url string, size int) { benchGETAs(b, url, size, false) }
+
+// benchGETAs is benchGET, with compression off when identity is set: the
+// clients then do not accept gzip, and an encoded answer is an error.
+func benchGETAs(b *testing.B, url string, size int, identity bool) {
+	tr := &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: identity}
 	b.Cleanup(tr.CloseIdleConnections)
 	client := &http.Client{Transport: tr}
 	var mu sync.Mutex
@@ -144,8 +148,8 @@ func benchGET(b *testing.B, url string, size int) {
 			}
 			n, _ := io.Copy(io.Discard, res.Body)
 			res.Body.Close()
-			if res.StatusCode != 200 || n != int64(size) {
-				b.Errorf("status %d, %d bytes", res.StatusCode, n)
+			if res.StatusCode != 200 || n != int64(size) || (identity && res.Header.Get("Content-Encoding") != "") {
+				b.Errorf("status %d, %d bytes, Content-Encoding %q", res.StatusCode, n, res.Header.Get("Content-Encoding"))
 				return
 			}
 			local = append(local, time.Since(start))

@@ -1,15 +1,11 @@
 package api_test
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/storage/storetest"
@@ -43,47 +39,9 @@ func BenchmarkTileGET(b *testing.B) {
 				}))
 				b.Cleanup(bare.Close)
 				name := strings.NewReplacer("/v1/log/tile/", "", "/", "_").Replace(path)
-				b.Run(name+"/api", func(b *testing.B) { benchGETIdentity(b, e.srv.URL+path, len(body)) })
-				b.Run(name+"/bare", func(b *testing.B) { benchGETIdentity(b, bare.URL+path, len(body)) })
+				b.Run(name+"/api", func(b *testing.B) { benchGETAs(b, e.srv.URL+path, len(body), true) })
+				b.Run(name+"/bare", func(b *testing.B) { benchGETAs(b, bare.URL+path, len(body), true) })
 			}
 		})
-	}
-}
-
-// benchGETIdentity is benchGET with compression off: it fetches url from
-// parallel clients that do not accept gzip and reports the p99 latency.
-func benchGETIdentity(b *testing.B, url string, size int) {
-	tr := &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true}
-	b.Cleanup(tr.CloseIdleConnections)
-	client := &http.Client{Transport: tr}
-	var mu sync.Mutex
-	var lat []time.Duration
-	b.SetBytes(int64(size))
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		local := make([]time.Duration, 0, 1024)
-		for pb.Next() {
-			start := time.Now()
-			res, err := client.Get(url)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			n, _ := io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode != 200 || n != int64(size) || res.Header.Get("Content-Encoding") != "" {
-				b.Errorf("status %d, %d bytes, Content-Encoding %q", res.StatusCode, n, res.Header.Get("Content-Encoding"))
-				return
-			}
-			local = append(local, time.Since(start))
-		}
-		mu.Lock()
-		lat = append(lat, local...)
-		mu.Unlock()
-	})
-	b.StopTimer()
-	if len(lat) > 0 {
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 	}
 }
