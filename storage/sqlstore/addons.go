@@ -194,23 +194,57 @@ type rankedAddon struct {
 	rank  int
 }
 
-// addonsByRelevance lists the addons matching f, whose Query is not empty,
-// in storage.ByRelevance's order, after cursor c when there is one.
+// The bounds of a search's reads past the names that start with the query
+// (ranks 2 to 4, and 0 and 1 when step 1 cannot read them), in rows for a
+// page of limit addons; see addonsByRelevance.
 //
-// Ranks 0 and 1 (the name is the query, or starts with it) are the names
-// between the query and its successor (prefixEnd): they are read first,
-// through the index of names in order, and the query stops at the page's
-// end, so that a query starting a great many names (a service's name)
-// costs a page, not its matches. Only when they do not fill the page are
-// the other matches read, through the substring index, ranked and sorted
-// (searchRankSQL).
+// searchCandidates is how many matches a page reads at most through the
+// substring index to learn that they are few: under it every match is
+// read and ranked; at it the matches are many, and the page walks the
+// names in order instead. searchWalk is how many names that walk reads at
+// most, for all ranks of a page together.
+func searchCandidates(limit int) int { return 16 * (limit + 1) }
+func searchWalk(limit int) int       { return 128 * (limit + 1) }
+
+// rankPos is a position in a search's order: after the addon called key in
+// rank rank, or at the start of rank when key is "".
+type rankPos struct {
+	rank int
+	key  string
+}
+
+// addonsByRelevance lists the addons matching f, whose Query is not empty,
+// in storage.ByRelevance's order, after cursor c when there is one. It
+// reads in two steps, so that a page's cost is bounded by the page, not by
+// the number of matches, wherever the matches are many:
+//
+//  1. Ranks 0 and 1 (the name is the query, or starts with it) are the
+//     names between the query and its successor (prefixEnd): they are read
+//     first, through the index of names in order, and the read stops at the
+//     page's end.
+//  2. When they do not fill the page, the other ranks are read. At most
+//     searchCandidates matches are read through the substring index
+//     (rankedMatches); when there are fewer, they are all there is, ranked
+//     and sorted. When there are more, the page walks the names in order
+//     once for each rank from its position (walkRanks), checking each name
+//     against that rank's condition (the same searchRankSQL), at most
+//     searchWalk names for the page; only when the walk ends without
+//     filling the page, because the rest of a rank's matches are rare among
+//     the names, are the matches read through the substring index after
+//     all, unbounded.
+//
+// Each way yields the same addons in the same order, so cursors carry from
+// one to the other.
 func (r reader) addonsByRelevance(ctx context.Context, f storage.AddonFilter, c *storage.Cursor, p storage.Page) ([]registry.Addon, string, error) {
 	q := strings.ToLower(f.Query)
 	limit := p.Bounded()
 	name := r.d.Bytewise("name")
 	var out []rankedAddon
-	pastPrefix := false // ranks 0 and 1 are read
-	if end, ok := prefixEnd(q); ok && (c == nil || c.Rank <= 1) {
+	from := rankPos{}
+	if c != nil {
+		from = rankPos{c.Rank, c.Key}
+	}
+	if end, ok := prefixEnd(q); ok && from.rank <= 1 {
 		var a args
 		byName := f
 		byName.Query = ""
@@ -237,37 +271,167 @@ func (r reader) addonsByRelevance(ctx context.Context, f storage.AddonFilter, c 
 		if len(out) > limit {
 			return rankedPage(out, limit)
 		}
-		pastPrefix = true
+		from = rankPos{rank: 2}
 	}
+	need := limit + 1 - len(out)
+	rows, many, err := r.rankedMatches(ctx, f, q, from, need, searchCandidates(limit))
+	if err != nil {
+		return nil, "", err
+	}
+	if many {
+		if rows, err = r.walkRanks(ctx, f, q, from, need, searchWalk(limit)); err != nil {
+			return nil, "", err
+		}
+	}
+	return rankedPage(append(out, rows...), limit)
+}
+
+// rankedMatches returns the first need addons matching f (whose query,
+// lowercased, is q) from position from on, read through the substring
+// index, ranked and sorted. When bound is above zero it reads at most bound
+// matches of all ranks, and many is true when there are that many: its
+// rows are then not the answer.
+func (r reader) rankedMatches(ctx context.Context, f storage.AddonFilter, q string, from rankPos, need, bound int) (rows []rankedAddon, many bool, err error) {
 	var a args
 	where, err := r.addonWhere(&a, f)
 	if err != nil {
-		return nil, "", fmt.Errorf("search addons: %w", err)
+		return nil, false, fmt.Errorf("search addons: %w", err)
 	}
+	name := r.d.Bytewise("name")
 	rank := r.searchRankSQL(&a, q)
-	query := `SELECT ` + addonCols + `, search_rank FROM (SELECT ` + addonCols + `, ` + rank + ` AS search_rank FROM addons` +
-		whereSQL(where) + `) ranked`
-	switch {
-	case pastPrefix:
-		query += ` WHERE search_rank > 1`
-	case c != nil:
-		query += ` WHERE search_rank > ` + a.add(c.Rank) + ` OR (search_rank = ` + a.add(c.Rank) + ` AND ` + name + ` > ` + a.add(c.Key) + `)`
+	matches := `SELECT ` + addonCols + `, ` + rank + ` AS search_rank FROM addons` + whereSQL(where)
+	counted := "0"
+	if bound > 0 {
+		// Counted before the position is applied, so that the count is of
+		// the first bound matches the index yields, whatever their rank.
+		matches += ` LIMIT ` + a.add(bound)
+		counted = "count(*) OVER ()"
 	}
-	query += ` ORDER BY search_rank, ` + name + ` LIMIT ` + a.add(limit+1-len(out))
+	query := `SELECT ` + addonCols + `, search_rank, candidates FROM (SELECT ` + addonCols + `, search_rank, ` + counted +
+		` AS candidates FROM (` + matches + `) matched) ranked`
+	switch {
+	case from.key != "":
+		query += ` WHERE search_rank > ` + a.add(from.rank) + ` OR (search_rank = ` + a.add(from.rank) + ` AND ` + name + ` > ` + a.add(from.key) + `)`
+	case from.rank > 0:
+		query += ` WHERE search_rank >= ` + a.add(from.rank)
+	}
+	query += ` ORDER BY search_rank, ` + name + ` LIMIT ` + a.add(need)
+	candidates := 0
 	scan := func(row Row) (rankedAddon, error) {
 		var x rankedAddon
 		dst, finish := r.addonFields(&x.addon)
-		if err := row.Scan(append(dst, &x.rank)...); err != nil {
+		if err := row.Scan(append(dst, &x.rank, &candidates)...); err != nil {
 			return x, err
 		}
 		finish()
 		return x, nil
 	}
+	rows, err = list(r, ctx, "search addons", scan, query, a...)
+	if err != nil || bound <= 0 {
+		return rows, false, err
+	}
+	if len(rows) == 0 {
+		// No match past the position among the first bound: count them.
+		if candidates, _, err = r.CountAddons(ctx, f, bound); err != nil {
+			return nil, false, err
+		}
+	}
+	return rows, candidates >= bound, nil
+}
+
+// walkRanks returns the first need addons matching f (whose query,
+// lowercased, is q) from position from on, found by walking the names in
+// order, rank by rank: each name is checked against the rank's condition,
+// so that the cost follows the names read, not the matches. The walk reads
+// at most budget names in all; where it has not filled the page by then,
+// the rest is read through the substring index (rankedMatches, unbounded)
+// from where the walk stopped.
+func (r reader) walkRanks(ctx context.Context, f storage.AddonFilter, q string, from rankPos, need, budget int) ([]rankedAddon, error) {
+	var out []rankedAddon
+	for pos := from; pos.rank <= 4; pos = (rankPos{rank: pos.rank + 1}) {
+		if budget == 0 {
+			rest, _, err := r.rankedMatches(ctx, f, q, pos, need, 0)
+			return append(out, rest...), err
+		}
+		hits, read, last, err := r.walkRank(ctx, f, q, pos, need, budget)
+		if err != nil {
+			return nil, err
+		}
+		out, need = append(out, hits...), need-len(hits)
+		if need == 0 {
+			return out, nil
+		}
+		if read == budget { // stopped by the budget, not by the last name
+			rest, _, err := r.rankedMatches(ctx, f, q, rankPos{pos.rank, last}, need, 0)
+			return append(out, rest...), err
+		}
+		budget -= read
+	}
+	return out, nil
+}
+
+// walkRank reads at most budget names after from.key in order (from the
+// first when it is ""), and returns the first need of them whose addons
+// match f in rank from.rank, how many names it read, and the last of them.
+func (r reader) walkRank(ctx context.Context, f storage.AddonFilter, q string, from rankPos, need, budget int) (hits []rankedAddon, read int, last string, err error) {
+	var a args
+	byName := f
+	byName.Query = ""
+	where, err := r.addonWhere(&a, byName)
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("search addons: %w", err)
+	}
+	where = append(where, r.d.Like("search_text", a.add(containsPattern(q))), r.searchRankSQL(&a, q)+" = "+a.add(from.rank))
+	name := r.d.Bytewise("name")
+	window := `SELECT name, search_text, tier, latest_verdict, removed, updated_at FROM addons`
+	if from.key != "" {
+		window += ` WHERE ` + name + ` > ` + a.add(from.key)
+	}
+	window += ` ORDER BY ` + name + ` LIMIT ` + a.add(budget)
+	// Every name of the window is numbered; the matches of the rank are
+	// kept, and the window's last name, which says how far it went.
+	walked := `SELECT name, row_number() OVER (ORDER BY ` + name + `) AS walked, count(*) OVER () AS window_size, ` +
+		`CASE WHEN ` + strings.Join(where, " AND ") + ` THEN 1 ELSE 0 END AS hit FROM (` + window + `) w`
+	query := `SELECT ` + qualified("a.", addonCols) + `, k.walked, k.window_size, k.hit FROM (SELECT name, walked, window_size, hit FROM (` +
+		walked + `) x WHERE hit = 1 OR walked = window_size ORDER BY ` + name + ` LIMIT ` + a.add(need) + `) k JOIN addons a ON a.name = k.name ORDER BY ` +
+		r.d.Bytewise("k.name")
+	type walkedRow struct {
+		rankedAddon
+		walked, size, hit int
+	}
+	scan := func(row Row) (walkedRow, error) {
+		var x walkedRow
+		dst, finish := r.addonFields(&x.addon)
+		if err := row.Scan(append(dst, &x.walked, &x.size, &x.hit)...); err != nil {
+			return x, err
+		}
+		finish()
+		x.rank = from.rank
+		return x, nil
+	}
 	rows, err := list(r, ctx, "search addons", scan, query, a...)
 	if err != nil {
-		return nil, "", err
+		return nil, 0, "", err
 	}
-	return rankedPage(append(out, rows...), limit)
+	for _, x := range rows {
+		if x.hit == 1 {
+			hits = append(hits, x.rankedAddon)
+		}
+		if x.walked == x.size {
+			read, last = x.size, x.addon.Name
+		}
+	}
+	return hits, read, last, nil
+}
+
+// qualified prefixes each column of the comma-separated list cols with
+// prefix.
+func qualified(prefix, cols string) string {
+	fields := strings.Split(cols, ",")
+	for i, c := range fields {
+		fields[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(fields, ", ")
 }
 
 // rankedPage returns the first limit addons of rows and the cursor after

@@ -3,6 +3,8 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -177,6 +179,144 @@ func testAddonSearchCursor(t *testing.T, s storage.Store) {
 		got := append(ids(page, addonName), ids(rest, addonName)...)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("first page of %d, then the rest (-want +got):\n%s", first, diff)
+		}
+	}
+}
+
+// testAddonSearchMany holds a search of many matches to the order of the
+// few: a page of limit addons reads at most 16 (limit+1) matches through
+// the substring index before it walks the names in order instead, rank by
+// rank, at most 128 (limit+1) of them, and then reads the rest of the
+// matches through the index. Pages of 1 to 7 addons over some 600 cross
+// those bounds: ranks whose matches are many, rare or absent among the
+// names, walks that end at the last name and walks that stop short, with
+// cursors carried from pages of one size (and one way) to pages of another.
+// The order wanted is worked out here from the ranks' definitions.
+func testAddonSearchMany(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	var all []registry.Addon
+	stems := []string{"alpha", "toolkit", "bravo", "charlie", "delta", "kit"}
+	for i := range 600 {
+		a := addon(fmt.Sprintf("%s-%03d", stems[i%6], i), i)
+		a.DisplayName, a.Description = "Plain", "nothing to see"
+		if i%7 == 0 {
+			a.DisplayName = "The Kit"
+		}
+		if i%9 == 4 {
+			a.DisplayName = "Kitä Box"
+		}
+		if i%11 == 0 {
+			a.Keywords = []string{"kitchen"}
+		}
+		if i%37 == 0 {
+			a.Categories = []string{"starter-KITS"}
+		}
+		if i%4 == 1 {
+			a.Description = "ships a kit"
+		}
+		if i%5 == 0 {
+			a.LatestVerdict = registry.VerdictFail
+		}
+		a.Removed = i%13 == 0
+		all = append(all, a)
+	}
+	for i, n := range []string{"kit", "kitä", "kitäs-1", "kitchen-sink"} {
+		a := addon(n, 600+i)
+		a.DisplayName, a.Description = "Plain", "nothing to see"
+		all = append(all, a)
+	}
+	inTx(t, s, func(tx storage.Tx) error {
+		for _, a := range all {
+			if err := tx.PutAddon(ctx, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+
+	// rank is an addon's rank for the lowercased query q, -1 for none.
+	rank := func(a registry.Addon, q string) int {
+		low := strings.ToLower
+		switch {
+		case a.Name == q:
+			return 0
+		case strings.HasPrefix(a.Name, q):
+			return 1
+		case strings.Contains(low(a.Name+"\n"+a.DisplayName), q):
+			return 2
+		case strings.Contains(low(strings.Join(append(append([]string{}, a.Keywords...), a.Categories...), "\n")), q):
+			return 3
+		case strings.Contains(low(a.Description), q):
+			return 4
+		}
+		return -1
+	}
+	want := func(f storage.AddonFilter) []string {
+		q := strings.ToLower(f.Query)
+		type ranked struct {
+			name string
+			rank int
+		}
+		var rs []ranked
+		for _, a := range all {
+			if r := rank(a, q); r >= 0 && (f.IncludeRemoved || !a.Removed) && (f.Verdict == "" || a.LatestVerdict == f.Verdict) {
+				rs = append(rs, ranked{a.Name, r})
+			}
+		}
+		sort.Slice(rs, func(i, j int) bool {
+			if rs[i].rank != rs[j].rank {
+				return rs[i].rank < rs[j].rank
+			}
+			return rs[i].name < rs[j].name
+		})
+		out := []string{}
+		for _, r := range rs {
+			out = append(out, r.name)
+		}
+		return out
+	}
+
+	relevance := func(q string) storage.AddonFilter { return storage.AddonFilter{Query: q, Order: storage.ByRelevance} }
+	for _, f := range []storage.AddonFilter{
+		relevance("kit"), // ranks 0 to 4: many, then rare, then many again
+		relevance("it-"), // many inside names, no prefix
+		relevance("kitchen"),
+		relevance("KITS"),
+		relevance("ki"),   // no trigram
+		relevance("kitä"), // ends beyond ASCII: no step through the names' range
+		relevance("box"),
+		{Query: "kit", Order: storage.ByRelevance, Verdict: registry.VerdictFail},
+		{Query: "kit", Order: storage.ByRelevance, IncludeRemoved: true},
+		{Query: "a", Order: storage.ByRelevance, Verdict: registry.VerdictPass},
+	} {
+		want := want(f)
+		if len(want) == 0 {
+			t.Fatalf("Addons(%+v): the test wants no addons", f)
+		}
+		for _, limits := range [][]int{{1, 7, 2, 50, 3, 1, 1, 5}, {2}, {3}, {7}, {50}} {
+			got := []string{}
+			cursor := ""
+			for i := 0; ; i++ {
+				limit := limits[i%len(limits)]
+				page, next, err := s.Addons(ctx, f, storage.Page{Cursor: cursor, Limit: limit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(page) > limit || (next != "" && len(page) != limit) {
+					t.Fatalf("Addons(%+v), page %d of %d: %d addons, next %q", f, i, limit, len(page), next)
+				}
+				got = append(got, ids(page, addonName)...)
+				if cursor = next; next == "" || len(got) > len(want) {
+					break
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Addons(%+v), pages of %v (-want +got):\n%s", f, limits, diff)
+			}
+		}
+		n, more, err := s.CountAddons(ctx, f, 1000)
+		if err != nil || n != len(want) || more {
+			t.Errorf("CountAddons(%+v) = %d, %v, %v; want %d, false", f, n, more, err, len(want))
 		}
 	}
 }

@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"AddonOrderAndCount", testAddonOrderAndCount},
 		{"AddonSearch", testAddonSearch},
 		{"AddonSearchCursor", testAddonSearchCursor},
+		{"AddonSearchMany", testAddonSearchMany},
 		{"Versions", testVersions},
 		{"PublishedReport", testPublishedReport},
 		{"PublishedReportDigest", testPublishedReportDigest},
