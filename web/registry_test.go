@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/internal/fixture"
+	"github.com/registryd/registryd/web"
 )
 
 var (
@@ -114,5 +115,32 @@ func TestRegistryPagesKeepTheirOrder(t *testing.T) {
 	}
 	if first := p.link(regexp.MustCompile(`<a href="([^"]+)">First page</a>`)); first != "/?sort=updated&verdict=pass" {
 		t.Errorf("first page link %q", first)
+	}
+}
+
+// The registry counts up to a bound of matches and says "more than"
+// beyond; a first page that holds every match says how many it holds.
+func TestRegistryCountStops(t *testing.T) {
+	defer web.SetRegistryCountMax(31)()
+	e := newEnv(t)
+	for i := range 33 {
+		fixture.Publish(t, e.svc, fixture.Clean(fmt.Sprintf("tool-%02d", i), "1.0.0"))
+	}
+	b := e.browser()
+	for _, tt := range []struct{ query, count string }{
+		{"/", "more than 31 addons"},
+		{"/?q=tool-0", "10 addons"},
+		{"/?q=tool-3", "3 addons"},
+		{"/?q=tool&sort=name", "more than 31 addons"},
+	} {
+		p := b.get(tt.query)
+		if m := addonCount.FindStringSubmatch(p.body); m == nil || m[1] != tt.count {
+			t.Errorf("%s: count %q, want %q", tt.query, m, tt.count)
+		}
+		if next := p.link(nextLink); next != "" {
+			if m := addonCount.FindStringSubmatch(b.get(next).body); m == nil || m[1] != tt.count {
+				t.Errorf("%s, second page: count %q, want %q", tt.query, m, tt.count)
+			}
+		}
 	}
 }

@@ -44,7 +44,7 @@ func TestCountAddons(t *testing.T) {
 		{999, false, "999 addons"},
 		{1000, false, "1,000 addons"},
 		{1234567, false, "1,234,567 addons"},
-		{10000, true, "more than 10,000 addons"},
+		{1000, true, "more than 1,000 addons"},
 	}
 	for _, tt := range tests {
 		if got := countAddons(tt.n, tt.more); got != tt.want {
