@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"io"
+	"path/filepath"
 	"testing"
 
 	"github.com/registryd/registryd/registry"
@@ -25,6 +27,17 @@ func testSeed(t *testing.T, batch string) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	// The seed built the search index it deferred (opening the store
+	// would build it too, and hide that it did not).
+	db, err := sql.Open("sqlite", filepath.Join(dir, storage.SQLiteFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deferred int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM addon_search_deferred`).Scan(&deferred); err != nil || deferred != 0 {
+		t.Errorf("after the seed, addon_search_deferred holds %d rows (%v); want 0", deferred, err)
+	}
+	db.Close()
 	s, err := backend.Open(ctx, storage.Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -140,6 +140,15 @@ func Open(ctx context.Context, cfg storage.Config) (*Store, error) {
 			return nil, err
 		}
 	}
+	// A bulk load that stopped before it rebuilt the search index left it
+	// deferred (DeferSearchIndex): build it now, before anything searches.
+	if rebuilt, err := rebuildDeferredSearch(ctx, write); err != nil {
+		write.Close()
+		read.Close()
+		return nil, err
+	} else if rebuilt {
+		logger.Warn("sqlite: rebuilt the search index, which a bulk load had deferred and not rebuilt")
+	}
 	// Statistics for the query planner on tables that lack them or whose
 	// size changed a lot since they were gathered; SQLite bounds the work.
 	if _, err := write.ExecContext(ctx, "PRAGMA optimize=0x10002"); err != nil {
