@@ -34,8 +34,9 @@ func plainText(s string, lines bool) bool {
 		t = &plainLines
 	}
 	i := 0
-	for ; i+4 <= len(s); i += 4 {
-		if !(t[s[i]] && t[s[i+1]] && t[s[i+2]] && t[s[i+3]]) {
+	for ; i+8 <= len(s); i += 8 {
+		if !printableWord(s[i:i+8]) && !(lines && t[s[i]] && t[s[i+1]] && t[s[i+2]] && t[s[i+3]] &&
+			t[s[i+4]] && t[s[i+5]] && t[s[i+6]] && t[s[i+7]]) {
 			return false
 		}
 	}
@@ -45,6 +46,21 @@ func plainText(s string, lines bool) bool {
 		}
 	}
 	return true
+}
+
+// printableWord reports whether the 8 bytes of w are all printable ASCII
+// (0x20 to 0x7E), with a few operations on one 64-bit word: a byte below
+// 0x20 leaves a borrow in its high bit when 0x20 is subtracted from it, a
+// byte of 0x7F turns 0x80 when 1 is added, and one of 0x80 or more has its
+// high bit set already. The first two tests are exact only when no byte
+// has its high bit set, which the third covers. A word with a tab or a
+// line break fails, and plainText looks at its bytes one by one.
+func printableWord(w string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	_ = w[7]
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	return ((x-0x20*ones)&^x|(x+ones)|x)&highs == 0
 }
 
 // plainOneLine and plainLines are the bytes plainText passes.

@@ -427,18 +427,18 @@ func (s *tomlPositions) str(q byte) bool {
 		return false
 	}
 	s.pos++
-	stops := "\"\n\\"
+	stops := &basicStringStops
 	if q == '\'' {
-		stops = "'\n"
+		stops = &literalStringStops
 	}
 	for s.pos < len(s.src) {
-		// Jump to the next character that matters.
-		i := strings.IndexAny(s.src[s.pos:], stops)
-		if i < 0 {
-			s.pos = len(s.src)
+		// Pass to the next character that matters.
+		for s.pos < len(s.src) && !stops[s.src[s.pos]] {
+			s.pos++
+		}
+		if s.pos == len(s.src) {
 			return false
 		}
-		s.pos += i
 		switch s.src[s.pos] {
 		case q:
 			s.pos++
@@ -452,6 +452,15 @@ func (s *tomlPositions) str(q byte) bool {
 	}
 	return false
 }
+
+// basicStringStops and literalStringStops are the bytes that end or
+// escape something in a one-line basic and literal string: its quote, a
+// line break, and in a basic string the backslash.
+var basicStringStops, literalStringStops = func() (basic, literal [256]bool) {
+	basic['"'], basic['\n'], basic['\\'] = true, true, true
+	literal['\''], literal['\n'] = true, true
+	return basic, literal
+}()
 
 func join(path, key string) string {
 	if path == "" {

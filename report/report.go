@@ -259,11 +259,29 @@ func digests(manifest []byte, m *addon.Manifest) (manifestHex, wiringHex string)
 	const n = sha256.Size * 2
 	sum, wiring := sha256.Sum256(manifest), m.WiringSum()
 	var out [2 * n]byte
-	hex.Encode(out[:n], sum[:])
-	hex.Encode(out[n:], wiring[:])
+	putHex(out[:n], sum[:])
+	putHex(out[n:], wiring[:])
 	both := string(out[:])
 	return both[:n], both[n:]
 }
+
+// putHex writes the lower-case hex digits of src into dst, as hex.Encode
+// does, a byte's two digits at a time.
+func putHex(dst, src []byte) {
+	dst = dst[:2*len(src)]
+	for i, b := range src {
+		*(*[2]byte)(dst[2*i:]) = hexPairs[b]
+	}
+}
+
+// hexPairs holds the two lower-case hex digits of every byte value.
+var hexPairs = func() (t [256][2]byte) {
+	const digits = "0123456789abcdef"
+	for b := range t {
+		t[b] = [2]byte{digits[b>>4], digits[b&0xf]}
+	}
+	return t
+}()
 
 // rulebook is what the report needs from the rules: the verdict over a set of
 // counted findings (counted is nil when every finding counts, as for

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"sync"
@@ -343,6 +344,23 @@ func TestSHA256(t *testing.T) {
 	for _, tt := range tests {
 		if got := SHA256([]byte(tt.in)); got != tt.want {
 			t.Errorf("SHA256(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestPutHex: the digests' hex digits are hex.Encode's, for every byte
+// value at every position of a digest.
+func TestPutHex(t *testing.T) {
+	src := make([]byte, 32)
+	for v := range 256 {
+		for i := range src {
+			src[i] = byte(v + i*7)
+		}
+		src[v%32] = byte(v)
+		dst := make([]byte, 64)
+		putHex(dst, src)
+		if want := hex.EncodeToString(src); string(dst) != want {
+			t.Fatalf("putHex(%x) = %s, want %s", src, dst, want)
 		}
 	}
 }
