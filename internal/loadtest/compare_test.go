@@ -36,7 +36,7 @@ const (
 	envDuration    = "REGISTRYD_LOAD_DURATION"    // per measurement; default 5s
 	envConcurrency = "REGISTRYD_LOAD_CONCURRENCY" // default 16
 	envRounds      = "REGISTRYD_LOAD_ROUNDS"      // default 3
-	envModes       = "REGISTRYD_LOAD_MODES"       // comma-separated subset of get,revalidate,submit,badge,list
+	envModes       = "REGISTRYD_LOAD_MODES"       // comma-separated subset of get,revalidate,submit,badge,badge-json,list
 	envOfficial    = "REGISTRYD_LOAD_OFFICIAL"    // base URL of an MCP Registry, loaded next to the list
 	envLog         = "REGISTRYD_LOAD_LOG"         // "text" (default: formatted, then discarded) or "off"
 	envOut         = "REGISTRYD_LOAD_OUT"         // file to write the Markdown tables to
@@ -60,11 +60,13 @@ type measurement struct {
 	targets []endpoint
 }
 
-// The reads measured besides the report: a badge, and the first page of
-// the registry (with enough addons published to fill it), which an MCP
-// Registry given by envOfficial answers next to registryd.
+// The reads measured besides the report: a badge (SVG, and shields.io's
+// endpoint JSON), and the first page of the registry (with enough addons
+// published to fill it), which an MCP Registry given by envOfficial
+// answers next to registryd.
 const (
 	badgeMode    = "badge"
+	badgeJSON    = "badge-json"
 	listMode     = "list"
 	listPath     = "/v1/addons?limit=30"
 	officialPath = "/v0/servers?limit=30"
@@ -88,12 +90,12 @@ func TestCompare(t *testing.T) {
 	dur := envDurationOr(t, envDuration, 5*time.Second)
 	conc := envIntOr(t, envConcurrency, 16)
 	rounds := envIntOr(t, envRounds, 3)
-	modes := map[string]bool{"get": true, "revalidate": true, "submit": true, badgeMode: true, listMode: true}
+	modes := map[string]bool{"get": true, "revalidate": true, "submit": true, badgeMode: true, badgeJSON: true, listMode: true}
 	if v := os.Getenv(envModes); v != "" {
 		clear(modes)
 		for m := range strings.SplitSeq(v, ",") {
-			if !loadtest.Mode(m).Valid() && m != badgeMode && m != listMode {
-				t.Fatalf("%s: %q is not one of get, revalidate, submit, badge, list", envModes, m)
+			if !loadtest.Mode(m).Valid() && m != badgeMode && m != badgeJSON && m != listMode {
+				t.Fatalf("%s: %q is not one of get, revalidate, submit, badge, badge-json, list", envModes, m)
 			}
 			modes[m] = true
 		}
@@ -138,6 +140,7 @@ func TestCompare(t *testing.T) {
 	// headers from memory.
 	for _, r := range []struct{ mode, path string }{
 		{badgeMode, "/v1/addons/" + loadtest.SubmitName("seed", 1) + "/badge.svg"},
+		{badgeJSON, "/v1/addons/" + loadtest.SubmitName("seed", 1) + "/badge.json"},
 		{listMode, listPath},
 	} {
 		if !modes[r.mode] {
@@ -146,7 +149,7 @@ func TestCompare(t *testing.T) {
 		at := func(e endpoint) endpoint { e.report = r.path; return e }
 		targets := []endpoint{at(sq), at(pg)}
 		b, h200 := fetch(t, targets[0], "")
-		if pb, _ := fetch(t, targets[1], ""); r.mode == badgeMode && !bytes.Equal(b, pb) {
+		if pb, _ := fetch(t, targets[1], ""); r.mode != listMode && !bytes.Equal(b, pb) {
 			t.Fatalf("the stores serve different badges:\nsqlite:   %s\npostgres: %s", b, pb)
 		}
 		_, h304 := fetch(t, targets[0], h200.Get("ETag"))
@@ -307,6 +310,8 @@ func title(m string) string {
 		return "Report revalidation (If-None-Match, 304)"
 	case badgeMode:
 		return "Badge GET (badge.svg, 200)"
+	case badgeJSON:
+		return "Badge GET (badge.json, 200)"
 	case listMode:
 		return "List GET (" + listPath + "; official: " + officialPath + ")"
 	}
