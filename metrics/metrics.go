@@ -13,6 +13,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,10 @@ type Registry struct {
 	jobs      *prometheus.CounterVec
 	reassess  prometheus.Counter
 	reassessG prometheus.Gauge
+
+	// series keeps each request series once looked up (seriesKey to
+	// *requestSeries); its keys are as closed a set as the labels.
+	series sync.Map
 
 	badgeHits, badgeMisses atomic.Uint64
 	reportLookups          atomic.Pointer[func() (hits, misses uint64)]
@@ -124,9 +129,31 @@ func (m *Registry) ObserveRequest(method, route string, status int, elapsed time
 	if !knownMethods[method] {
 		method = "OTHER"
 	}
-	code := strconv.Itoa(status)
-	m.requests.WithLabelValues(method, route, code).Inc()
-	m.latency.WithLabelValues(method, route, code).Observe(elapsed.Seconds())
+	k := seriesKey{method, route, status}
+	v, ok := m.series.Load(k)
+	if !ok {
+		code := strconv.Itoa(status)
+		v, _ = m.series.LoadOrStore(k, &requestSeries{
+			count:   m.requests.WithLabelValues(method, route, code),
+			latency: m.latency.WithLabelValues(method, route, code),
+		})
+	}
+	rs := v.(*requestSeries)
+	rs.count.Inc()
+	rs.latency.Observe(elapsed.Seconds())
+}
+
+// seriesKey names the series of one kind of answered request.
+type seriesKey struct {
+	method, route string
+	status        int
+}
+
+// requestSeries is the counter and the histogram of one kind of answered
+// request, looked up by label values once rather than at every request.
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
 }
 
 // BadgeCache counts one lookup of the rendered-badge cache.
