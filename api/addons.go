@@ -199,14 +199,14 @@ const publicReportCache = "public, no-cache"
 func serveReport(w http.ResponseWriter, r *http.Request, rep registry.Report, cacheControl string) {
 	etag := `"sha256-` + rep.SHA256 + `"`
 	h := w.Header()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", cacheControl)
+	h["Etag"] = []string{etag}
+	h["Cache-Control"] = headerValue(cacheControl)
 	if listing.ETagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(rep.Bytes)))
+	h["Content-Type"] = contentJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(rep.Bytes))}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(rep.Bytes)

@@ -129,7 +129,8 @@ type server struct {
 	badges  *readcache.Cache[badgeKey, renderedBadge]
 	lists   *readcache.Cache[string, listing.Answer] // GET /v1/addons by query
 	proofs  *readcache.Cache[proofKey, renderedProof]
-	tiles   *tileCache // the log's tiles and bundles (tiles.go)
+	tiles   *tileCache    // the log's tiles and bundles (tiles.go)
+	routing routeContexts // the router's per-request contexts (observe)
 	deps    Deps
 	// keysBody and keysETag are GET /v1/keys's answer.
 	keysBody []byte

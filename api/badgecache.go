@@ -1,6 +1,8 @@
 package api
 
 import (
+	"strconv"
+
 	"github.com/registryd/registryd/badge"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage/readcache"
@@ -27,10 +29,13 @@ type badgeKey struct {
 	endpoint bool
 }
 
-// renderedBadge is a badge's bytes and their strong ETag.
+// renderedBadge is a badge's bytes and their strong ETag, with the values
+// of its ETag and Content-Length headers made once for every answer that
+// serves it (they are never modified in place).
 type renderedBadge struct {
-	body []byte
-	etag string
+	body          []byte
+	etag          string
+	etags, length []string
 }
 
 // renderBadge draws the badge of an addon in the given state.
@@ -43,6 +48,8 @@ func renderBadge(tier registry.Tier, verdict registry.Verdict, found bool, k bad
 		rb.body = badge.Render(b, k.style)
 	}
 	rb.etag = badge.ETag(rb.body)
+	rb.etags = []string{rb.etag}
+	rb.length = []string{strconv.Itoa(len(rb.body))}
 	return rb
 }
 

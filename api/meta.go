@@ -128,27 +128,31 @@ func detailJSON(d string) json.RawMessage {
 // shows something; a removed addon's badge fails, as its reports do; a
 // malformed name is a 400 problem.
 func (s *server) badgeOf(endpoint bool) handlerFunc {
+	allowed := []string{"label"}
+	if !endpoint {
+		allowed = append(allowed, "style")
+	}
 	return func(w http.ResponseWriter, r *http.Request) error {
-		allowed := []string{"label"}
-		if !endpoint {
-			allowed = append(allowed, "style")
-		}
-		if err := knownParams(r, allowed...); err != nil {
-			return err
+		var label, style string
+		if r.URL.RawQuery != "" {
+			if err := knownParams(r, allowed...); err != nil {
+				return err
+			}
+			q := r.URL.Query()
+			label, style = q.Get("label"), q.Get("style")
 		}
 		name, err := addonName(r)
 		if err != nil {
 			return err
 		}
-		label := r.URL.Query().Get("label")
 		if len(label) > 256 || !safetext.Valid(label, 0) {
 			return badRequest("label", "must be at most 256 bytes of printable text")
 		}
-		style, err := badge.ParseStyle(r.URL.Query().Get("style"))
+		st, err := badge.ParseStyle(style)
 		if err != nil {
 			return badRequest("style", "must be flat or flat-square")
 		}
-		k := badgeKey{name: name, label: label, style: style, endpoint: endpoint}
+		k := badgeKey{name: name, label: label, style: st, endpoint: endpoint}
 		rb, hit := s.badges.Get(k)
 		if !hit {
 			// The stamp comes first: a change committed while the addon
@@ -174,18 +178,18 @@ func (s *server) badgeOf(endpoint bool) handlerFunc {
 		body, etag := rb.body, rb.etag
 		h := w.Header()
 		if endpoint {
-			h.Set("Content-Type", "application/json")
+			h["Content-Type"] = contentJSON
 		} else {
-			h.Set("Content-Type", "image/svg+xml")
-			h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+			h["Content-Type"] = contentSVG
+			h["Content-Security-Policy"] = badgeCSP
 		}
-		h.Set("ETag", etag)
-		h.Set("Cache-Control", "no-cache")
+		h["Etag"] = rb.etags
+		h["Cache-Control"] = cacheNoCache
 		if listing.ETagMatches(r.Header.Get("If-None-Match"), etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return nil
 		}
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h["Content-Length"] = rb.length
 		w.WriteHeader(http.StatusOK)
 		if r.Method != http.MethodHead {
 			w.Write(body)

@@ -86,9 +86,33 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // exchange is what the access log and the metrics learn about a request
 // while it is handled: observe puts one in the context, and the handlers
 // deeper in the chain fill it in.
+//
+// It is also the request's context below observe: it answers for itself
+// (exchangeKey) and for the router's context (routeContextKey), and asks
+// its parent for everything else. One allocation thus carries what the
+// access log, the rate limits and the router keep per request, where
+// separate context values would cost one each.
 type exchange struct {
+	context.Context
+	route   *routeContext  // the router's, from server.routing
+	rec     statusRecorder // the response, as the handlers write it
+	client  string         // the client's address as logged (clientLabel)
+	addrKey string         // the client's per-address rate limit key, once asked for
+
 	actor, tokenID string // the authenticated caller, if any
-	route          string // the route label when no API route matched
+	label          string // the route label when no API route matched
+}
+
+// Value answers for the exchange and the router's context, and asks the
+// parent context for any other key.
+func (x *exchange) Value(key any) any {
+	switch key {
+	case exchangeKey:
+		return x
+	case routeContextKey:
+		return x.route
+	}
+	return x.Context.Value(key)
 }
 
 func exchangeFrom(ctx context.Context) *exchange {
@@ -105,10 +129,32 @@ const (
 // maxLoggedPath bounds the path an access log line repeats.
 const maxLoggedPath = 256
 
+// Header values the hot reads send, shared by every response that sends
+// them rather than made for each: a header's value slice is never
+// modified in place, and these have no room to be appended to.
+var (
+	nosniff           = []string{"nosniff"}
+	contentJSON       = []string{"application/json"}
+	contentSVG        = []string{"image/svg+xml"}
+	badgeCSP          = []string{"default-src 'none'; style-src 'unsafe-inline'"}
+	cacheNoCache      = []string{"no-cache"}
+	cachePublicReport = []string{publicReportCache}
+)
+
+// headerValue returns v as a header's values, shared when it is one of the
+// above.
+func headerValue(v string) []string {
+	if v == publicReportCache {
+		return cachePublicReport
+	}
+	return []string{v}
+}
+
 // observe assigns the request id, resolves the client (through trusted
 // proxies), sets the headers every response carries, turns a panic into a
 // 500 problem, counts the request in the metrics and logs one line per
-// request.
+// request. It wraps the router, whose context it provides: next routes
+// the request.
 func (s *server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -117,15 +163,15 @@ func (s *server) observe(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		client := s.clients.Resolve(r)
-		x := &exchange{}
+		rctx := s.routing.get()
 		ctx := problem.WithRequestID(r.Context(), id)
 		ctx = clientip.WithClient(ctx, client)
-		ctx = context.WithValue(ctx, exchangeKey, x)
-		r = r.WithContext(ctx)
+		x := &exchange{Context: ctx, route: rctx, rec: statusRecorder{ResponseWriter: w}, client: clientLabel(client, r)}
+		r = r.WithContext(x)
 		h := w.Header()
-		h.Set(RequestIDHeader, id)
-		h.Set("X-Content-Type-Options", "nosniff")
-		rec := &statusRecorder{ResponseWriter: w}
+		h[RequestIDHeader] = []string{id}
+		h["X-Content-Type-Options"] = nosniff
+		rec := &x.rec
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -138,9 +184,9 @@ func (s *server) observe(next http.Handler) http.Handler {
 				}
 			}
 			elapsed := time.Since(start)
-			route := routePattern(r)
+			route := rctx.RoutePattern()
 			if route == "" {
-				route = cmp.Or(x.route, routeUnmatched)
+				route = cmp.Or(x.label, routeUnmatched)
 			}
 			status := cmp.Or(rec.status, http.StatusOK)
 			s.metrics.ObserveRequest(r.Method, route, status, elapsed)
@@ -150,9 +196,10 @@ func (s *server) observe(next http.Handler) http.Handler {
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", path),
-				slog.String("route", route), slog.Int("status", status), slog.String("client", clientLabel(client, r)),
+				slog.String("route", route), slog.Int("status", status), slog.String("client", x.client),
 				slog.String("actor", x.actor), slog.String("token_id", x.tokenID),
 				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+			s.routing.put(rctx)
 		}()
 		next.ServeHTTP(rec, r)
 	})
@@ -290,20 +337,39 @@ func newLimiters(general, cacheable int, s *server) limiters {
 	})
 	var l limiters
 	if general > 0 {
-		l.general = &addressLimit{l: httprate.NewRateLimiter(general, time.Minute, onLimit), perMinute: general}
-		l.byToken = httprate.NewRateLimiter(general, time.Minute, onLimit)
+		l.general = &addressLimit{l: httprate.NewRateLimiter(general, time.Minute, onLimit, limitHeaders), perMinute: general}
+		l.byToken = httprate.NewRateLimiter(general, time.Minute, onLimit, limitHeaders)
 	}
 	if cacheable > 0 {
-		l.cacheable = &addressLimit{l: httprate.NewRateLimiter(cacheable, time.Minute, onLimit), perMinute: cacheable}
+		l.cacheable = &addressLimit{l: httprate.NewRateLimiter(cacheable, time.Minute, onLimit, limitHeaders), perMinute: cacheable}
 	}
 	return l
 }
 
+// limitHeaders names the limiters' headers as they go on the wire,
+// X-Ratelimit-Limit and so on: the limiter's own defaults (X-RateLimit-…)
+// are the same headers, but net/http makes a canonical copy of such a
+// name each time one is set, on every request.
+var limitHeaders = httprate.WithResponseHeaders(httprate.ResponseHeaders{
+	Limit:      "X-Ratelimit-Limit",
+	Remaining:  "X-Ratelimit-Remaining",
+	Increment:  "X-Ratelimit-Increment",
+	Reset:      "X-Ratelimit-Reset",
+	RetryAfter: "Retry-After",
+})
+
 // addressKey is the rate limit key of r's client: its address, IPv6 by
 // /64, as resolved through the trusted proxies.
 func addressKey(r *http.Request) string {
-	c, _ := clientip.FromContext(r.Context())
-	return "addr:" + httprate.CanonicalizeIP(clientLabel(c, r))
+	x := exchangeFrom(r.Context())
+	if x == nil {
+		c, _ := clientip.FromContext(r.Context())
+		return "addr:" + httprate.CanonicalizeIP(clientLabel(c, r))
+	}
+	if x.addrKey == "" {
+		x.addrKey = "addr:" + httprate.CanonicalizeIP(x.client)
+	}
+	return x.addrKey
 }
 
 // limitByAddress returns middleware that applies budget to each client

@@ -301,6 +301,10 @@ func timeParam(r *http.Request, name string) (*time.Time, error) {
 // query with a parameter silently missing.
 func (s *server) strictQuery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RawQuery == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
 		if err := checkQuery(r.URL.RawQuery); err != nil {
 			s.writeError(w, r, err)
 			return

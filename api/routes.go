@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/go-chi/chi/v5"
 
@@ -25,7 +26,6 @@ import (
 // it costs a token lookup.
 func (s *server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.observe, s.strictQuery)
 
 	general := chi.Chain(limitByAddress(s.limiters.general), s.authenticate, s.limitByToken)
 	cacheable := chi.Chain(crossOrigin, limitByAddress(s.limiters.cacheable), s.authenticate)
@@ -170,7 +170,41 @@ func (s *server) routes() http.Handler {
 	if s.deps.Webhook != nil {
 		r.With(s.limitWebhook, s.authenticate, s.limitByToken).Post(webhookPath, s.deps.Webhook.ServeHTTP)
 	}
-	return r
+	s.routing.routes = r
+	return s.observe(s.strictQuery(r))
+}
+
+// routeContext is the router's per-request context: the route matched and
+// its parameters.
+type routeContext = chi.Context
+
+// routeContextKey is the context key the router finds its context under.
+// When a request's context already has one (observe provides it), the
+// router uses it rather than copying the request to add its own.
+var routeContextKey any = chi.RouteCtxKey
+
+// routeContexts hands out the router's contexts and takes them back for
+// reuse, as the router does with those it makes itself. Its zero value is
+// ready once routes is set.
+type routeContexts struct {
+	routes chi.Routes
+	pool   sync.Pool
+}
+
+func (p *routeContexts) get() *routeContext {
+	rc, _ := p.pool.Get().(*routeContext)
+	if rc == nil {
+		rc = chi.NewRouteContext()
+	}
+	rc.Routes = p.routes
+	return rc
+}
+
+// put takes rc back once the request is answered: as with the router's
+// own, a handler must not keep it past its return.
+func (p *routeContexts) put(rc *routeContext) {
+	rc.Reset()
+	p.pool.Put(rc)
 }
 
 // webhookPath is GitHub's delivery endpoint.
@@ -194,7 +228,7 @@ func (s *server) notFound(w http.ResponseWriter, r *http.Request) {
 // metrics and the access log.
 func (s *server) pages(w http.ResponseWriter, r *http.Request) {
 	if x := exchangeFrom(r.Context()); x != nil {
-		x.route = routePages
+		x.label = routePages
 	}
 	s.deps.Web.ServeHTTP(w, r)
 }

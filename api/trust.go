@@ -107,8 +107,8 @@ func notModified(w http.ResponseWriter, inm, sum string) bool {
 		return false
 	}
 	h := w.Header()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", publicReportCache)
+	h["Etag"] = []string{etag}
+	h["Cache-Control"] = cachePublicReport
 	w.WriteHeader(http.StatusNotModified)
 	return true
 }
