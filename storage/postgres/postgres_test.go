@@ -142,9 +142,15 @@ func TestInTxRetriesDeadlock(t *testing.T) {
 			t.Errorf("transaction %d: %v", i, err)
 		}
 	}
-	if got := attempts[0].Load() + attempts[1].Load(); got != 3 {
-		t.Errorf("fn ran %d times in all, want 3 (one retry after the deadlock)", got)
+	// At least one of them ran again. The retry may deadlock once more: the
+	// victim's rollback wakes the other transaction, but the victim's next
+	// attempt, a few milliseconds later, can lock the row first when the
+	// other's backend has not run yet (a busy machine), and the two are
+	// crossed again. So more than one retry is still a pass.
+	if got := attempts[0].Load() + attempts[1].Load(); got < 3 {
+		t.Errorf("fn ran %d times in all, want at least 3 (a retry after the deadlock)", got)
 	}
+	t.Logf("attempts: %d and %d", attempts[0].Load(), attempts[1].Load())
 }
 
 func BenchmarkStore(b *testing.B) {
