@@ -141,6 +141,7 @@ type instanceOpts struct {
 	bodyTimeout time.Duration // the receiver's; 0 means the default
 	logger      *slog.Logger  // the receiver's; nil discards
 	observe     func(event, outcome string)
+	locker      ghingest.Locker // the worker's; nil serializes in this process only
 }
 
 // fastRetrier keeps in-process retries short in tests; a delay GitHub asks
@@ -168,7 +169,7 @@ func startInstance(t testing.TB, st storage.Store, o instanceOpts) *instance {
 		retrier = *o.retrier
 	}
 	wk, err := ghingest.NewWorker(ghingest.WorkerConfig{
-		Store: st, Workflow: svc, GitHub: gh, PublicURL: publicURL, Retrier: retrier, ManifestGlob: o.glob,
+		Store: st, Locker: o.locker, Workflow: svc, GitHub: gh, PublicURL: publicURL, Retrier: retrier, ManifestGlob: o.glob,
 		BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 	})
 	if err != nil {

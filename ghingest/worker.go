@@ -329,8 +329,12 @@ func (w *Worker) failed(ctx context.Context, job jobs.Run, id string, d *registr
 	var pe *permanentError
 	var ge *githubapi.Error
 	retry, after := githubapi.IsRetryable(err)
+	// A lost lock cut the work short: the GitHub call it was making ends
+	// cancelled, which GitHub's errors call final, but the delivery itself
+	// is as good as it was and runs again from the start.
+	lost := errors.Is(err, storage.ErrLockLost)
 	switch {
-	case errors.As(err, &pe) || (errors.As(err, &ge) && !retry):
+	case !lost && (errors.As(err, &pe) || (errors.As(err, &ge) && !retry)):
 		w.log.LogAttrs(ctx, slog.LevelWarn, "delivery failed", slog.String("delivery", id), slog.String("error", errText(err)))
 		record(registry.DeliveryFailed, errText(err))
 		return jobs.Cancel(err)
