@@ -251,6 +251,10 @@ type Tx interface {
 	// report if it is still stale then. An addon another transaction
 	// holds is never waited for: it is named in Busy, so that no claim
 	// waits on a maintainer's decision (which locks the addon first).
+	// Rows are locked in the claim's order, each submission before its
+	// report; a transaction that writes several of an addon's reports
+	// locks them in the same order, or a waiting claim and it may
+	// deadlock.
 	ClaimStaleReports(ctx context.Context, ruleset string, after Cursor, limit int, wait bool) (StaleBatch, error)
 	// MarkReportsStale marks every report stale, so that ClaimStaleReports
 	// claims it whatever its ruleset, and returns how many it marked. A

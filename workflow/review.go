@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/registryd/registryd/addon"
@@ -303,10 +304,19 @@ func grantable(ctx context.Context, tx storage.Tx, st state, now time.Time) (str
 	if err != nil {
 		return "", fmt.Errorf("load latest version: %w", err)
 	}
-	sub, err := tx.Submission(ctx, v.SubmissionID)
+	// Read without locking it (its manifest never changes): a grant then
+	// re-renders every version, locking the submissions in the order they
+	// were made, and locking the latest one first would cross a
+	// re-assessment that claims them in that order.
+	subs, err := tx.SubmissionsOfAddon(ctx, name)
 	if err != nil {
-		return "", fmt.Errorf("load latest submission: %w", err)
+		return "", fmt.Errorf("list submissions: %w", err)
 	}
+	i := slices.IndexFunc(subs, func(s registry.Submission) bool { return s.ID == v.SubmissionID })
+	if i < 0 {
+		return "", fmt.Errorf("load latest submission %s: %w", v.SubmissionID, registry.ErrNotFound)
+	}
+	sub := subs[i]
 	r, err := render(sub.Manifest, Format(sub.Format), st, now)
 	if err != nil {
 		return "", fmt.Errorf("render latest version: %w", err)

@@ -301,6 +301,15 @@ func rerenderAddon(ctx context.Context, tx storage.Tx, st state, now time.Time) 
 		latest = v.SubmissionID
 	}
 	for _, sub := range subs {
+		// Each submission is locked before its report, and the
+		// submissions in the order they were made: the order in which a
+		// re-assessment claims them (storage.Tx.ClaimStaleReports), so
+		// that a re-assessment waiting for this addon's reports and this
+		// transaction never wait for each other.
+		sub, err := tx.Submission(ctx, sub.ID)
+		if err != nil {
+			return a, fmt.Errorf("lock submission of %q: %w", a.Name, err)
+		}
 		r, _, err := rerender(ctx, tx, sub, st, now)
 		if err != nil {
 			return a, err

@@ -290,7 +290,7 @@ func (t *tx) ClaimStaleReports(ctx context.Context, ruleset string, after storag
 		where += " AND (s.created_at, s.id) > (" + a.add(t.d.Time(after.At)) + ", " + a.add(after.Key) + ")"
 	}
 	query := `SELECT ` + submissionColsOf("s.") + `, rp.ruleset FROM submissions s JOIN reports rp ON rp.submission_id = s.id
-		WHERE ` + where + ` ORDER BY s.created_at, s.id LIMIT ` + a.add(limit) + t.d.Claim("rp, s", wait)
+		WHERE ` + where + ` ORDER BY s.created_at, s.id LIMIT ` + a.add(limit) + t.d.Claim("s, rp", wait)
 	var err error
 	b.Reports, err = list(t.reader, ctx, "claim stale reports", func(row Row) (storage.StaleReport, error) {
 		var sr storage.StaleReport
