@@ -127,11 +127,11 @@ func checkReport(r registry.Report) error {
 // upsertReports and onConflictReports frame the VALUES rows of a report
 // upsert: a report stored is current, no longer marked stale.
 const (
-	upsertReports = `INSERT INTO reports (submission_id, bytes, sha256, ruleset, envelope, envelope_sha256, envelope_keys, stale)
+	upsertReports = `INSERT INTO reports (submission_id, bytes, sha256, ruleset, envelope, envelope_sha256, envelope_keys, leaf_idx, stale)
 		VALUES `
 	onConflictReports = ` ON CONFLICT (submission_id) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256,
 		ruleset = excluded.ruleset, envelope = excluded.envelope, envelope_sha256 = excluded.envelope_sha256,
-		envelope_keys = excluded.envelope_keys, stale = excluded.stale`
+		envelope_keys = excluded.envelope_keys, leaf_idx = excluded.leaf_idx, stale = excluded.stale`
 )
 
 var copyFindings = newCopy("findings", "submission_id", "ord", "level", "code", "message", "path", "line", "suppressed")
@@ -160,14 +160,14 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 	// A published version's report is stored with its envelope, and its
 	// leaf is queued for the commit (translog.go); any other report has
 	// no envelope.
-	var env envelopeCols
+	var env logCols
 	if published {
 		if env, err = t.logReport(r.SubmissionID, pub, nonNilBytes(r.Bytes), r.SHA256); err != nil {
 			return err
 		}
 	}
-	_, err = t.c.Exec(ctx, upsertReports+valuesSQL(1, 7, 1, ", false")+onConflictReports,
-		r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys)
+	_, err = t.c.Exec(ctx, upsertReports+valuesSQL(1, 8, 1, ", false")+onConflictReports,
+		r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys, env.leafIdx)
 	if err != nil {
 		return t.err(op, err)
 	}
@@ -222,7 +222,7 @@ func (t *tx) PutReports(ctx context.Context, rs []storage.ReportWrite) error {
 	}
 	// As PutReport: published versions' reports are signed, and their
 	// leaves queued for the one append at commit.
-	envs := make([]envelopeCols, len(rs))
+	envs := make([]logCols, len(rs))
 	for i, w := range rs {
 		if p, ok := pubs[ids[i]]; ok {
 			if envs[i], err = t.logReport(ids[i], p, nonNilBytes(w.Report.Bytes), w.Report.SHA256); err != nil {
@@ -231,12 +231,12 @@ func (t *tx) PutReports(ctx context.Context, rs []storage.ReportWrite) error {
 		}
 	}
 	err = chunks(len(rs), func(lo, hi int) error {
-		a := make([]any, 0, 7*(hi-lo))
+		a := make([]any, 0, 8*(hi-lo))
 		for i := lo; i < hi; i++ {
 			r, env := rs[i].Report, envs[i]
-			a = append(a, r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys)
+			a = append(a, r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys, env.leafIdx)
 		}
-		_, err := t.c.Exec(ctx, upsertReports+valuesSQL(hi-lo, 7, 1, ", false")+onConflictReports, a...)
+		_, err := t.c.Exec(ctx, upsertReports+valuesSQL(hi-lo, 8, 1, ", false")+onConflictReports, a...)
 		return err
 	})
 	if err != nil {

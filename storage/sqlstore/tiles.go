@@ -12,8 +12,9 @@ import (
 
 // The log as C2SP tlog-tiles serves it (docs/trust.md): tiles of the hashes
 // the log already stores (log_nodes holds every complete subtree, leaves
-// included) and bundles of its leaves. Neither is stored apart: a tile is
-// up to 256 nodes read by key, a bundle up to 256 leaves read by index. A
+// included) and bundles of its leaves (the leaves' rows of log_nodes carry
+// their text). Neither is stored apart: a tile is up to 256 nodes read by
+// key, a bundle up to 256 leaves read by one range of keys. A
 // tile or bundle exists when every one of its rows does; rows are only
 // ever added, with the head, so a tile once there never changes.
 
@@ -36,7 +37,9 @@ var qTile = func() string {
 	return `SELECT id, hash FROM log_nodes WHERE id IN (` + strings.Join(ph, ", ") + `)`
 }()
 
-const qEntries = `SELECT idx, leaf FROM log_leaves WHERE idx >= $1 AND idx < $2 ORDER BY idx`
+// qEntries reads the leaves of a bundle: the even keys of a range of
+// log_nodes, between which lie the nodes of the subtrees they complete.
+const qEntries = `SELECT id, leaf FROM log_nodes WHERE id >= $1 AND id < $2 AND leaf IS NOT NULL ORDER BY id`
 
 // tileSpan returns the tree level of the hashes of the tile at level of
 // index, and the index at that tree level of its first hash; ok is false
@@ -112,19 +115,19 @@ func (r reader) LogEntries(ctx context.Context, index uint64, width int) ([][]by
 	if !ok {
 		return nil, tileNotFound(r.d, what)
 	}
-	rows, err := r.c.Query(ctx, qEntries, int64(first), int64(first)+int64(width))
+	rows, err := r.c.Query(ctx, qEntries, leafKey(int64(first)), leafKey(int64(first)+int64(width)))
 	if err != nil {
 		return nil, r.err(what, err)
 	}
 	defer rows.Close()
 	out := make([][]byte, 0, width)
 	for rows.Next() {
-		var idx int64
+		var key int64
 		var leaf []byte
-		if err := rows.Scan(&idx, &leaf); err != nil {
+		if err := rows.Scan(&key, &leaf); err != nil {
 			return nil, r.err(what, err)
 		}
-		if want := int64(first) + int64(len(out)); idx != want {
+		if want := int64(first) + int64(len(out)); key != leafKey(want) {
 			return nil, fmt.Errorf("%s: %s: log leaf %d is missing", r.d.Name(), what, want)
 		}
 		out = append(out, leaf)

@@ -23,15 +23,19 @@ import (
 	"github.com/registryd/registryd/transparency"
 )
 
-// The transparency log (tables log_leaves, log_nodes, log_head; migration
-// 00008) and the envelopes of published reports (columns of reports).
+// The transparency log (tables log_nodes and log_head, migrations 00008
+// and 00021) and the envelopes of published reports (columns of reports,
+// with leaf_idx, the index of the report's current leaf).
 //
 // A transaction that stores a published version's report signs its
-// envelope at once and queues its leaf (tx.queueLeaf). Just before the
-// transaction commits, flushLog appends every queued leaf: it locks the
-// head row, rebuilds the tree's compact range from the stored nodes, appends
-// the leaves to it, stores the leaves and every subtree node completed on
-// the way, and signs a checkpoint of the new tree into the head row. The
+// envelope at once and queues its leaf (tx.queueLeaf), writing into the
+// report's row the index the leaf will most likely have (tx.nextLeafIdx).
+// Just before the transaction commits, flushLog appends every queued leaf:
+// it locks the head row, rebuilds the tree's compact range from the stored
+// nodes, appends the leaves to it, stores every subtree node completed on
+// the way (the leaves' own rows with their text), corrects the index of any
+// report whose leaf landed elsewhere, and signs a checkpoint of the new tree
+// into the head row. The
 // lock makes appends one at a time across every connection and replica
 // (PostgreSQL's row lock; SQLite's write transactions exclude each other
 // anyway), so the log has no gap and no fork; holding it only for the
@@ -115,10 +119,14 @@ func (s *Store) SigningKeys() []transparency.VerifierKey {
 }
 
 // nodeKey is the stored key of a tree node: its position in an in-order
-// walk of the infinite tree, unique across levels.
+// walk of the infinite tree, unique across levels. A leaf's is 2 * its
+// index (leafKey), every internal node's odd.
 func nodeKey(id compact.NodeID) int64 {
 	return int64(id.Index<<(id.Level+1) + (1 << id.Level) - 1)
 }
+
+// leafKey is the key of leaf idx's row in log_nodes.
+func leafKey(idx int64) int64 { return 2 * idx }
 
 var rangeFactory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
 
@@ -209,35 +217,48 @@ func (r reader) proofHashes(ctx context.Context, n proof.Nodes) ([][]byte, error
 type pendingLeaf struct {
 	submission string
 	leaf       []byte
+	// idx is the leaf index written into the report's row (leaf_idx),
+	// which flushLog corrects if the leaf lands elsewhere.
+	idx int64
+	// prev is the submission's current leaf before this transaction, what
+	// a later rendering in it is compared with.
+	prev current
+}
+
+// current is a submission's current leaf: its index and text; a nil idx
+// when it has none.
+type current struct {
+	idx  *int64
+	leaf []byte
 }
 
 // published is what the log needs of a submission that is a published
-// version: the leaf's fields but the report digest, and the current leaf's
-// bytes (nil when it has none).
+// version: the leaf's fields but the report digest, and its current leaf.
 type published struct {
 	addon, version, manifest string
-	current                  []byte
+	cur                      current
 }
 
+// curCols read a submission's current leaf from its report's row (rp) and
+// the leaf's row in log_nodes: two lookups by primary key.
+const curCols = `rp.leaf_idx, (SELECT n.leaf FROM log_nodes n WHERE n.id = 2 * rp.leaf_idx)`
+
 // qPublishedAs finds whether a submission is a published version, with its
-// current leaf: three index lookups (versions by submission, migration
-// 00015; the submission; its latest leaf).
-const qPublishedAs = `SELECT s.addon, s.version, s.manifest_sha256,
-		(SELECT l.leaf FROM log_leaves l WHERE l.submission_id = s.id ORDER BY l.idx DESC LIMIT 1)
-	FROM versions v JOIN submissions s ON s.id = v.submission_id
+// current leaf: index lookups (versions by submission, migration 00015;
+// the submission; its report; the leaf).
+const qPublishedAs = `SELECT s.addon, s.version, s.manifest_sha256, ` + curCols + `
+	FROM versions v JOIN submissions s ON s.id = v.submission_id LEFT JOIN reports rp ON rp.submission_id = s.id
 	WHERE v.submission_id = $1`
 
 // qPublishedReportOf is qPublishedAs with the submission's report.
-const qPublishedReportOf = `SELECT s.addon, s.version, s.manifest_sha256,
-		(SELECT l.leaf FROM log_leaves l WHERE l.submission_id = s.id ORDER BY l.idx DESC LIMIT 1),
-		rp.bytes, rp.sha256
+const qPublishedReportOf = `SELECT s.addon, s.version, s.manifest_sha256, ` + curCols + `, rp.bytes, rp.sha256
 	FROM versions v JOIN submissions s ON s.id = v.submission_id JOIN reports rp ON rp.submission_id = s.id
 	WHERE v.submission_id = $1`
 
 // publishedAs returns the published version submission id is, or ok false.
 func (t *tx) publishedAs(ctx context.Context, id string) (published, bool, error) {
 	var p published
-	err := t.c.QueryRow(ctx, qPublishedAs, id).Scan(&p.addon, &p.version, &p.manifest, &p.current)
+	err := t.c.QueryRow(ctx, qPublishedAs, id).Scan(&p.addon, &p.version, &p.manifest, &p.cur.idx, &p.cur.leaf)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, false, nil
 	}
@@ -251,9 +272,9 @@ func (t *tx) publishedAs(ctx context.Context, id string) (published, bool, error
 // ids, in one query.
 func (t *tx) publishedAsMany(ctx context.Context, ids []string) (map[string]published, error) {
 	out := make(map[string]published, len(ids))
-	rows, err := t.c.Query(ctx, `SELECT s.id, s.addon, s.version, s.manifest_sha256,
-		(SELECT l.leaf FROM log_leaves l WHERE l.submission_id = s.id ORDER BY l.idx DESC LIMIT 1)
+	rows, err := t.c.Query(ctx, `SELECT s.id, s.addon, s.version, s.manifest_sha256, `+curCols+`
 		FROM submissions s JOIN versions v ON v.addon = s.addon AND v.submission_id = s.id
+		LEFT JOIN reports rp ON rp.submission_id = s.id
 		WHERE `+t.d.AnyOf("s.id", "$1"), t.d.List(ids))
 	if err != nil {
 		return nil, t.err("published versions of reports", err)
@@ -262,7 +283,7 @@ func (t *tx) publishedAsMany(ctx context.Context, ids []string) (map[string]publ
 	for rows.Next() {
 		var id string
 		var p published
-		if err := rows.Scan(&id, &p.addon, &p.version, &p.manifest, &p.current); err != nil {
+		if err := rows.Scan(&id, &p.addon, &p.version, &p.manifest, &p.cur.idx, &p.cur.leaf); err != nil {
 			return nil, t.err("published versions of reports", err)
 		}
 		out[id] = p
@@ -273,45 +294,61 @@ func (t *tx) publishedAsMany(ctx context.Context, ids []string) (map[string]publ
 	return out, nil
 }
 
-// envelopeCols are a report's envelope columns: all nil (NULL) for a
-// report that has none.
-type envelopeCols struct{ bytes, sha, keys any }
+// logCols are a report's envelope columns and the index of its current
+// leaf: all nil (NULL) for a report that has none.
+type logCols struct{ bytes, sha, keys, leafIdx any }
 
 // logReport signs the envelope of a published version's report and queues
 // the report's leaf unless the version's current leaf is the same. It
-// returns the envelope's columns, for the caller to store.
-func (t *tx) logReport(id string, p published, report []byte, reportSHA string) (envelopeCols, error) {
+// returns the envelope's columns and the leaf's index, for the caller to
+// store.
+func (t *tx) logReport(id string, p published, report []byte, reportSHA string) (logCols, error) {
 	env, envSHA, err := t.n.envelope(report)
 	if err != nil {
-		return envelopeCols{}, fmt.Errorf("sign report of %q: %w", id, err)
+		return logCols{}, fmt.Errorf("sign report of %q: %w", id, err)
 	}
 	leaf := transparency.Leaf{Addon: p.addon, Version: p.version, ManifestSHA256: p.manifest, ReportSHA256: reportSHA}
 	if err := leaf.Validate(); err != nil {
-		return envelopeCols{}, fmt.Errorf("log report of %q: %w", id, err)
+		return logCols{}, fmt.Errorf("log report of %q: %w", id, err)
 	}
-	if b := leaf.Marshal(); bytes.Equal(b, p.current) {
-		t.unqueue(id)
+	// Rendered already in this transaction: what counts is the leaf it
+	// had before, not the index its row holds for the queued one.
+	cur := p.cur
+	if i := t.queued(id); i >= 0 {
+		cur = t.pending[i].prev
+		t.pending = append(t.pending[:i], t.pending[i+1:]...)
+	}
+	cols := logCols{bytes: env, sha: envSHA, keys: t.n.keyIDs}
+	if b := leaf.Marshal(); cur.idx != nil && bytes.Equal(b, cur.leaf) {
+		cols.leafIdx = *cur.idx
 	} else {
-		t.queueLeaf(id, b)
+		idx := t.nextLeafIdx()
+		t.pending = append(t.pending, pendingLeaf{submission: id, leaf: b, idx: idx, prev: cur})
+		cols.leafIdx = idx
 	}
-	return envelopeCols{env, envSHA, t.n.keyIDs}, nil
+	return cols, nil
 }
 
-// queueLeaf queues a leaf for the commit. A submission's report stored
-// twice in one transaction is logged once, as last stored: the first was
-// never visible.
-func (t *tx) queueLeaf(id string, leaf []byte) {
-	t.unqueue(id)
-	t.pending = append(t.pending, pendingLeaf{submission: id, leaf: leaf})
-}
-
-func (t *tx) unqueue(id string) {
+// queued returns the position of id's leaf in the queue, or -1.
+func (t *tx) queued(id string) int {
 	for i, p := range t.pending {
 		if p.submission == id {
-			t.pending = append(t.pending[:i], t.pending[i+1:]...)
-			return
+			return i
 		}
 	}
+	return -1
+}
+
+// nextLeafIdx guesses the index the next queued leaf will have: the size
+// of the tree this process appended to last, plus the leaves queued. The
+// guess is right unless another process or transaction appends first, or
+// a queued leaf leaves the queue; flushLog corrects the reports' rows
+// then.
+func (t *tx) nextLeafIdx() int64 {
+	t.n.mu.Lock()
+	size := int64(t.n.rangeSize)
+	t.n.mu.Unlock()
+	return size + int64(len(t.pending))
 }
 
 // logPublished signs and logs the report a just-published version's
@@ -320,7 +357,7 @@ func (t *tx) logPublished(ctx context.Context, id string) error {
 	var p published
 	var report []byte
 	var sha string
-	err := t.c.QueryRow(ctx, qPublishedReportOf, id).Scan(&p.addon, &p.version, &p.manifest, &p.current, &report, &sha)
+	err := t.c.QueryRow(ctx, qPublishedReportOf, id).Scan(&p.addon, &p.version, &p.manifest, &p.cur.idx, &p.cur.leaf, &report, &sha)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -331,8 +368,8 @@ func (t *tx) logPublished(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.c.Exec(ctx, `UPDATE reports SET envelope = $2, envelope_sha256 = $3, envelope_keys = $4 WHERE submission_id = $1`,
-		id, env.bytes, env.sha, env.keys); err != nil {
+	if _, err := t.c.Exec(ctx, `UPDATE reports SET envelope = $2, envelope_sha256 = $3, envelope_keys = $4, leaf_idx = $5 WHERE submission_id = $1`,
+		id, env.bytes, env.sha, env.keys, env.leafIdx); err != nil {
 		return t.err(fmt.Sprintf("store envelope of %q", id), err)
 	}
 	return nil
@@ -359,8 +396,7 @@ func (r reader) head(ctx context.Context) (head, error) {
 	return h, nil
 }
 
-var copyLeaves = newCopy("log_leaves", "idx", "submission_id", "leaf")
-var copyNodes = newCopy("log_nodes", "id", "hash")
+var copyNodes = newCopy("log_nodes", "id", "hash", "submission_id", "leaf")
 
 // flushLog appends the queued leaves to the log and signs the new
 // checkpoint. It runs last in the transaction, holding the log's lock
@@ -383,13 +419,20 @@ func (t *tx) flushLog(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: log range of size %d: %w", t.d.Name(), h.size, err)
 	}
-	type node struct {
-		key  int64
-		hash []byte
+	// Every node the appends complete, each leaf's row with its text and
+	// submission (the visitor sees a leaf first, then the subtrees it
+	// completes).
+	rows := make([][]any, 0, 2*len(t.pending))
+	var p *pendingLeaf
+	visit := func(id compact.NodeID, hash []byte) {
+		if id.Level == 0 {
+			rows = append(rows, []any{nodeKey(id), hash, p.submission, p.leaf})
+		} else {
+			rows = append(rows, []any{nodeKey(id), hash, nil, nil})
+		}
 	}
-	nodes := make([]node, 0, 2*len(t.pending))
-	visit := func(id compact.NodeID, hash []byte) { nodes = append(nodes, node{nodeKey(id), hash}) }
-	for _, p := range t.pending {
+	for i := range t.pending {
+		p = &t.pending[i]
 		if err := rng.Append(rfc6962.DefaultHasher.HashLeaf(p.leaf), visit); err != nil {
 			return fmt.Errorf("%s: append to log: %w", t.d.Name(), err)
 		}
@@ -398,23 +441,42 @@ func (t *tx) flushLog(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: log root: %w", t.d.Name(), err)
 	}
-	leafRows := make([][]any, len(t.pending))
-	for i, p := range t.pending {
-		leafRows[i] = []any{int64(h.size) + int64(i), p.submission, p.leaf}
+	if err := t.insertRows(ctx, copyNodes, rows); err != nil {
+		return t.err("append to log", err)
 	}
-	if err := t.insertRows(ctx, copyLeaves, leafRows); err != nil {
-		return t.err("append log leaves", err)
-	}
-	nodeRows := make([][]any, len(nodes))
-	for i, n := range nodes {
-		nodeRows[i] = []any{n.key, n.hash}
-	}
-	if err := t.insertRows(ctx, copyNodes, nodeRows); err != nil {
-		return t.err("append log nodes", err)
+	if err := t.fixLeafIdx(ctx, int64(h.size)); err != nil {
+		return err
 	}
 	t.pending = nil
 	t.n.keepRange(rng.End(), root, rng.Hashes())
 	return t.signHead(ctx, rng.End(), root)
+}
+
+// fixLeafIdx corrects the leaf_idx of every report whose queued leaf was
+// appended at another index than the one written into its row (the queued
+// leaves are appended in order from size): none when this process's guess
+// was right, one statement per distinct shift otherwise (a replica's append
+// in between shifts all of them alike).
+func (t *tx) fixLeafIdx(ctx context.Context, size int64) error {
+	var shifts []int64
+	byShift := map[int64][]string{}
+	for i, p := range t.pending {
+		d := size + int64(i) - p.idx
+		if d == 0 {
+			continue
+		}
+		if _, ok := byShift[d]; !ok {
+			shifts = append(shifts, d)
+		}
+		byShift[d] = append(byShift[d], p.submission)
+	}
+	for _, d := range shifts {
+		if _, err := t.c.Exec(ctx, `UPDATE reports SET leaf_idx = leaf_idx + $1 WHERE `+t.d.AnyOf("submission_id", "$2"),
+			d, t.d.List(byShift[d])); err != nil {
+			return t.err("store leaf indexes", err)
+		}
+	}
+	return nil
 }
 
 // cachedRange returns the compact range of the tree of size and root that
@@ -577,12 +639,13 @@ func (r reader) Checkpoint(ctx context.Context) (storage.Checkpoint, error) {
 // current leaf, in one statement so that they come from one state of the
 // log (a leaf is never newer than the checkpoint read with it).
 const (
-	qInclusion = `SELECT h.size, h.checkpoint, l.idx, l.leaf
-		FROM log_head h, versions v JOIN log_leaves l ON l.idx = (SELECT max(idx) FROM log_leaves WHERE submission_id = v.submission_id)
+	qInclusion = `SELECT h.size, h.checkpoint, rp.leaf_idx, n.leaf
+		FROM log_head h, versions v JOIN reports rp ON rp.submission_id = v.submission_id
+		JOIN log_nodes n ON n.id = 2 * rp.leaf_idx
 		WHERE h.id = 1 AND h.checkpoint IS NOT NULL AND v.addon = $1 AND v.version = $2`
-	qInclusionLatest = `SELECT h.size, h.checkpoint, l.idx, l.leaf
+	qInclusionLatest = `SELECT h.size, h.checkpoint, rp.leaf_idx, n.leaf
 		FROM log_head h, addons a JOIN versions v ON v.addon = a.name AND v.version = a.latest_version
-		JOIN log_leaves l ON l.idx = (SELECT max(idx) FROM log_leaves WHERE submission_id = v.submission_id)
+		JOIN reports rp ON rp.submission_id = v.submission_id JOIN log_nodes n ON n.id = 2 * rp.leaf_idx
 		WHERE h.id = 1 AND h.checkpoint IS NOT NULL AND a.name = $1`
 )
 
