@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/storage/storetest"
@@ -190,6 +192,100 @@ func TestLogTiles(t *testing.T) {
 		}
 	})
 }
+
+// TestLogTileLevel1 serves a log of 65,536 leaves, whose level-1 tile
+// 1/000 is full: 256 hashes, each the root of a full level-0 tile. The
+// log is seeded (storetest.SeedLog) with 65,535 leaves and the last is a
+// report published through the API. A client of x/mod/sumdb/tlog reads
+// the tiles it needs to prove that leaf and an early one (checking each
+// tile against the checkpoint's tree as it reads it), and
+// transparency-dev/merkle verifies what it proved; every hash of tile
+// 1/000 is the root of its level-0 tile as served, and the root of 1/000
+// is the tree's, which tile 2/000.p/1 holds.
+func TestLogTileLevel1(t *testing.T) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
+		e := newEnv(t, b)
+		keys := e.keysOf(t)
+		seeded := storetest.SeedLog(t, e.store, 65535)
+		e.publish(t, manifest("weather", "1.0.0"))
+		var pb proofBody
+		if err := json.Unmarshal(e.do(t, req{method: "GET", path: "/v1/addons/weather/proof"}).body, &pb); err != nil {
+			t.Fatal(err)
+		}
+		const size = 65536
+		if pb.LeafIndex != size-1 || pb.TreeSize != size {
+			t.Fatalf("weather's proof: leaf %d of %d, want %d of %d", pb.LeafIndex, pb.TreeSize, size-1, size)
+		}
+		cp, _, err := transparency.OpenCheckpoint(e.wantCacheable(t, "/v1/log/checkpoint", transparency.CheckpointMediaType), keys[0].Name(), keys...)
+		if err != nil || cp.Size != size {
+			t.Fatalf("checkpoint of size %d (%v), want %d", cp.Size, err, size)
+		}
+
+		tree := tlog.Tree{N: size, Hash: tlog.Hash(cp.Hash)}
+		hr := tlog.TileHashReader(tree, &apiTiles{t: t, e: e})
+		for _, leaf := range []struct {
+			index uint64
+			text  []byte
+		}{{1234, seeded[1234].Marshal()}, {size - 1, pb.Leaf}} {
+			p, err := tlog.ProveRecord(size, int64(leaf.index), hr)
+			if err != nil {
+				t.Fatalf("prove leaf %d from tiles: %v", leaf.index, err)
+			}
+			hashes := make([][]byte, len(p))
+			for i := range p {
+				hashes[i] = p[i][:]
+			}
+			if err := proof.VerifyInclusion(rfc6962.DefaultHasher, leaf.index, size, rfc6962.DefaultHasher.HashLeaf(leaf.text), hashes, cp.Hash); err != nil {
+				t.Errorf("leaf %d: the proof from tiles does not verify: %v", leaf.index, err)
+			}
+		}
+
+		level1 := e.wantTile(t, "/v1/log/tile/1/000")
+		if len(level1) != 256*32 {
+			t.Fatalf("tile 1/000: %d bytes, want a full tile of 8192", len(level1))
+		}
+		for n := range uint64(256) {
+			sub, err := storetest.SubtreeRoot(e.wantTile(t, tileURL("0", n, 256)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(sub, level1[n*32:][:32]) {
+				t.Fatalf("tile 0/%03d hashes to %x; tile 1/000 holds %x", n, sub, level1[n*32:][:32])
+			}
+		}
+		root, err := storetest.SubtreeRoot(level1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if top := e.wantTile(t, "/v1/log/tile/2/000.p/1"); !bytes.Equal(root, cp.Hash) || !bytes.Equal(top, cp.Hash) {
+			t.Errorf("tile 1/000 hashes to %x, tile 2/000.p/1 holds %x; the checkpoint's root is %x", root, top, cp.Hash)
+		}
+		last := decodeBundle(t, e.wantTile(t, "/v1/log/tile/entries/255"))
+		if len(last) != 256 || !bytes.Equal(last[255], pb.Leaf) || !bytes.Equal(last[0], seeded[255*256].Marshal()) {
+			t.Errorf("bundle 255 (%d entries) does not end with weather's leaf or begin with leaf %d", len(last), 255*256)
+		}
+	})
+}
+
+// apiTiles is a tlog.TileReader over the API's tile endpoints.
+type apiTiles struct {
+	t *testing.T
+	e *env
+}
+
+func (r *apiTiles) Height() int { return 8 }
+
+func (r *apiTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	for i, tile := range tiles {
+		// tlog's path puts the height before the level: tile/8/L/N.
+		p := "/v1/log/" + strings.Replace(tile.Path(), "tile/8/", "tile/", 1)
+		out[i] = r.e.wantTile(r.t, p)
+	}
+	return out, nil
+}
+
+func (r *apiTiles) SaveTiles([]tlog.Tile, [][]byte) {}
 
 func hashesOf(t *testing.T, e *env, path string) []byte {
 	t.Helper()
