@@ -405,6 +405,16 @@ func (t *tx) flushLog(ctx context.Context) error {
 	if len(t.pending) == 0 {
 		return nil
 	}
+	// Most often the tree is still the one this process appended to last:
+	// then the head is updated from it without being read first, the
+	// update's condition checking (and, on PostgreSQL, locking) that it
+	// is. Otherwise the head is read under its lock.
+	if size, root, hashes, ok := t.n.lastRange(); ok {
+		done, err := t.appendTo(ctx, size, root, hashes)
+		if done || err != nil {
+			return err
+		}
+	}
 	h, err := t.head(ctx)
 	if err != nil {
 		return err
@@ -415,9 +425,19 @@ func (t *tx) flushLog(ctx context.Context) error {
 			return err
 		}
 	}
-	rng, err := rangeFactory.NewRange(0, h.size, hashes)
+	_, err = t.appendTo(ctx, h.size, nil, hashes)
+	return err
+}
+
+// appendTo appends the queued leaves to the tree of size whose compact
+// range is hashes, stores the nodes and signs the new checkpoint into the
+// head. With root nil the caller holds the head's lock and has read that
+// tree in it; otherwise the head is updated only if it still names size
+// and root, and done is false (nothing written) if it does not.
+func (t *tx) appendTo(ctx context.Context, size uint64, root []byte, hashes [][]byte) (done bool, err error) {
+	rng, err := rangeFactory.NewRange(0, size, hashes)
 	if err != nil {
-		return fmt.Errorf("%s: log range of size %d: %w", t.d.Name(), h.size, err)
+		return false, fmt.Errorf("%s: log range of size %d: %w", t.d.Name(), size, err)
 	}
 	// Every node the appends complete, each leaf's row with its text and
 	// submission (the visitor sees a leaf first, then the subtrees it
@@ -434,22 +454,29 @@ func (t *tx) flushLog(ctx context.Context) error {
 	for i := range t.pending {
 		p = &t.pending[i]
 		if err := rng.Append(rfc6962.DefaultHasher.HashLeaf(p.leaf), visit); err != nil {
-			return fmt.Errorf("%s: append to log: %w", t.d.Name(), err)
+			return false, fmt.Errorf("%s: append to log: %w", t.d.Name(), err)
 		}
 	}
-	root, err := rng.GetRootHash(nil)
+	newRoot, err := rng.GetRootHash(nil)
 	if err != nil {
-		return fmt.Errorf("%s: log root: %w", t.d.Name(), err)
+		return false, fmt.Errorf("%s: log root: %w", t.d.Name(), err)
+	}
+	if root == nil {
+		if err := t.signHead(ctx, rng.End(), newRoot); err != nil {
+			return false, err
+		}
+	} else if ok, err := t.signHeadIf(ctx, size, root, rng.End(), newRoot); !ok || err != nil {
+		return false, err
 	}
 	if err := t.insertRows(ctx, copyNodes, rows); err != nil {
-		return t.err("append to log", err)
+		return false, t.err("append to log", err)
 	}
-	if err := t.fixLeafIdx(ctx, int64(h.size)); err != nil {
-		return err
+	if err := t.fixLeafIdx(ctx, int64(size)); err != nil {
+		return false, err
 	}
 	t.pending = nil
-	t.n.keepRange(rng.End(), root, rng.Hashes())
-	return t.signHead(ctx, rng.End(), root)
+	t.n.keepRange(rng.End(), newRoot, rng.Hashes())
+	return true, nil
 }
 
 // fixLeafIdx corrects the leaf_idx of every report whose queued leaf was
@@ -492,6 +519,17 @@ func (n *notary) cachedRange(size uint64, root []byte) ([][]byte, bool) {
 		return nil, false
 	}
 	return append([][]byte(nil), n.rangeHashes...), true
+}
+
+// lastRange returns the compact range of the tree this process appended to
+// last, if any.
+func (n *notary) lastRange() (uint64, []byte, [][]byte, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.rangeRoot == nil {
+		return 0, nil, nil, false
+	}
+	return n.rangeSize, n.rangeRoot, append([][]byte(nil), n.rangeHashes...), true
 }
 
 func (n *notary) keepRange(size uint64, root []byte, hashes [][]byte) {
@@ -546,6 +584,23 @@ func (t *tx) signHead(ctx context.Context, size uint64, root []byte) error {
 		return t.err("store checkpoint", err)
 	}
 	return nil
+}
+
+// signHeadIf is signHead for a head not read: it stores the new tree and
+// its checkpoint only if the head still names the tree of size and root,
+// and reports whether it did.
+func (t *tx) signHeadIf(ctx context.Context, size uint64, root []byte, newSize uint64, newRoot []byte) (bool, error) {
+	signed, at, err := t.n.checkpoint(newSize, newRoot)
+	if err != nil {
+		return false, fmt.Errorf("sign checkpoint: %w", err)
+	}
+	n, err := t.c.Exec(ctx, `UPDATE log_head SET size = $1, root = $2, checkpoint = $3, signed_at = $4, signed_by = $5
+		WHERE id = 1 AND size = $6 AND root = $7`,
+		int64(newSize), newRoot, signed, t.d.Time(at), t.n.keyIDs, int64(size), root)
+	if err != nil {
+		return false, t.err("store checkpoint", err)
+	}
+	return n == 1, nil
 }
 
 // checkpointStale reports whether h's checkpoint must be signed again.
