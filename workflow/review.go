@@ -91,21 +91,27 @@ func (s *Service) decide(ctx context.Context, a Actor, id, reason string, to reg
 			return conflict("addon %q was removed from the registry", sub.Addon)
 		}
 		// The report is rendered again so that the published version's
-		// report certainly reflects the state it is published into.
-		r, rerendered, err := rerender(ctx, tx, sub, st, now)
+		// report certainly reflects the state it is published into. It is
+		// stored after the version is created, so that its row is written
+		// once, signed (storage.Tx.CreateVersion).
+		r, err := render(sub.Manifest, Format(sub.Format), st, now)
 		if err != nil {
-			return err
+			return fmt.Errorf("render submission %s: %w", sub.ID, err)
 		}
-		sub = rerendered
 		blocked := r.blocking()
 		if blocked != nil && !override {
 			return blocked
 		}
+		sub.Verdict, sub.Risk, sub.WiringSHA256 = r.report.Verdict, r.report.Risk, r.wiring
 		if err := tx.UpdateSubmission(ctx, sub); err != nil {
 			return fmt.Errorf("store decision: %w", err)
 		}
 		if _, err := publish(ctx, tx, sub, st, r.parsed, a.Name, now); err != nil {
 			return err
+		}
+		rep, fs := r.stored(sub.ID)
+		if err := tx.PutReport(ctx, rep, fs); err != nil {
+			return fmt.Errorf("store report of %s: %w", sub.ID, err)
 		}
 		return s.audit(ctx, tx, now, a.Name, "submission.approve", "submission/"+sub.ID, reason, approveDetail(sub, blocked))
 	})

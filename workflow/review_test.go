@@ -3,16 +3,19 @@ package workflow_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/transparency"
 	"github.com/registryd/registryd/workflow"
 )
 
@@ -500,4 +503,85 @@ func TestTokens(t *testing.T) {
 			t.Errorf("Tokens = %+v, %v; want one revoked", toks, err)
 		}
 	})
+}
+
+// TestApproveWritesReportOnce: approving a pending submission renders its
+// report anew and stores it once, signed — not stored and then written
+// again with its envelope. A trigger the test adds counts the writes to
+// the report's row.
+func TestApproveWritesReportOnce(t *testing.T) {
+	eachBackend(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		exec := countReportWrites(t, h.store)
+		sub := h.submit(t, warned("counted", "1.0.0"))
+		writes := func() int {
+			t.Helper()
+			var n int
+			if err := exec(`SELECT count(*) FROM report_writes WHERE submission_id = '` + sub.ID + `'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := writes()
+		if _, err := h.svc.Approve(ctx, alice, sub.ID, "fine"); err != nil {
+			t.Fatal(err)
+		}
+		if n := writes() - before; n != 1 {
+			t.Errorf("approving wrote the report's row %d times, want once", n)
+		}
+		env, err := h.store.PublishedEnvelope(ctx, "counted", "1.0.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := h.store.Report(ctx, sub.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload, _, err := transparency.OpenEnvelope(env.Bytes, h.store.SigningKeys()...)
+		if err != nil || !bytes.Equal(payload, rep.Bytes) {
+			t.Errorf("the envelope does not sign the stored report (%v)", err)
+		}
+		p, err := h.store.InclusionProof(ctx, "counted", "1.0.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (transparency.Leaf{Addon: "counted", Version: "1.0.0", ManifestSHA256: sub.ManifestSHA256, ReportSHA256: rep.SHA256}).Marshal(); !bytes.Equal(p.Leaf, want) {
+			t.Errorf("the logged leaf is\n%s\nwant\n%s", p.Leaf, want)
+		}
+	})
+}
+
+// countReportWrites adds to s's database a table report_writes and a
+// trigger that adds a row to it for every row written to reports
+// (inserted or updated), and returns a way to query that database.
+func countReportWrites(t *testing.T, s storage.Store) func(q string) interface{ Scan(...any) error } {
+	t.Helper()
+	ctx := context.Background()
+	switch db := s.(type) {
+	case interface{ DB() *sql.DB }:
+		for _, q := range []string{
+			`CREATE TABLE report_writes (submission_id TEXT)`,
+			`CREATE TRIGGER report_writes_insert AFTER INSERT ON reports BEGIN INSERT INTO report_writes VALUES (NEW.submission_id); END`,
+			`CREATE TRIGGER report_writes_update AFTER UPDATE ON reports BEGIN INSERT INTO report_writes VALUES (NEW.submission_id); END`,
+		} {
+			if _, err := db.DB().ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return func(q string) interface{ Scan(...any) error } { return db.DB().QueryRowContext(ctx, q) }
+	case interface{ Pool() *pgxpool.Pool }:
+		for _, q := range []string{
+			`CREATE TABLE report_writes (submission_id text)`,
+			`CREATE FUNCTION report_write() RETURNS trigger LANGUAGE plpgsql AS $$
+				BEGIN INSERT INTO report_writes VALUES (NEW.submission_id); RETURN NULL; END $$`,
+			`CREATE TRIGGER report_writes AFTER INSERT OR UPDATE ON reports FOR EACH ROW EXECUTE FUNCTION report_write()`,
+		} {
+			if _, err := db.Pool().Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return func(q string) interface{ Scan(...any) error } { return db.Pool().QueryRow(ctx, q) }
+	}
+	t.Fatalf("a store of type %T is neither SQLite nor PostgreSQL", s)
+	return nil
 }

@@ -165,6 +165,7 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 		if env, err = t.logReport(r.SubmissionID, pub, nonNilBytes(r.Bytes), r.SHA256); err != nil {
 			return err
 		}
+		t.signed(r.SubmissionID)
 	}
 	_, err = t.c.Exec(ctx, upsertReports+valuesSQL(1, 8, 1, ", false")+onConflictReports,
 		r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys, env.leafIdx)
@@ -228,6 +229,7 @@ func (t *tx) PutReports(ctx context.Context, rs []storage.ReportWrite) error {
 			if envs[i], err = t.logReport(ids[i], p, nonNilBytes(w.Report.Bytes), w.Report.SHA256); err != nil {
 				return err
 			}
+			t.signed(ids[i])
 		}
 	}
 	err = chunks(len(rs), func(lo, hi int) error {

@@ -231,11 +231,14 @@ type tx struct {
 	// fresh holds the submissions created in this transaction and not
 	// published in it, whose reports are not signed or logged.
 	fresh map[string]freshSubmission
-	// born holds the versions published in this transaction whose
-	// submissions were created in it too, with what the log needs of them
-	// (no leaf yet): PutReport signs and logs their reports without asking
-	// the database.
+	// born holds the versions published in this transaction, with what
+	// the log needs of their submissions: PutReport signs and logs their
+	// reports without asking the database.
 	born map[string]published
+	// unsigned lists those of them whose report, stored before the version
+	// was created, is not signed yet: flushLog signs it unless PutReport
+	// stored another since.
+	unsigned []string
 }
 
 // freshSubmission is what a transaction knows of a submission it created.

@@ -351,6 +351,16 @@ func (t *tx) nextLeafIdx() int64 {
 	return size + int64(len(t.pending))
 }
 
+// signed drops id from the reports flushLog is to sign: it has just been.
+func (t *tx) signed(id string) {
+	for i, u := range t.unsigned {
+		if u == id {
+			t.unsigned = append(t.unsigned[:i], t.unsigned[i+1:]...)
+			return
+		}
+	}
+}
+
 // logPublished signs and logs the report a just-published version's
 // submission already has (none yet is not an error: PutReport will).
 func (t *tx) logPublished(ctx context.Context, id string) error {
@@ -402,6 +412,14 @@ var copyNodes = newCopy("log_nodes", "id", "hash", "submission_id", "leaf")
 // checkpoint. It runs last in the transaction, holding the log's lock
 // until the commit.
 func (t *tx) flushLog(ctx context.Context) error {
+	// The reports of versions published in this transaction that were
+	// stored before and not since (CreateVersion) are signed now.
+	for _, id := range t.unsigned {
+		if err := t.logPublished(ctx, id); err != nil {
+			return err
+		}
+	}
+	t.unsigned = nil
 	if len(t.pending) == 0 {
 		return nil
 	}

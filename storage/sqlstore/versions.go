@@ -78,21 +78,31 @@ func (t *tx) CreateVersion(ctx context.Context, v registry.Version) error {
 	}
 	// The report the submission has is now a published version's: it is
 	// signed and logged (translog.go), and so is any it gets later in
-	// this transaction.
-	f, fresh := t.fresh[v.SubmissionID]
-	if !fresh {
-		return t.logPublished(ctx, v.SubmissionID)
+	// this transaction. Which is signed waits for the report PutReport
+	// stores later in the transaction, if it does (a workflow that
+	// publishes a submission renders its report anew and stores it after
+	// creating the version for that): the report's row is then written
+	// once, with its envelope. The one the submission already had is
+	// signed at the commit only if none came.
+	var p published
+	if f, fresh := t.fresh[v.SubmissionID]; fresh {
+		delete(t.fresh, v.SubmissionID)
+		p = published{addon: f.addon, version: f.version, manifest: f.manifest}
+		if f.reported {
+			t.unsigned = append(t.unsigned, v.SubmissionID)
+		}
+	} else {
+		var ok bool
+		if p, ok, err = t.publishedAs(ctx, v.SubmissionID); err != nil {
+			return err
+		} else if !ok {
+			return fmt.Errorf("%s: create version %s@%s: not found once created", t.d.Name(), v.Addon, v.Version)
+		}
+		t.unsigned = append(t.unsigned, v.SubmissionID)
 	}
-	delete(t.fresh, v.SubmissionID)
 	if t.born == nil {
 		t.born = map[string]published{}
 	}
-	t.born[v.SubmissionID] = published{addon: f.addon, version: f.version, manifest: f.manifest}
-	if f.reported {
-		return t.logPublished(ctx, v.SubmissionID)
-	}
-	// No report yet: the one PutReport stores is written once, with its
-	// envelope (a workflow that publishes a new submission creates the
-	// version first for that).
+	t.born[v.SubmissionID] = p
 	return nil
 }
