@@ -28,19 +28,20 @@ import (
 // with leaf_idx, the index of the report's current leaf).
 //
 // A transaction that stores a published version's report signs its
-// envelope at once and queues its leaf (tx.queueLeaf), writing into the
+// envelope at once and queues its leaf (logReport), writing into the
 // report's row the index the leaf will most likely have (tx.nextLeafIdx).
 // Just before the transaction commits, flushLog appends every queued leaf:
-// it locks the head row, rebuilds the tree's compact range from the stored
-// nodes, appends the leaves to it, stores every subtree node completed on
-// the way (the leaves' own rows with their text), corrects the index of any
-// report whose leaf landed elsewhere, and signs a checkpoint of the new tree
-// into the head row. The
-// lock makes appends one at a time across every connection and replica
-// (PostgreSQL's row lock; SQLite's write transactions exclude each other
-// anyway), so the log has no gap and no fork; holding it only for the
-// flush keeps the critical section to a few statements, however many
-// leaves the transaction appends.
+// from the compact range of the tree this process appended to last, or,
+// when the head no longer names that tree, from the range rebuilt from the
+// stored nodes under the head row's lock, it appends the leaves, stores
+// every subtree node completed on the way (the leaves' own rows with their
+// text), corrects the index of any report whose leaf landed elsewhere, and
+// signs a checkpoint of the new tree into the head row. The head's lock
+// (PostgreSQL's row lock, taken by the conditional update or the read;
+// SQLite's write transactions exclude each other anyway) makes appends one
+// at a time across every connection and replica, so the log has no gap and
+// no fork; holding it only for the flush keeps the critical section to a
+// few statements, however many leaves the transaction appends.
 
 // notary signs for one store: envelopes and checkpoints, with its keys in
 // order, at its clock.
