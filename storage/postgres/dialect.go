@@ -2,7 +2,10 @@ package postgres
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -40,6 +43,16 @@ func (dialect) Bytewise(col string) string { return col + ` COLLATE "C"` }
 // SearchIndex adds nothing: the trigram index on addons.search_text
 // (migration 00009) serves the LIKE that matches it.
 func (dialect) SearchIndex(string, string, func(any) string) string { return "" }
+
+// PartIndex matches the part through its trigram index (migration 00022,
+// on the same expression), for a query of three characters or more that
+// does not hold the parts' separator.
+func (dialect) PartIndex(part int, q, pattern string, bind func(any) string) string {
+	if utf8.RuneCountInString(q) < 3 || strings.Contains(q, "\x1f") {
+		return ""
+	}
+	return "split_part(search_text, chr(31), " + strconv.Itoa(part) + ") LIKE " + bind(pattern)
+}
 
 // Time truncates to the microsecond PostgreSQL keeps.
 func (dialect) Time(t time.Time) any { return t.UTC().Truncate(time.Microsecond) }

@@ -50,6 +50,9 @@ func (dialect) SearchIndex(prefix, q string, bind func(any) string) string {
 		WHERE addon_search MATCH ` + bind(phrase) + `)`
 }
 
+// PartIndex is none: the FTS5 table indexes the whole search text.
+func (dialect) PartIndex(int, string, string, func(any) string) string { return "" }
+
 // Time encodes t as UTC microseconds since the Unix epoch.
 func (dialect) Time(t time.Time) any { return t.UnixMicro() }
 

@@ -225,13 +225,16 @@ type rankPos struct {
 //  2. When they do not fill the page, the other ranks are read. At most
 //     searchCandidates matches are read through the substring index
 //     (rankedMatches); when there are fewer, they are all there is, ranked
-//     and sorted. When there are more, the page walks the names in order
-//     once for each rank from its position (walkRanks), checking each name
-//     against that rank's condition (the same searchRankSQL), at most
-//     searchWalk names for the page; only when the walk ends without
-//     filling the page, because the rest of a rank's matches are rare among
-//     the names, are the matches read through the substring index after
-//     all, unbounded.
+//     and sorted. When there are more, the page reads rank by rank from its
+//     position (walkRanks): a rank whose part of the search text has an
+//     index of its own (PostgreSQL's, for ranks 2 and 3) is read through it
+//     when it has fewer than searchCandidates matches; otherwise the names
+//     are walked in order, each checked against the rank's condition (the
+//     same searchRankSQL), at most searchWalk names for the page. Only when
+//     the walk ends without filling the page, because the rest of a rank's
+//     matches are rare among the names, is the rest read through an index
+//     after all, unbounded: the rank's own, or the substring index for
+//     every match.
 //
 // Each way yields the same addons in the same order, so cursors carry from
 // one to the other.
@@ -279,7 +282,7 @@ func (r reader) addonsByRelevance(ctx context.Context, f storage.AddonFilter, c 
 		return nil, "", err
 	}
 	if many {
-		if rows, err = r.walkRanks(ctx, f, q, from, need, searchWalk(limit)); err != nil {
+		if rows, err = r.walkRanks(ctx, f, q, from, need, searchCandidates(limit), searchWalk(limit)); err != nil {
 			return nil, "", err
 		}
 	}
@@ -299,75 +302,169 @@ func (r reader) rankedMatches(ctx context.Context, f storage.AddonFilter, q stri
 	}
 	name := r.d.Bytewise("name")
 	rank := r.searchRankSQL(&a, q)
-	matches := `SELECT ` + addonCols + `, ` + rank + ` AS search_rank FROM addons` + whereSQL(where)
-	counted := "0"
-	if bound > 0 {
-		// Counted before the position is applied, so that the count is of
-		// the first bound matches the index yields, whatever their rank.
-		matches += ` LIMIT ` + a.add(bound)
-		counted = "count(*) OVER ()"
-	}
-	query := `SELECT ` + addonCols + `, search_rank, candidates FROM (SELECT ` + addonCols + `, search_rank, ` + counted +
-		` AS candidates FROM (` + matches + `) matched) ranked`
+	var past string // the position's condition
 	switch {
 	case from.key != "":
-		query += ` WHERE search_rank > ` + a.add(from.rank) + ` OR (search_rank = ` + a.add(from.rank) + ` AND ` + name + ` > ` + a.add(from.key) + `)`
+		past = `search_rank > ` + a.add(from.rank) + ` OR (search_rank = ` + a.add(from.rank) + ` AND ` + name + ` > ` + a.add(from.key) + `)`
 	case from.rank > 0:
-		query += ` WHERE search_rank >= ` + a.add(from.rank)
+		past = `search_rank >= ` + a.add(from.rank)
+	default:
+		past = `1 = 1`
 	}
-	query += ` ORDER BY search_rank, ` + name + ` LIMIT ` + a.add(need)
+	matches := `SELECT ` + addonCols + `, ` + rank + ` AS search_rank FROM addons` + whereSQL(where)
+	var query string
+	if bound > 0 {
+		// The first bound matches the index yields, whatever their rank,
+		// are counted, and those before the position sorted last, so
+		// that the count comes back even when none is past it.
+		query = `SELECT ` + addonCols + `, search_rank, candidates, before FROM (SELECT ` + addonCols + `, search_rank, ` +
+			`count(*) OVER () AS candidates, CASE WHEN ` + past + ` THEN 0 ELSE 1 END AS before FROM (` + matches +
+			` LIMIT ` + a.add(bound) + `) matched) ranked ORDER BY before, search_rank, ` + name
+	} else {
+		query = `SELECT ` + addonCols + `, search_rank, 0, 0 FROM (` + matches + `) ranked WHERE ` + past +
+			` ORDER BY search_rank, ` + name
+	}
+	query += ` LIMIT ` + a.add(need)
 	candidates := 0
 	scan := func(row Row) (rankedAddon, error) {
 		var x rankedAddon
+		var before int
 		dst, finish := r.addonFields(&x.addon)
-		if err := row.Scan(append(dst, &x.rank, &candidates)...); err != nil {
+		if err := row.Scan(append(dst, &x.rank, &candidates, &before)...); err != nil {
 			return x, err
 		}
 		finish()
+		if before == 1 {
+			x.rank = -1
+		}
 		return x, nil
 	}
 	rows, err = list(r, ctx, "search addons", scan, query, a...)
-	if err != nil || bound <= 0 {
-		return rows, false, err
+	if err != nil {
+		return nil, false, err
 	}
-	if len(rows) == 0 {
-		// No match past the position among the first bound: count them.
-		if candidates, _, err = r.CountAddons(ctx, f, bound); err != nil {
-			return nil, false, err
+	if bound > 0 && candidates >= bound {
+		return nil, true, nil
+	}
+	// Rows before the position come last: drop them.
+	for i, x := range rows {
+		if x.rank < 0 {
+			return rows[:i], false, nil
 		}
 	}
-	return rows, candidates >= bound, nil
+	return rows, false, nil
 }
 
 // walkRanks returns the first need addons matching f (whose query,
-// lowercased, is q) from position from on, found by walking the names in
-// order, rank by rank: each name is checked against the rank's condition,
-// so that the cost follows the names read, not the matches. The walk reads
-// at most budget names in all; where it has not filled the page by then,
-// the rest is read through the substring index (rankedMatches, unbounded)
-// from where the walk stopped.
-func (r reader) walkRanks(ctx context.Context, f storage.AddonFilter, q string, from rankPos, need, budget int) ([]rankedAddon, error) {
+// lowercased, is q) from position from on, rank by rank. A rank whose part
+// of the search text has an index of its own (Dialect.PartIndex) is read
+// through it when it has fewer than bound matches. Otherwise the names are
+// walked in order and each is checked against the rank's condition, so that
+// the cost follows the names read, not the matches. The walks read at most
+// budget names in all; where they have not filled the page by then, the
+// rest is read through the substring index (rankedMatches, unbounded) from
+// where the walk stopped.
+func (r reader) walkRanks(ctx context.Context, f storage.AddonFilter, q string, from rankPos, need, bound, budget int) ([]rankedAddon, error) {
 	var out []rankedAddon
 	for pos := from; pos.rank <= 4; pos = (rankPos{rank: pos.rank + 1}) {
 		if budget == 0 {
-			rest, _, err := r.rankedMatches(ctx, f, q, pos, need, 0)
-			return append(out, rest...), err
+			bound = 0 // no walk left: the rank's own index, however many
 		}
-		hits, read, last, err := r.walkRank(ctx, f, q, pos, need, budget)
+		rows, few, err := r.rankMatches(ctx, f, q, pos, need, bound)
 		if err != nil {
 			return nil, err
 		}
-		out, need = append(out, hits...), need-len(hits)
-		if need == 0 {
-			return out, nil
+		if !few && budget > 0 {
+			hits, read, last, err := r.walkRank(ctx, f, q, pos, need, budget)
+			if err != nil {
+				return nil, err
+			}
+			if out, need = append(out, hits...), need-len(hits); need == 0 {
+				return out, nil
+			}
+			if read < budget { // the rank's last name is read
+				budget -= read
+				continue
+			}
+			// Stopped by the budget: the rest of the rank through its own
+			// index when it has one.
+			budget, pos.key = 0, last
+			if rows, few, err = r.rankMatches(ctx, f, q, pos, need, 0); err != nil {
+				return nil, err
+			}
 		}
-		if read == budget { // stopped by the budget, not by the last name
-			rest, _, err := r.rankedMatches(ctx, f, q, rankPos{pos.rank, last}, need, 0)
+		if !few { // the rest of every rank through the substring index
+			rest, _, err := r.rankedMatches(ctx, f, q, pos, need, 0)
 			return append(out, rest...), err
 		}
-		budget -= read
+		if out, need = append(out, rows...), need-len(rows); need == 0 {
+			return out, nil
+		}
 	}
 	return out, nil
+}
+
+// rankMatches reads the matches of rank from.rank through the index of
+// the rank's own part of the search text, when the store has one
+// (Dialect.PartIndex) and they are fewer than bound (any number when bound
+// is 0): few is then true, and rows are the first need of them after
+// from.key, by name.
+func (r reader) rankMatches(ctx context.Context, f storage.AddonFilter, q string, from rankPos, need, bound int) (rows []rankedAddon, few bool, err error) {
+	if from.rank != 2 && from.rank != 3 {
+		return nil, false, nil
+	}
+	var a args
+	part := r.d.PartIndex(from.rank-1, q, containsPattern(q), a.add)
+	if part == "" {
+		return nil, false, nil
+	}
+	byName := f
+	byName.Query = ""
+	where, err := r.addonWhere(&a, byName)
+	if err != nil {
+		return nil, false, fmt.Errorf("search addons: %w", err)
+	}
+	// The part holding q implies the search text does, which the rank's
+	// condition assumes.
+	where = append(where, part, r.searchRankSQL(&a, q)+" = "+a.add(from.rank))
+	name := r.d.Bytewise("name")
+	past := "1 = 1"
+	if from.key != "" {
+		past = name + " > " + a.add(from.key)
+	}
+	matches := `SELECT ` + addonCols + ` FROM addons` + whereSQL(where)
+	if bound > 0 {
+		matches += ` LIMIT ` + a.add(bound)
+	}
+	query := `SELECT ` + addonCols + `, candidates, before FROM (SELECT ` + addonCols + `, count(*) OVER () AS candidates, ` +
+		`CASE WHEN ` + past + ` THEN 0 ELSE 1 END AS before FROM (` + matches + `) matched) counted ORDER BY before, ` +
+		name + ` LIMIT ` + a.add(need)
+	candidates := 0
+	scan := func(row Row) (rankedAddon, error) {
+		x := rankedAddon{rank: from.rank}
+		var before int
+		dst, finish := r.addonFields(&x.addon)
+		if err := row.Scan(append(dst, &candidates, &before)...); err != nil {
+			return x, err
+		}
+		finish()
+		if before == 1 {
+			x.rank = -1
+		}
+		return x, nil
+	}
+	if rows, err = list(r, ctx, "search addons", scan, query, a...); err != nil {
+		return nil, false, err
+	}
+	if bound > 0 && candidates >= bound {
+		return nil, false, nil
+	}
+	for i, x := range rows {
+		if x.rank < 0 {
+			return rows[:i], true, nil
+		}
+	}
+	return rows, true, nil
 }
 
 // walkRank reads at most budget names after from.key in order (from the
@@ -388,21 +485,23 @@ func (r reader) walkRank(ctx context.Context, f storage.AddonFilter, q string, f
 		window += ` WHERE ` + name + ` > ` + a.add(from.key)
 	}
 	window += ` ORDER BY ` + name + ` LIMIT ` + a.add(budget)
-	// Every name of the window is numbered; the matches of the rank are
-	// kept, and the window's last name, which says how far it went.
-	walked := `SELECT name, row_number() OVER (ORDER BY ` + name + `) AS walked, count(*) OVER () AS window_size, ` +
-		`CASE WHEN ` + strings.Join(where, " AND ") + ` THEN 1 ELSE 0 END AS hit FROM (` + window + `) w`
-	query := `SELECT ` + qualified("a.", addonCols) + `, k.walked, k.window_size, k.hit FROM (SELECT name, walked, window_size, hit FROM (` +
-		walked + `) x WHERE hit = 1 OR walked = window_size ORDER BY ` + name + ` LIMIT ` + a.add(need) + `) k JOIN addons a ON a.name = k.name ORDER BY ` +
+	// Every name of the window is numbered, and its last one marked (lead
+	// looks one name ahead, so the names are read as they are needed);
+	// the matches of the rank are kept, and the window's last name, which
+	// says how far it went. The read stops at the need-th match.
+	walked := `SELECT name, row_number() OVER w AS walked, CASE WHEN lead(name) OVER w IS NULL THEN 1 ELSE 0 END AS last_name, ` +
+		`CASE WHEN ` + strings.Join(where, " AND ") + ` THEN 1 ELSE 0 END AS hit FROM (` + window + `) win WINDOW w AS (ORDER BY ` + name + `)`
+	query := `SELECT ` + qualified("a.", addonCols) + `, k.walked, k.last_name, k.hit FROM (SELECT name, walked, last_name, hit FROM (` +
+		walked + `) x WHERE hit = 1 OR last_name = 1 ORDER BY ` + name + ` LIMIT ` + a.add(need) + `) k JOIN addons a ON a.name = k.name ORDER BY ` +
 		r.d.Bytewise("k.name")
 	type walkedRow struct {
 		rankedAddon
-		walked, size, hit int
+		walked, last, hit int
 	}
 	scan := func(row Row) (walkedRow, error) {
 		var x walkedRow
 		dst, finish := r.addonFields(&x.addon)
-		if err := row.Scan(append(dst, &x.walked, &x.size, &x.hit)...); err != nil {
+		if err := row.Scan(append(dst, &x.walked, &x.last, &x.hit)...); err != nil {
 			return x, err
 		}
 		finish()
@@ -417,8 +516,8 @@ func (r reader) walkRank(ctx context.Context, f storage.AddonFilter, q string, f
 		if x.hit == 1 {
 			hits = append(hits, x.rankedAddon)
 		}
-		if x.walked == x.size {
-			read, last = x.size, x.addon.Name
+		if x.last == 1 {
+			read, last = x.walked, x.addon.Name
 		}
 	}
 	return hits, read, last, nil

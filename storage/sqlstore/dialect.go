@@ -67,6 +67,15 @@ type Dialect interface {
 	// characters or more, which that index can find.
 	SearchIndex(prefix, q string, bind func(any) string) string
 
+	// PartIndex returns a condition that is true for the addons whose
+	// search_text's part (1: name and display name, 2: keywords and
+	// categories) holds the lowercased q (pattern is its LIKE pattern,
+	// containsPattern), served by an index of that part, binding values
+	// through bind; or "" when there is none. PostgreSQL
+	// has one for q of three characters or more (migration 00022); SQLite
+	// none.
+	PartIndex(part int, q, pattern string, bind func(any) string) string
+
 	// Time encodes an instant for a write or a comparison. ScanTime and
 	// ScanNullTime return scan destinations that set *dst to the stored
 	// instant in UTC (nil for NULL). PostgreSQL keeps timestamptz,
