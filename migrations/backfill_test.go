@@ -50,19 +50,27 @@ func TestSearchBackfill(t *testing.T) {
 	})
 }
 
+// upTo migrates db to version n and returns the provider, for tests that
+// store rows in an older schema before they migrate the rest of the way.
+func upTo(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS, n int64) *goose.Provider {
+	t.Helper()
+	p, err := goose.NewProvider(dialect, db, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), n); err != nil {
+		t.Fatalf("up to %d: %v", n, err)
+	}
+	return p
+}
+
 // fillBeforeSearch migrates db to version 8 and stores three addons: two
 // whose latest manifests have keywords and categories (one of them also
 // an older version with others), one whose manifest has none.
 func fillBeforeSearch(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS) {
 	t.Helper()
 	ctx := context.Background()
-	p, err := goose.NewProvider(dialect, db, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 8); err != nil {
-		t.Fatalf("up to 8: %v", err)
-	}
+	upTo(t, dialect, db, fsys, 8)
 	at := func(sec int) any {
 		if dialect == goose.DialectSQLite3 {
 			return int64(sec) * 1e6

@@ -86,13 +86,7 @@ type oldLog struct {
 func fillBeforeLogTable(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS, signer *transparency.Signer) oldLog {
 	t.Helper()
 	ctx := context.Background()
-	p, err := goose.NewProvider(dialect, db, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 20); err != nil {
-		t.Fatalf("up to 20: %v", err)
-	}
+	upTo(t, dialect, db, fsys, 20)
 	bind := func(q string) string {
 		if dialect == goose.DialectPostgres {
 			return strings.ReplaceAll(q, "?", "$")

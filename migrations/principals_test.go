@@ -40,13 +40,7 @@ func TestPrincipalsMigration(t *testing.T) {
 
 func checkPrincipalsMigration(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS) {
 	ctx := context.Background()
-	p, err := goose.NewProvider(dialect, db, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 4); err != nil {
-		t.Fatalf("up to 4: %v", err)
-	}
+	p := upTo(t, dialect, db, fsys, 4)
 	// Times: SQLite stores integer microseconds, PostgreSQL timestamptz.
 	at := func(sec int) any {
 		if dialect == goose.DialectSQLite3 {

@@ -113,18 +113,7 @@ func TestApprovalBesideWaitingReassessment(t *testing.T) {
 	staleReports(t, h, pending.ID)
 
 	pool := h.store.(*postgres.Store).Pool()
-	holder, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Rollback(ctx)
-	var holderPID int
-	if err := holder.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&holderPID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := holder.Exec(ctx, `SELECT 1 FROM addons WHERE name = 'fs' FOR UPDATE`); err != nil {
-		t.Fatal(err)
-	}
+	holder, holderPID := holdRows(t, pool, `SELECT 1 FROM addons WHERE name = 'fs' FOR UPDATE`)
 
 	approved := make(chan error, 1)
 	go func() {
@@ -183,6 +172,27 @@ func deadlockHarness(t *testing.T) (*harness, *pgx.Conn) {
 
 // waitBlocked waits until a backend of pool's database waits for a lock
 // the backend pid holds, and returns that backend's pid.
+// holdRows begins a transaction on pool that runs lock, a statement taking
+// row locks, and returns it with its backend's pid; it is rolled back when
+// the test ends unless committed first.
+func holdRows(t *testing.T, pool *pgxpool.Pool, lock string, args ...any) (pgx.Tx, int) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback(ctx) })
+	var pid int
+	if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, lock, args...); err != nil {
+		t.Fatal(err)
+	}
+	return tx, pid
+}
+
 func waitBlocked(t *testing.T, pool *pgxpool.Pool, pid int) int {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)

@@ -426,18 +426,7 @@ func TestReassessAllWaitsForHeldReports(t *testing.T) {
 	held := ids[0]
 
 	pool := h.store.(*postgres.Store).Pool()
-	holder, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Rollback(ctx)
-	var holderPID int
-	if err := holder.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&holderPID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := holder.Exec(ctx, `SELECT 1 FROM reports WHERE submission_id = $1 FOR UPDATE`, held); err != nil {
-		t.Fatal(err)
-	}
+	holder, holderPID := holdRows(t, pool, `SELECT 1 FROM reports WHERE submission_id = $1 FOR UPDATE`, held)
 
 	type result struct {
 		n   int
