@@ -420,11 +420,13 @@ type Store interface {
 	// call it: the check is repeated under the log's lock, so one of them
 	// signs.
 	RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bool, error)
-	// SignEnvelopes signs, in one transaction, up to batch published
-	// reports whose envelope is missing (a version published before the
-	// log existed) or lacks the signature of one of the store's keys (after
-	// a rotation), logging those that have no current leaf, and returns how
-	// many it signed. Call it until it returns 0.
+	// SignEnvelopes signs the published reports whose envelope is missing
+	// (a version published before the log existed) or lacks the signature
+	// of one of the store's keys (after a rotation), batch reports per
+	// transaction, logging those that have no current leaf, and returns how
+	// many it signed (with its error, those it signed before the error).
+	// It passes over the reports other transactions hold when it reaches
+	// them: a replica calling it at the same time shares the work.
 	SignEnvelopes(ctx context.Context, batch int) (int, error)
 	// Migrated reports whether every embedded migration has been applied.
 	Migrated(ctx context.Context) (bool, error)

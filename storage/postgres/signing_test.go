@@ -8,6 +8,7 @@ import (
 
 	"github.com/registryd/registryd/internal/pgtest"
 	"github.com/registryd/registryd/storage"
+	"github.com/registryd/registryd/storage/storetest"
 	"github.com/registryd/registryd/transparency"
 )
 
@@ -96,4 +97,11 @@ func TestSignEnvelopesBesideRerender(t *testing.T) {
 	if err != nil || !bytes.Equal(payload, rep.Bytes) {
 		t.Errorf("the envelope holds %s, %v; want the report it is served with, %s (signer signed %d)", payload, err, rep.Bytes, r.n)
 	}
+}
+
+// TestSignEnvelopesAfterRotation: a replica started with another key signs
+// every envelope again with it.
+func TestSignEnvelopesAfterRotation(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	storetest.SignEnvelopesAfterRotation(t, openURL(t, url, false), openURL(t, url, true))
 }

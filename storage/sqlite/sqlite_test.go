@@ -345,3 +345,23 @@ func TestLogAcrossStores(t *testing.T) {
 	}
 	storetest.LogAcrossStores(t, stores...)
 }
+
+// TestSignEnvelopesAfterRotation: a store opened with another key on the
+// same file signs every envelope again with it.
+func TestSignEnvelopesAfterRotation(t *testing.T) {
+	dir := t.TempDir()
+	var stores []storage.Store
+	for range 2 {
+		k, err := storage.Ephemeral()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := sqlite.Open(context.Background(), storage.Config{DataDir: dir, Signing: storage.Signing{Signers: []*transparency.Signer{k}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores = append(stores, s)
+	}
+	storetest.SignEnvelopesAfterRotation(t, stores[0], stores[1])
+}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -655,46 +656,131 @@ func (s *Store) RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bo
 	return signed, nil
 }
 
-// SignEnvelopes signs up to batch published reports whose envelope is
-// missing or lacks one of the store's keys; see storage.Store. It claims
-// them as re-assessment does, passing over those another transaction
-// holds: it signs the bytes it holds, never an older report than the one
-// a concurrent re-render commits, and keeps no stale report waiting.
+// SignEnvelopes signs every published report whose envelope is missing or
+// lacks one of the store's keys, batch reports per transaction; see
+// storage.Store. Each transaction claims its batch as re-assessment does,
+// passing over the reports another transaction holds: it signs the bytes
+// it holds, never an older report than the one a concurrent re-render
+// commits, and keeps no stale report waiting. The batches walk the reports
+// in order from a cursor, so each report is looked at once however many
+// are signed already, and each batch costs a few statements: the claim,
+// one read of the claimed reports, and one upsert of their envelopes per
+// rowsPerStatement reports.
 func (s *Store) SignEnvelopes(ctx context.Context, batch int) (int, error) {
 	if batch <= 0 {
 		return 0, fmt.Errorf("sign envelopes: batch must be positive, got %d", batch)
 	}
+	total, after := 0, ""
+	for {
+		n, next, err := s.signEnvelopes(ctx, after, batch)
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("sign envelopes: %w", err)
+		}
+		if next == "" {
+			return total, nil
+		}
+		after = next
+	}
+}
+
+// qEnvelopesOf reads what signing the envelopes of the claimed reports
+// needs: each one's published version, its current leaf and its bytes, in
+// one query.
+const qEnvelopesOf = `SELECT s.id, s.addon, s.version, s.manifest_sha256, ` + curCols + `, rp.bytes, rp.sha256, rp.ruleset
+	FROM submissions s JOIN versions v ON v.submission_id = s.id JOIN reports rp ON rp.submission_id = s.id
+	WHERE `
+
+// onConflictEnvelopes makes upsertReports write only a report's envelope
+// and leaf index: the claimed reports exist, and their bytes are those
+// read under the claim.
+const onConflictEnvelopes = ` ON CONFLICT (submission_id) DO UPDATE SET envelope = excluded.envelope,
+	envelope_sha256 = excluded.envelope_sha256, envelope_keys = excluded.envelope_keys, leaf_idx = excluded.leaf_idx`
+
+// signEnvelopes signs, in one transaction, up to batch of the reports
+// SignEnvelopes signs whose submission ID follows after, and returns how
+// many it signed and the cursor of the next batch ("" when none follows).
+func (s *Store) signEnvelopes(ctx context.Context, after string, batch int) (int, string, error) {
 	var a args
 	conds := []string{"rp.envelope IS NULL"}
 	for _, k := range s.n.keys {
 		conds = append(conds, "rp.envelope_keys NOT LIKE "+a.add("%"+k.ID+"%"))
 	}
+	where := "(" + strings.Join(conds, " OR ") + ")"
+	if after != "" {
+		// On both sides of the join, so that PostgreSQL walks both indexes
+		// from the cursor rather than one of them from its start.
+		c := a.add(after)
+		where += " AND rp.submission_id > " + c + " AND v.submission_id > " + c
+	}
 	q := `SELECT rp.submission_id FROM versions v JOIN reports rp ON rp.submission_id = v.submission_id
-		WHERE ` + strings.Join(conds, " OR ") + ` ORDER BY rp.submission_id LIMIT ` + a.add(batch) + s.d.Claim("rp", false)
-	n := 0
+		WHERE ` + where + ` ORDER BY rp.submission_id LIMIT ` + a.add(batch) + s.d.Claim("rp", false)
+	var (
+		n    int
+		next string
+	)
 	// The envelopes it signs are served from memory (cache.go).
 	defer s.txEnded()
 	err := s.inTx(ctx, func(t *tx) error {
-		n = 0
+		n, next = 0, ""
 		ids, err := list(t.reader, ctx, "unsigned reports", func(row Row) (string, error) {
 			var id string
 			return id, row.Scan(&id)
 		}, q, a...)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		if len(ids) == batch {
+			next = ids[len(ids)-1]
+		}
+		// Read once claimed: a re-render that committed before the claim
+		// is what is signed.
+		type claimed struct {
+			id  string
+			p   published
+			r   []byte
+			sha string
+			set string
+		}
+		rows, err := list(t.reader, ctx, "unsigned reports", func(row Row) (claimed, error) {
+			var c claimed
+			return c, row.Scan(&c.id, &c.p.addon, &c.p.version, &c.p.manifest, &c.p.cur.idx, &c.p.cur.leaf, &c.r, &c.sha, &c.set)
+		}, qEnvelopesOf+t.d.AnyOf("s.id", "$1"), t.d.List(ids))
 		if err != nil {
 			return err
 		}
-		for _, id := range ids {
-			if err := t.logPublished(ctx, id); err != nil {
+		// A submission is one version; should it be two, it is signed once.
+		seen := make(map[string]bool, len(rows))
+		rows = slices.DeleteFunc(rows, func(c claimed) bool {
+			dup := seen[c.id]
+			seen[c.id] = true
+			return dup
+		})
+		envs := make([]logCols, len(rows))
+		for i, c := range rows {
+			if envs[i], err = t.logReport(c.id, c.p, nonNilBytes(c.r), c.sha); err != nil {
 				return err
 			}
 		}
-		n = len(ids)
+		err = chunks(len(rows), func(lo, hi int) error {
+			a := make([]any, 0, 8*(hi-lo))
+			for i := lo; i < hi; i++ {
+				c, env := rows[i], envs[i]
+				a = append(a, c.id, nonNilBytes(c.r), c.sha, c.set, env.bytes, env.sha, env.keys, env.leafIdx)
+			}
+			_, err := t.c.Exec(ctx, upsertReports+valuesSQL(hi-lo, 8, 1, ", false")+onConflictEnvelopes, a...)
+			return err
+		})
+		if err != nil {
+			return t.err(fmt.Sprintf("store %d envelopes", len(rows)), err)
+		}
+		n = len(rows)
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("sign envelopes: %w", err)
+		return 0, "", err
 	}
-	return n, nil
+	return n, next, nil
 }
 
 // Checkpoint returns the latest signed checkpoint; see storage.Log.
