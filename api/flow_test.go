@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/api"
+	"github.com/registryd/registryd/assess"
 	"github.com/registryd/registryd/internal/fixture"
 )
 
@@ -384,6 +385,22 @@ func TestOperations(t *testing.T) {
 			if m["code"] == "" || m["description"] == "" || m["remedy"] == "" {
 				t.Errorf("rule %v lacks a code, description or remedy", m)
 			}
+		}
+		// Every rule the audit applies is listed, with its fix text, under
+		// the ruleset that reports carry.
+		if rules["ruleset"] != assess.Ruleset {
+			t.Errorf("rules ruleset = %v, want %s", rules["ruleset"], assess.Ruleset)
+		}
+		var served, applied []string
+		for _, r := range rs {
+			m := r.(map[string]any)
+			served = append(served, fmt.Sprint(m["code"], " ", m["level"], " ", m["blocking"], ": ", m["remedy"]))
+		}
+		for _, r := range assess.Rules() {
+			applied = append(applied, fmt.Sprint(r.Code, " ", r.Level, " ", r.Blocking, ": ", r.Remedy))
+		}
+		if diff := cmp.Diff(applied, served); diff != "" {
+			t.Errorf("GET /v1/rules (-assess.Rules +served):\n%s", diff)
 		}
 
 		// Request ids: a safe one is echoed, anything else replaced.

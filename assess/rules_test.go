@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -155,5 +156,39 @@ func TestLimitsDocumented(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("docs/limits.md (-code +doc):\n%s", diff)
+	}
+}
+
+// TestSelectorAdvice holds the fix text of forbidden_env, as GET /v1/rules
+// serves it, and the finding for a credential selector to the advice that
+// makes such a manifest installable: remove the variable, the server reads
+// the user's own profile or file from the user's environment.
+func TestSelectorAdvice(t *testing.T) {
+	r, ok := assess.RuleFor(assess.CodeForbiddenEnv)
+	if !ok {
+		t.Fatal("no forbidden_env rule")
+	}
+	if !r.Blocking {
+		t.Errorf("forbidden_env is not blocking; the host refuses a declared selector, so a manifest that sets one does not install")
+	}
+	for _, want := range []string{"AWS_PROFILE", "KUBECONFIG", "GOOGLE_APPLICATION_CREDENTIALS", "leave it out", "the user's own profile or file from the user's environment"} {
+		if !strings.Contains(r.Remedy, want) {
+			t.Errorf("forbidden_env remedy %q does not say %q", r.Remedy, want)
+		}
+	}
+	for _, name := range []string{"AWS_PROFILE", "KUBECONFIG", "GOOGLE_APPLICATION_CREDENTIALS"} {
+		res := assess.Audit(withEnv(stdio("my-mcp"), name, "x"))
+		found := false
+		for _, f := range res.Findings {
+			if f.Code == assess.CodeForbiddenEnv && f.Path == "mcp.env."+name {
+				found = true
+				if !strings.Contains(f.Message, "remove it") || !strings.Contains(f.Message, "user's environment") {
+					t.Errorf("%s: message %q does not say to remove it", name, f.Message)
+				}
+			}
+		}
+		if !found || res.Verdict() != registry.VerdictFail {
+			t.Errorf("%s: forbidden_env found %v, verdict %s; want a blocking finding", name, found, res.Verdict())
+		}
 	}
 }
