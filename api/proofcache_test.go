@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,8 +16,10 @@ import (
 	"github.com/registryd/registryd/api"
 	"github.com/registryd/registryd/client"
 	"github.com/registryd/registryd/internal/fixture"
+	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/readcache"
+	"github.com/registryd/registryd/storage/storetest"
 	"github.com/registryd/registryd/transparency"
 	"github.com/registryd/registryd/workflow"
 )
@@ -101,6 +104,20 @@ func warmProofs(t *testing.T, r *replica, paths []string) map[string]string {
 	return out
 }
 
+// appendSigned runs appendOne, which appends one leaf to the log of s, and
+// waits until a checkpoint of the grown tree is signed.
+func appendSigned(t *testing.T, s storage.Store, appendOne func()) {
+	t.Helper()
+	var size uint64
+	if cp, err := s.Checkpoint(context.Background()); err == nil {
+		size = cp.Size
+	} else if !errors.Is(err, registry.ErrNotFound) {
+		t.Fatal(err)
+	}
+	appendOne()
+	storetest.WaitCheckpoint(t, s, size+1)
+}
+
 // verifyProof checks a served proof as a client would: its checkpoint is
 // signed by key and the leaf is included in the tree it names.
 func verifyProof(t *testing.T, body []byte, key transparency.VerifierKey) transparency.Checkpoint {
@@ -163,15 +180,23 @@ func TestProofCacheAcrossReplicas(t *testing.T) {
 			name   string
 			change func(t *testing.T)
 		}{
-			{"another addon appended", func(t *testing.T) { fixture.Publish(t, b.wf, fixture.Clean("rain", "0.1.0")) }},
+			// A proof of weather changes with the checkpoint signed after the
+			// append, shortly after it.
+			{"another addon appended", func(t *testing.T) {
+				appendSigned(t, b.store, func() { fixture.Publish(t, b.wf, fixture.Clean("rain", "0.1.0")) })
+			}},
 			{"checkpoint signed again", func(t *testing.T) {
 				skew.Add(int64(2 * time.Second))
 				if signed, err := b.store.RefreshCheckpoint(ctx, time.Second); err != nil || !signed {
 					t.Fatalf("RefreshCheckpoint = %v, %v; want a new checkpoint", signed, err)
 				}
 			}},
-			{"version's report rendered again", func(t *testing.T) { rerenderAs(t, b.store, weather.ID) }},
-			{"new latest version", func(t *testing.T) { fixture.Publish(t, b.wf, fixture.Clean("weather", "1.1.0")) }},
+			{"version's report rendered again", func(t *testing.T) {
+				appendSigned(t, b.store, func() { rerenderAs(t, b.store, weather.ID) })
+			}},
+			{"new latest version", func(t *testing.T) {
+				appendSigned(t, b.store, func() { fixture.Publish(t, b.wf, fixture.Clean("weather", "1.1.0")) })
+			}},
 		}
 		for _, st := range steps {
 			before := warmProofs(t, a, paths)

@@ -12,6 +12,7 @@ import (
 	"github.com/registryd/registryd/client"
 	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/report"
+	"github.com/registryd/registryd/storage/storetest"
 	"github.com/registryd/registryd/transparency"
 )
 
@@ -192,6 +193,9 @@ func TestConsistencyBadParameters(t *testing.T) {
 		e := newEnv(t, b)
 		e.publish(t, npxManifest("weather", "1.0.0"))
 		e.publish(t, npxManifest("weather", "1.1.0"))
+		// The consistency proofs reach the signed checkpoint's size, which
+		// the store signs shortly after each publication.
+		storetest.WaitCheckpoint(t, e.store, 2)
 		for _, tc := range []struct{ query, field string }{
 			{"from=1", "to"},
 			{"to=1", "from"},

@@ -284,7 +284,8 @@ type Tx interface {
 	// does the same for the report its submission already has. These two
 	// are the only ways into the log: whoever stores a published version's
 	// report signs and logs it, and every leaf a transaction appends goes
-	// into the tree at once, with one checkpoint, just before it commits.
+	// into the tree at once, just before it commits; a checkpoint of the
+	// new tree is signed after the commit, within a second (see Log).
 	// Publishing a submission created in the same transaction before
 	// storing its report writes the report once, with its envelope, where
 	// the other order writes it and then again with its envelope.
@@ -413,8 +414,9 @@ type Store interface {
 	InTx(ctx context.Context, fn func(Tx) error) error
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
-	// RefreshCheckpoint signs the log's checkpoint again, with the same tree
-	// and a fresh timestamp, when the stored one is missing, older than
+	// RefreshCheckpoint signs a checkpoint of the log's current tree, with
+	// a fresh timestamp, when the stored one is missing, of a smaller tree
+	// (appended to by a process that stopped before signing it), older than
 	// maxAge, or lacks the signature of one of the store's keys (a key
 	// added by a rotation). It returns whether it signed. Replicas may all
 	// call it: the check is repeated under the log's lock, so one of them
@@ -467,6 +469,12 @@ type Store interface {
 // the signed envelopes of the reports. Every method but SigningKeys reads
 // the database; each answer is consistent in itself (a proof and the
 // checkpoint it proves against come from one state of the log).
+//
+// Appending signs nothing: the store signs a checkpoint of the grown tree
+// after the appending transaction commits, at most a few times a second
+// and within a second of the append. Every read serves the tree of the
+// latest signed checkpoint (the proofs, the tiles and bundles), never a
+// larger unsigned one.
 type Log interface {
 	// SigningKeys returns the verifier keys the store signs with, the
 	// active key first. It performs no I/O.
@@ -485,7 +493,8 @@ type Log interface {
 	// InclusionProof proves the current leaf of addon@version (the latest
 	// published version when version is "") against the latest signed
 	// checkpoint; registry.ErrNotFound when the version is not published
-	// or has no leaf yet.
+	// or has no leaf yet. When no signed checkpoint covers the leaf yet,
+	// it signs one of the current tree first.
 	InclusionProof(ctx context.Context, addon, version string) (Inclusion, error)
 	// ConsistencyProof returns the RFC 9162 consistency proof from the tree
 	// of size from to the tree of size to. It fails with
@@ -495,13 +504,14 @@ type Log interface {
 	// LogTile returns the first width hashes (1 to 256) of the C2SP
 	// tlog-tiles tile at level of index, concatenated: the hashes of the
 	// complete subtrees of 256**level leaves numbered index*256 to
-	// index*256+width-1. registry.ErrNotFound when the log is not that
-	// large yet. What it returns never changes once it exists.
+	// index*256+width-1. registry.ErrNotFound when the latest signed
+	// checkpoint's tree is not that large yet. What it returns never
+	// changes once it exists.
 	LogTile(ctx context.Context, level uint8, index uint64, width int) ([]byte, error)
 	// LogEntries returns the leaves index*256 to index*256+width-1 (width
 	// 1 to 256) in their text form, in order: the entries of a C2SP
-	// tlog-tiles entry bundle. registry.ErrNotFound when the log does not
-	// hold them all yet.
+	// tlog-tiles entry bundle. registry.ErrNotFound when the latest signed
+	// checkpoint's tree does not hold them all yet.
 	LogEntries(ctx context.Context, index uint64, width int) ([][]byte, error)
 }
 

@@ -17,8 +17,9 @@ import (
 const notifyChannel = "registryd_reports"
 
 // logChannel is the channel migration 00020's trigger notifies whenever
-// the transparency log's head changes: leaves appended or a checkpoint
-// signed, by any replica.
+// what the transparency log's readers serve changes: since 00024, a
+// checkpoint signed by any replica (an append alone changes no answer:
+// the readers serve the signed checkpoint's tree).
 const logChannel = "registryd_log"
 
 var errNoTriggers = errors.New("the report notification triggers are missing (run registryd migrate)")
@@ -26,7 +27,7 @@ var errNoTriggers = errors.New("the report notification triggers are missing (ru
 // listen keeps a connection LISTENing to notifyChannel until ctx ends, and
 // tells changes of what the published reads return: every change to an
 // addon's reports, versions or row notifies the channel at commit,
-// whichever replica made it, and every change to the log's head notifies
+// whichever replica made it, and every checkpoint signed notifies
 // logChannel. The tracker, and with it every answer kept in
 // memory (sqlstore's report cache, the API's badges and lists), is on
 // while the connection listens and off while it cannot, when every read

@@ -197,8 +197,10 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 	return nil
 }
 
-// Close closes the pool. Stop any job runner first.
+// Close closes the pool, once the checkpoint signer has signed what this
+// process appended. Stop any job runner first.
 func (s *Store) Close() error {
+	s.StopSigning()
 	s.stopListen()
 	<-s.listenDone
 	s.sqlDB.Close()

@@ -14,11 +14,12 @@
 // invalidate it: a stale entry is only never served again, and is replaced
 // or evicted later.
 //
-// The transparency log (its appends and the checkpoints signed of it) is
-// tracked apart: an append for one addon changes the proof of every other,
-// but not their reports, badges or lists. A stamp taken WithLog is valid
-// only while the log has not changed either, and only while the store hears
-// of the log's changes (HearLog).
+// The transparency log (the checkpoints signed of it, whose tree every
+// proof is of) is tracked apart: a checkpoint signed after an append for
+// one addon changes the proof of every other, but not their reports,
+// badges or lists. A stamp taken WithLog is valid only while the log has
+// not changed either, and only while the store hears of the log's changes
+// (HearLog).
 //
 // The tracker is off until its store turns it on (Reset(true)), when the
 // store is sure to hear of every later change; while off, no stamp is valid
@@ -114,8 +115,8 @@ func (t *Tracker) Changed(addon string) {
 // ChangedAll records a change that may concern any addon, and the log.
 func (t *Tracker) ChangedAll() { t.epoch.Add(1) }
 
-// LogChanged records a change to the transparency log: leaves appended, or
-// a checkpoint signed.
+// LogChanged records a change to the transparency log: a checkpoint
+// signed.
 func (t *Tracker) LogChanged() { t.log.Add(1) }
 
 // HearLog tells whether the store hears of every change to the log (a

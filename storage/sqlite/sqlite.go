@@ -226,6 +226,8 @@ func migrate(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
 // refresh the query planner's statistics where the tables changed enough to
 // need it, as SQLite advises before closing a connection.
 func (s *Store) Close() error {
+	// The checkpoint signer signs what this process appended first.
+	s.StopSigning()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := s.write.ExecContext(ctx, "PRAGMA optimize"); err != nil {

@@ -120,6 +120,7 @@ type Store struct {
 	db     DB
 	schema Schema
 	n      *notary
+	cp     *checkpointer
 	cache  cache
 }
 
@@ -135,7 +136,7 @@ func New(d Dialect, db DB, schema Schema, signing storage.Signing) (*Store, erro
 	if len(signing.Signers) == 0 {
 		return nil, errors.New("sqlstore: no signing key")
 	}
-	return &Store{reader: reader{c: db, d: d}, db: db, schema: schema, n: newNotary(signing), cache: newCache()}, nil
+	return &Store{reader: reader{c: db, d: d}, db: db, schema: schema, n: newNotary(signing), cp: newCheckpointer(), cache: newCache()}, nil
 }
 
 // Ping checks that the database answers a query.
@@ -196,6 +197,9 @@ func (s *Store) inTx(ctx context.Context, fn func(*tx) error) (err error) {
 	if err := c.Commit(ctx); err != nil {
 		return s.err("commit", err)
 	}
+	if t.appended {
+		s.appended()
+	}
 	return nil
 }
 
@@ -228,6 +232,9 @@ type tx struct {
 	c       TxConn
 	n       *notary
 	pending []pendingLeaf // leaves to append at commit (translog.go)
+	// appended says that flushLog appended leaves: once the transaction
+	// commits, the checkpoint signer is told.
+	appended bool
 	// fresh holds the submissions created in this transaction and not
 	// published in it, whose reports are not signed or logged.
 	fresh map[string]freshSubmission

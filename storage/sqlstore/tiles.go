@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,7 +18,25 @@ import (
 // their text). Neither is stored apart: a tile is up to 256 nodes read by
 // key, a bundle up to 256 leaves read by one range of keys. A
 // tile or bundle exists when every one of its rows does; rows are only
-// ever added, with the head, so a tile once there never changes.
+// ever added, with the head, so a tile once there never changes. Only what
+// the latest signed checkpoint covers is served: a tile or bundle past its
+// size is not there yet, though its rows may be (appended, not signed).
+
+// signedSize returns the size of the tree of the latest signed checkpoint,
+// 0 when none is signed yet.
+func (r reader) signedSize(ctx context.Context) (uint64, error) {
+	var size *int64
+	if err := r.c.QueryRow(ctx, `SELECT cp_size FROM log_head WHERE id = 1 AND checkpoint IS NOT NULL`).Scan(&size); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		return 0, r.err("read log checkpoint size", err)
+	}
+	if size == nil {
+		return 0, nil
+	}
+	return uint64(*size), nil
+}
 
 // tileWidth is the number of hashes in a full tile, and of entries in a
 // full bundle: tiles are of height 8.
@@ -71,6 +91,13 @@ func (r reader) LogTile(ctx context.Context, level uint8, index uint64, width in
 	if !ok {
 		return nil, tileNotFound(r.d, what)
 	}
+	// tileSpan bounds the tile's last leaf by maxTileLeaves.
+	if signed, err := r.signedSize(ctx); err != nil || (first+uint64(width))<<height > signed {
+		if err != nil {
+			return nil, err
+		}
+		return nil, tileNotFound(r.d, what)
+	}
 	args := make([]any, tileWidth)
 	for i := range args {
 		args[i] = int64(-1)
@@ -113,6 +140,12 @@ func (r reader) LogEntries(ctx context.Context, index uint64, width int) ([][]by
 	what := fmt.Sprintf("log entries %d width %d", index, width)
 	_, first, ok := tileSpan(0, index, width)
 	if !ok {
+		return nil, tileNotFound(r.d, what)
+	}
+	if signed, err := r.signedSize(ctx); err != nil || first+uint64(width) > signed {
+		if err != nil {
+			return nil, err
+		}
 		return nil, tileNotFound(r.d, what)
 	}
 	rows, err := r.c.Query(ctx, qEntries, leafKey(int64(first)), leafKey(int64(first)+int64(width)))

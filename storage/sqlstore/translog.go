@@ -24,9 +24,9 @@ import (
 	"github.com/registryd/registryd/transparency"
 )
 
-// The transparency log (tables log_nodes and log_head, migrations 00008
-// and 00021) and the envelopes of published reports (columns of reports,
-// with leaf_idx, the index of the report's current leaf).
+// The transparency log (tables log_nodes and log_head, migrations 00008,
+// 00021 and 00024) and the envelopes of published reports (columns of
+// reports, with leaf_idx, the index of the report's current leaf).
 //
 // A transaction that stores a published version's report signs its
 // envelope at once and queues its leaf (logReport), writing into the
@@ -37,12 +37,21 @@ import (
 // stored nodes under the head row's lock, it appends the leaves, stores
 // every subtree node completed on the way (the leaves' own rows with their
 // text), corrects the index of any report whose leaf landed elsewhere, and
-// signs a checkpoint of the new tree into the head row. The head's lock
+// writes the new tree's size and root into the head row. The head's lock
 // (PostgreSQL's row lock, taken by the conditional update or the read;
 // SQLite's write transactions exclude each other anyway) makes appends one
 // at a time across every connection and replica, so the log has no gap and
 // no fork; holding it only for the flush keeps the critical section to a
 // few statements, however many leaves the transaction appends.
+//
+// The append signs nothing: the head row's checkpoint columns (cp_size,
+// cp_root, checkpoint, signed_at, signed_by) hold the latest signed
+// checkpoint, which names a tree the head's may have outgrown. Once a
+// transaction that appended commits, this process's checkpoint signer
+// (checkpointer.go) signs the head's tree, a few times a second at most;
+// every reader serves the signed checkpoint's tree, and a proof asked of a
+// leaf it does not cover yet has that tree signed first
+// (Store.InclusionProof).
 
 // notary signs for one store: envelopes and checkpoints, with its keys in
 // order, at its clock.
@@ -387,20 +396,28 @@ func (t *tx) logPublished(ctx context.Context, id string) error {
 	return nil
 }
 
-// head is the log's head row.
+// head is the log's head row: the tree (size, root) and its latest signed
+// checkpoint, of the tree cpSize and cpRoot (nil when none is signed).
 type head struct {
 	size     uint64
 	root     []byte
+	cpSize   *int64
+	cpRoot   []byte
 	signed   []byte
 	signedAt *time.Time
 	signedBy string
 }
 
+// covered reports whether h's signed checkpoint is of h's tree.
+func (h head) covered() bool {
+	return h.signed != nil && h.cpSize != nil && uint64(*h.cpSize) == h.size && bytes.Equal(h.cpRoot, h.root)
+}
+
 func (r reader) head(ctx context.Context) (head, error) {
 	var h head
 	var size int64
-	err := r.c.QueryRow(ctx, `SELECT size, root, checkpoint, signed_at, signed_by FROM log_head WHERE id = 1`+r.lock).
-		Scan(&size, &h.root, &h.signed, r.d.ScanNullTime(&h.signedAt), &h.signedBy)
+	err := r.c.QueryRow(ctx, `SELECT size, root, cp_size, cp_root, checkpoint, signed_at, signed_by FROM log_head WHERE id = 1`+r.lock).
+		Scan(&size, &h.root, &h.cpSize, &h.cpRoot, &h.signed, r.d.ScanNullTime(&h.signedAt), &h.signedBy)
 	if err != nil {
 		return h, r.err("read log head", err)
 	}
@@ -410,9 +427,9 @@ func (r reader) head(ctx context.Context) (head, error) {
 
 var copyNodes = newCopy("log_nodes", "id", "hash", "submission_id", "leaf")
 
-// flushLog appends the queued leaves to the log and signs the new
-// checkpoint. It runs last in the transaction, holding the log's lock
-// until the commit.
+// flushLog appends the queued leaves to the log (the checkpoint signer
+// signs the new tree once the transaction commits). It runs last in the
+// transaction, holding the log's lock until the commit.
 func (t *tx) flushLog(ctx context.Context) error {
 	// The reports of versions published in this transaction that were
 	// stored before and not since (CreateVersion) are signed now.
@@ -450,7 +467,7 @@ func (t *tx) flushLog(ctx context.Context) error {
 }
 
 // appendTo appends the queued leaves to the tree of size whose compact
-// range is hashes, stores the nodes and signs the new checkpoint into the
+// range is hashes, stores the nodes and writes the new tree into the
 // head. With root nil the caller holds the head's lock and has read that
 // tree in it; otherwise the head is updated only if it still names size
 // and root, and done is false (nothing written) if it does not.
@@ -481,11 +498,7 @@ func (t *tx) appendTo(ctx context.Context, size uint64, root []byte, hashes [][]
 	if err != nil {
 		return false, fmt.Errorf("%s: log root: %w", t.d.Name(), err)
 	}
-	if root == nil {
-		if err := t.signHead(ctx, rng.End(), newRoot); err != nil {
-			return false, err
-		}
-	} else if ok, err := t.signHeadIf(ctx, size, root, rng.End(), newRoot); !ok || err != nil {
+	if ok, err := t.advanceHead(ctx, size, root, rng.End(), newRoot); !ok || err != nil {
 		return false, err
 	}
 	if err := t.insertRows(ctx, copyNodes, rows); err != nil {
@@ -495,6 +508,7 @@ func (t *tx) appendTo(ctx context.Context, size uint64, root []byte, hashes [][]
 		return false, err
 	}
 	t.pending = nil
+	t.appended = true
 	t.n.keepRange(rng.End(), newRoot, rng.Hashes())
 	return true, nil
 }
@@ -592,45 +606,66 @@ func (t *tx) insertRows(ctx context.Context, c *Copy, rows [][]any) error {
 	return err
 }
 
-// signHead signs a checkpoint of the tree of size and root and stores it,
-// with the tree, in the head row (which the caller has locked).
-func (t *tx) signHead(ctx context.Context, size uint64, root []byte) error {
-	signed, at, err := t.n.checkpoint(size, root)
-	if err != nil {
-		return fmt.Errorf("sign checkpoint: %w", err)
+// advanceHead writes the tree of newSize and newRoot into the head row:
+// with root nil the caller holds the head's lock; otherwise only if the
+// head still names the tree of size and root, reporting whether it did.
+// The checkpoint columns are left alone: the append signs nothing.
+func (t *tx) advanceHead(ctx context.Context, size uint64, root []byte, newSize uint64, newRoot []byte) (bool, error) {
+	q, a := `UPDATE log_head SET size = $1, root = $2 WHERE id = 1`, []any{int64(newSize), newRoot}
+	if root != nil {
+		q, a = q+` AND size = $3 AND root = $4`, append(a, int64(size), root)
 	}
-	if _, err := t.c.Exec(ctx, `UPDATE log_head SET size = $1, root = $2, checkpoint = $3, signed_at = $4, signed_by = $5 WHERE id = 1`,
-		int64(size), root, signed, t.d.Time(at), t.n.keyIDs); err != nil {
-		return t.err("store checkpoint", err)
-	}
-	return nil
-}
-
-// signHeadIf is signHead for a head not read: it stores the new tree and
-// its checkpoint only if the head still names the tree of size and root,
-// and reports whether it did.
-func (t *tx) signHeadIf(ctx context.Context, size uint64, root []byte, newSize uint64, newRoot []byte) (bool, error) {
-	signed, at, err := t.n.checkpoint(newSize, newRoot)
+	n, err := t.c.Exec(ctx, q, a...)
 	if err != nil {
-		return false, fmt.Errorf("sign checkpoint: %w", err)
-	}
-	n, err := t.c.Exec(ctx, `UPDATE log_head SET size = $1, root = $2, checkpoint = $3, signed_at = $4, signed_by = $5
-		WHERE id = 1 AND size = $6 AND root = $7`,
-		int64(newSize), newRoot, signed, t.d.Time(at), t.n.keyIDs, int64(size), root)
-	if err != nil {
-		return false, t.err("store checkpoint", err)
+		return false, t.err("store log head", err)
 	}
 	return n == 1, nil
 }
 
-// checkpointStale reports whether h's checkpoint must be signed again.
-func (n *notary) checkpointStale(h head, maxAge time.Duration) bool {
-	return h.signed == nil || h.signedAt == nil || n.now().Sub(*h.signedAt) >= maxAge || !n.signedByAll(h.signedBy)
+// signHead signs a checkpoint of h's tree and stores it in the head row,
+// which the caller has read in h under its lock. The update's condition
+// repeats what the lock already ensures: a checkpoint is never stored over
+// one of a larger tree.
+func (t *tx) signHead(ctx context.Context, h head) error {
+	signed, at, err := t.n.checkpoint(h.size, h.root)
+	if err != nil {
+		return fmt.Errorf("sign checkpoint: %w", err)
+	}
+	n, err := t.c.Exec(ctx, `UPDATE log_head SET cp_size = $1, cp_root = $2, checkpoint = $3, signed_at = $4, signed_by = $5
+		WHERE id = 1 AND (cp_size IS NULL OR cp_size <= $1)`,
+		int64(h.size), h.root, signed, t.d.Time(at), t.n.keyIDs)
+	if err != nil {
+		return t.err("store checkpoint", err)
+	}
+	if n != 1 {
+		return fmt.Errorf("%s: store checkpoint of size %d: the log head holds a checkpoint of a larger tree", t.d.Name(), h.size)
+	}
+	return nil
 }
 
-// RefreshCheckpoint signs the checkpoint again when it is missing, older
-// than maxAge or lacks one of the store's keys; see storage.Store.
+// checkpointStale reports whether the head's tree must be signed: its
+// checkpoint is missing, of a smaller tree, older than maxAge or lacks one
+// of the store's keys.
+func (n *notary) checkpointStale(h head, maxAge time.Duration) bool {
+	return !h.covered() || h.signedAt == nil || n.now().Sub(*h.signedAt) >= maxAge || !n.signedByAll(h.signedBy)
+}
+
+// RefreshCheckpoint signs the head's tree when its checkpoint is missing,
+// of a smaller tree, older than maxAge or lacks one of the store's keys;
+// see storage.Store.
 func (s *Store) RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bool, error) {
+	signed, err := s.signCheckpoint(ctx, maxAge)
+	if err != nil {
+		return false, fmt.Errorf("refresh checkpoint: %w", err)
+	}
+	return signed, nil
+}
+
+// signCheckpoint signs a checkpoint of the head's tree if it is stale
+// (checkpointStale), deciding under the head's lock, and reports whether
+// it did. The process signs one at a time, so that the signer and the
+// proofs that cannot wait for it (InclusionProof) sign once between them.
+func (s *Store) signCheckpoint(ctx context.Context, maxAge time.Duration) (bool, error) {
 	h, err := s.head(ctx)
 	if err != nil {
 		return false, err
@@ -638,6 +673,8 @@ func (s *Store) RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bo
 	if !s.n.checkpointStale(h, maxAge) {
 		return false, nil
 	}
+	s.cp.mu.Lock()
+	defer s.cp.mu.Unlock()
 	// The proofs kept in memory carry the checkpoint (cache.go).
 	defer s.txEnded()
 	signed := false
@@ -648,12 +685,9 @@ func (s *Store) RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bo
 			return err
 		}
 		signed = true
-		return t.signHead(ctx, h.size, h.root)
+		return t.signHead(ctx, h)
 	})
-	if err != nil {
-		return false, fmt.Errorf("refresh checkpoint: %w", err)
-	}
-	return signed, nil
+	return signed, err
 }
 
 // SignEnvelopes signs every published report whose envelope is missing or
@@ -789,28 +823,50 @@ func (r reader) Checkpoint(ctx context.Context) (storage.Checkpoint, error) {
 	if err != nil {
 		return storage.Checkpoint{}, err
 	}
-	if h.signed == nil || h.signedAt == nil {
+	if h.signed == nil || h.signedAt == nil || h.cpSize == nil {
 		return storage.Checkpoint{}, fmt.Errorf("%s: checkpoint: none signed yet: %w", r.d.Name(), registry.ErrNotFound)
 	}
-	return storage.Checkpoint{Size: h.size, Root: h.root, Signed: h.signed, SignedAt: *h.signedAt}, nil
+	return storage.Checkpoint{Size: uint64(*h.cpSize), Root: h.cpRoot, Signed: h.signed, SignedAt: *h.signedAt}, nil
 }
 
-// The inclusion proof's first read: the latest checkpoint and the version's
-// current leaf, in one statement so that they come from one state of the
-// log (a leaf is never newer than the checkpoint read with it).
+// The inclusion proof's first read: the latest signed checkpoint and the
+// version's current leaf, in one statement so that they come from one
+// state of the log. The leaf may be newer than the checkpoint (appended,
+// not signed yet): then the checkpoint's size is not past its index.
 const (
-	qInclusion = `SELECT h.size, h.checkpoint, rp.leaf_idx, n.leaf
+	qInclusion = `SELECT h.cp_size, h.checkpoint, rp.leaf_idx, n.leaf
 		FROM log_head h, versions v JOIN reports rp ON rp.submission_id = v.submission_id
 		JOIN log_nodes n ON n.id = 2 * rp.leaf_idx
-		WHERE h.id = 1 AND h.checkpoint IS NOT NULL AND v.addon = $1 AND v.version = $2`
-	qInclusionLatest = `SELECT h.size, h.checkpoint, rp.leaf_idx, n.leaf
+		WHERE h.id = 1 AND v.addon = $1 AND v.version = $2`
+	qInclusionLatest = `SELECT h.cp_size, h.checkpoint, rp.leaf_idx, n.leaf
 		FROM log_head h, addons a JOIN versions v ON v.addon = a.name AND v.version = a.latest_version
 		JOIN reports rp ON rp.submission_id = v.submission_id JOIN log_nodes n ON n.id = 2 * rp.leaf_idx
-		WHERE h.id = 1 AND h.checkpoint IS NOT NULL AND a.name = $1`
+		WHERE h.id = 1 AND a.name = $1`
 )
 
+// errUnsigned is the reader's InclusionProof's error for a leaf that no
+// signed checkpoint covers yet.
+var errUnsigned = errors.New("no signed checkpoint covers the leaf yet")
+
 // InclusionProof proves addon@version's current leaf against the latest
-// checkpoint; see storage.Log.
+// signed checkpoint; see storage.Log. When that checkpoint does not cover
+// the leaf yet (appended an instant ago, the signer not done), it signs a
+// checkpoint of the head's tree first, as the signer would have: a proof
+// is always of the leaf the report names, and always against a signed
+// tree.
+func (s *Store) InclusionProof(ctx context.Context, addon, version string) (storage.Inclusion, error) {
+	p, err := s.reader.InclusionProof(ctx, addon, version)
+	if !errors.Is(err, errUnsigned) {
+		return p, err
+	}
+	if _, err := s.signCheckpoint(ctx, neverStale); err != nil {
+		return p, fmt.Errorf("inclusion proof of %s@%s: %w", addon, version, err)
+	}
+	return s.reader.InclusionProof(ctx, addon, version)
+}
+
+// InclusionProof proves addon@version's current leaf against the latest
+// signed checkpoint, failing with errUnsigned when that does not cover it.
 func (r reader) InclusionProof(ctx context.Context, addon, version string) (storage.Inclusion, error) {
 	var row Row
 	if version == "" {
@@ -818,12 +874,16 @@ func (r reader) InclusionProof(ctx context.Context, addon, version string) (stor
 	} else {
 		row = r.c.QueryRow(ctx, qInclusion, addon, version)
 	}
-	var size, idx int64
+	var size *int64
+	var idx int64
 	var p storage.Inclusion
 	if err := row.Scan(&size, &p.Checkpoint, &idx, &p.Leaf); err != nil {
 		return p, r.err(fmt.Sprintf("inclusion proof of %s@%s", addon, version), err)
 	}
-	p.TreeSize, p.LeafIndex = uint64(size), uint64(idx)
+	if size == nil || p.Checkpoint == nil || *size <= idx {
+		return storage.Inclusion{}, fmt.Errorf("%s: inclusion proof of %s@%s: leaf %d: %w", r.d.Name(), addon, version, idx, errUnsigned)
+	}
+	p.TreeSize, p.LeafIndex = uint64(*size), uint64(idx)
 	nodes, err := proof.Inclusion(p.LeafIndex, p.TreeSize)
 	if err != nil {
 		return p, fmt.Errorf("%s: inclusion proof of %s@%s: %w", r.d.Name(), addon, version, err)
@@ -842,8 +902,8 @@ func (r reader) ConsistencyProof(ctx context.Context, from, to uint64) ([][]byte
 		return nil, err
 	}
 	size := uint64(0)
-	if h.signed != nil {
-		size = h.size
+	if h.signed != nil && h.cpSize != nil {
+		size = uint64(*h.cpSize)
 	}
 	switch {
 	case to > size:

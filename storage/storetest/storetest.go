@@ -85,6 +85,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"LogConcurrent", testLogConcurrent},
 		{"ConsistencyErrors", testConsistencyErrors},
 		{"RefreshCheckpoint", testRefreshCheckpoint},
+		{"CheckpointSoon", testCheckpointSoon},
+		{"CheckpointBehind", testCheckpointBehind},
 		{"LogTiles", testLogTiles},
 		{"Lock", testLock},
 	}

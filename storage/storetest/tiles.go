@@ -23,7 +23,8 @@ import (
 
 // PublishLeaves publishes n versions of addon (versions from, from+1, …)
 // in one transaction, each with its report, and returns the leaves the log
-// appends for them, in order. For tests that need a log of some size.
+// appends for them, in order, once a signed checkpoint covers them. For
+// tests that need a log of some size.
 func PublishLeaves(t testing.TB, s storage.Store, addonName string, from, n int) []transparency.Leaf {
 	t.Helper()
 	ctx := context.Background()
@@ -46,6 +47,13 @@ func PublishLeaves(t testing.TB, s storage.Store, addonName string, from, n int)
 	})
 	if err != nil {
 		t.Fatalf("publish %d versions of %s: %v", n, addonName, err)
+	}
+	// The leaves are in a signed checkpoint when it returns: the proof of
+	// the last has one signed if the store's signer has not yet.
+	if n > 0 {
+		if _, err := s.InclusionProof(ctx, addonName, leaves[n-1].Version); err != nil {
+			t.Fatalf("publish %d versions of %s: proof of the last: %v", n, addonName, err)
+		}
 	}
 	return leaves
 }

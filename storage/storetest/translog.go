@@ -92,12 +92,49 @@ func checkpoint(t *testing.T, s storage.Store) transparency.Checkpoint {
 	return c
 }
 
-// verifyLog checks the log against what st knows: the checkpoint has size
-// want, every version's inclusion proof verifies against it, and the tree
-// is consistent with every earlier checkpoint seen.
+// SignedWithin is how soon after an append a checkpoint of its tree is
+// signed (docs/trust.md), which the conformance test holds the store to.
+const SignedWithin = time.Second
+
+// WaitCheckpoint waits, polling, until the latest signed checkpoint of s
+// is of a tree of at least size leaves and returns it; it fails the test
+// after 10 s. The store signs a checkpoint of a grown tree after the
+// appending transaction commits, within SignedWithin.
+func WaitCheckpoint(t testing.TB, s storage.Store, size uint64) storage.Checkpoint {
+	t.Helper()
+	cp, err := waitCheckpoint(s, size, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
+func waitCheckpoint(s storage.Store, size uint64, within time.Duration) (storage.Checkpoint, error) {
+	ctx := context.Background()
+	deadline := time.Now().Add(within)
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		cp, err := s.Checkpoint(ctx)
+		switch {
+		case err == nil && cp.Size >= size:
+			return cp, nil
+		case err != nil && !errors.Is(err, registry.ErrNotFound):
+			return cp, err
+		case time.Now().After(deadline):
+			return cp, fmt.Errorf("no checkpoint of a tree of %d leaves signed within %v (latest: size %d, %v)", size, within, cp.Size, err)
+		}
+		<-tick.C
+	}
+}
+
+// verifyLog checks the log against what st knows: the checkpoint, once
+// signed, has size want, every version's inclusion proof verifies against
+// it, and the tree is consistent with every earlier checkpoint seen.
 func verifyLog(t *testing.T, s storage.Store, st *logState, want uint64) {
 	t.Helper()
 	ctx := context.Background()
+	WaitCheckpoint(t, s, want)
 	c := checkpoint(t, s)
 	if c.Size != want {
 		t.Fatalf("checkpoint size %d, want %d", c.Size, want)
@@ -470,17 +507,19 @@ func LogAcrossStores(t *testing.T, stores ...storage.Store) {
 					errs <- err
 					return
 				}
-				cp, err := s.Checkpoint(ctx)
+				// The proof asked right after the publication verifies,
+				// against a signed checkpoint.
+				cp, err := proveSigned(s, l)
 				if err != nil {
 					errs <- err
 					return
 				}
 				mu.Lock()
 				st.add(l)
-				if old, ok := st.roots[cp.Size]; ok && !bytes.Equal(old, cp.Root) {
+				if old, ok := st.roots[cp.Size]; ok && !bytes.Equal(old, cp.Hash) {
 					errs <- fmt.Errorf("two roots for size %d", cp.Size)
 				}
-				st.roots[cp.Size] = cp.Root
+				st.roots[cp.Size] = cp.Hash
 				mu.Unlock()
 			}
 		}()
@@ -495,10 +534,37 @@ func LogAcrossStores(t *testing.T, stores ...storage.Store) {
 	}
 }
 
+// proveSigned fetches the inclusion proof of l's version and checks it: the
+// checkpoint it carries is signed by every key of the store's, is of the
+// tree the proof is of, which holds the leaf; it returns that checkpoint.
+func proveSigned(s storage.Store, l transparency.Leaf) (transparency.Checkpoint, error) {
+	p, err := s.InclusionProof(context.Background(), l.Addon, l.Version)
+	if err != nil {
+		return transparency.Checkpoint{}, fmt.Errorf("InclusionProof(%s@%s): %w", l.Addon, l.Version, err)
+	}
+	keys := s.SigningKeys()
+	c, by, err := transparency.OpenCheckpoint(p.Checkpoint, keys[0].Name(), keys...)
+	switch {
+	case err != nil:
+		return c, fmt.Errorf("proof of %s@%s: its checkpoint: %w", l.Addon, l.Version, err)
+	case len(by) != len(keys):
+		return c, fmt.Errorf("proof of %s@%s: checkpoint signed by %d keys, want %d", l.Addon, l.Version, len(by), len(keys))
+	case c.Size != p.TreeSize || p.LeafIndex >= c.Size:
+		return c, fmt.Errorf("proof of %s@%s: leaf %d in a tree of %d, its checkpoint of %d", l.Addon, l.Version, p.LeafIndex, p.TreeSize, c.Size)
+	case !bytes.Equal(p.Leaf, l.Marshal()):
+		return c, fmt.Errorf("proof of %s@%s names leaf %q", l.Addon, l.Version, p.Leaf)
+	}
+	if err := transparency.VerifyInclusion(p.Leaf, p.LeafIndex, p.TreeSize, p.Hashes, c.Hash); err != nil {
+		return c, fmt.Errorf("proof of %s@%s: %w", l.Addon, l.Version, err)
+	}
+	return c, nil
+}
+
 // testConsistencyErrors: bad sizes are refused naming the parameter.
 func testConsistencyErrors(t *testing.T, s storage.Store) {
 	ctx := context.Background()
 	publishN(t, s, "alpha", 0, 3)
+	WaitCheckpoint(t, s, 3)
 	for _, tc := range []struct {
 		from, to uint64
 		field    string
@@ -532,6 +598,7 @@ func testRefreshCheckpoint(t *testing.T, s storage.Store) {
 		t.Errorf("RefreshCheckpoint of a fresh checkpoint = %v, %v; want it left alone", signed, err)
 	}
 	publishN(t, s, "alpha", 0, 2)
+	WaitCheckpoint(t, s, 2)
 	before := checkpoint(t, s)
 	if signed, err := s.RefreshCheckpoint(ctx, 0); err != nil || !signed {
 		t.Fatalf("RefreshCheckpoint(0) = %v, %v; want it signed", signed, err)
