@@ -549,13 +549,14 @@ func TestReplicasPostgresRestart(t *testing.T) {
 // from the leaves alone), every head seen while the replicas were
 // appending is the root of a prefix of them (no fork), every checkpoint
 // seen verifies with the replicas' one signing key and signs such a root,
-// and the store's inclusion and consistency proofs verify against the
-// recomputed roots.
+// the checkpoints seen never go back to a smaller tree, one of the whole
+// log is signed shortly after the last append, and the store's inclusion
+// and consistency proofs verify against the recomputed roots.
 func TestReplicasTransparencyLog(t *testing.T) {
 	bin := binary(t)
 	url := pgtest.NewDatabase(t)
 	// The replicas share one signing key, as they must: each checkpoint is
-	// signed by whichever replica appended last.
+	// signed by a replica that appended, shortly after.
 	const origin = "registry.example/log"
 	keyFile := filepath.Join(t.TempDir(), "signing.key")
 	var vkey, stderr bytes.Buffer
@@ -674,10 +675,26 @@ func TestReplicasTransparencyLog(t *testing.T) {
 	if err := st.Pool().QueryRow(ctx, `SELECT size, root FROM log_head`).Scan(&final.size, &final.root); err != nil {
 		t.Fatal(err)
 	}
+	// The last append's checkpoint is signed after its commit.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		cp, err := st.Checkpoint(ctx)
+		if err == nil && cp.Size >= final.size {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint of the whole log (%d leaves) 10 s after the last append: size %d, %v", final.size, cp.Size, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := st.Pool().QueryRow(ctx, `SELECT size, root FROM log_head`).Scan(&final.size, &final.root); err != nil {
+		t.Fatal(err)
+	}
 	if final.size != n || !bytes.Equal(final.root, roots[n]) {
 		t.Fatalf("the log head says size %d root %x; its %d leaves make root %x", final.size, final.root, n, roots[n])
 	}
 	distinct := map[uint64]bool{}
+	var signedSize uint64
 	for _, h := range heads {
 		distinct[h.size] = true
 		if want, ok := roots[h.size]; !ok || !bytes.Equal(h.root, want) {
@@ -691,6 +708,10 @@ func TestReplicasTransparencyLog(t *testing.T) {
 			t.Errorf("a checkpoint seen during the appends (size %d) does not verify with the shared key: %v", h.size, err)
 		} else if want := roots[c.Size]; !bytes.Equal(c.Hash, want) {
 			t.Errorf("a checkpoint seen during the appends signs size %d root %x; the first %d leaves make root %x", c.Size, c.Hash, c.Size, want)
+		} else if c.Size < signedSize || c.Size > h.size {
+			t.Errorf("a checkpoint of size %d seen after one of %d, with the head at %d", c.Size, signedSize, h.size)
+		} else {
+			signedSize = c.Size
 		}
 	}
 
