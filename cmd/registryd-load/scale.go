@@ -24,7 +24,18 @@ type scaleRequest struct {
 	name string
 	path string
 	mode loadtest.Mode
+	// at, for a search or a filter (a path with a query), is where in its
+	// matches the measured page starts: atFirst, atLast (the last page of
+	// 30), atPrefixEnd (past the names that start with the query: a
+	// fortieth of the registry for broadSearch).
+	at int
 }
+
+const (
+	atFirst = iota
+	atLast
+	atPrefixEnd
+)
 
 // scaleTarget is one server of a scale run, with what its requests need.
 type scaleTarget struct {
@@ -39,25 +50,32 @@ type scaleTarget struct {
 // scaleRequests are the rows of the table, in order; the path of each is
 // the target's (its first addon, its deep cursor).
 var scaleRequests = []scaleRequest{
-	{"list (30)", "/v1/addons?limit=30", loadtest.ModeGet},
-	{"list, 10,000 deep", "", loadtest.ModeGet},
-	{"search keyword (~100 match)", "/v1/addons?limit=30&q=" + keywordSearch, loadtest.ModeGet},
-	{"search name part (~100 match)", "/v1/addons?limit=30&q=" + nameSearch, loadtest.ModeGet},
-	{"search broad (1/40 match)", "/v1/addons?limit=30&q=" + broadSearch, loadtest.ModeGet},
-	{"search none match", "/v1/addons?limit=30&q=zzqx", loadtest.ModeGet},
-	{"tier=verified", "/v1/addons?limit=30&tier=verified", loadtest.ModeGet},
-	{"tier=community", "/v1/addons?limit=30&tier=community", loadtest.ModeGet},
-	{"verdict=pass", "/v1/addons?limit=30&verdict=pass", loadtest.ModeGet},
-	{"verdict=review", "/v1/addons?limit=30&verdict=review", loadtest.ModeGet},
-	{"verdict=fail", "/v1/addons?limit=30&verdict=fail", loadtest.ModeGet},
-	{"include_removed=true", "/v1/addons?limit=30&include_removed=true", loadtest.ModeGet},
-	{"verdict=fail&tier=verified (none match)", "/v1/addons?limit=30&verdict=fail&tier=verified", loadtest.ModeGet},
-	{"report", "/v1/addons/{name}/report", loadtest.ModeGet},
-	{"badge.svg", "/v1/addons/{name}/badge.svg", loadtest.ModeGet},
-	{"page: registry index", "/", loadtest.ModeGet},
-	{"page: registry search", "/?q=" + keywordSearch, loadtest.ModeGet},
-	{"page: addon", "/addons/{name}", loadtest.ModeGet},
-	{"submit", submitPath, loadtest.ModeSubmit},
+	{"list (30)", "/v1/addons?limit=30&include_removed=false", loadtest.ModeGet, atFirst},
+	{"list, 10,000 deep", "", loadtest.ModeGet, atFirst},
+	{"search keyword (~100 match)", "/v1/addons?limit=30&q=" + keywordSearch, loadtest.ModeGet, atFirst},
+	{"search name part (~100 match)", "/v1/addons?limit=30&q=" + nameSearch, loadtest.ModeGet, atFirst},
+	{"search broad (1/40 match)", "/v1/addons?limit=30&q=" + broadSearch, loadtest.ModeGet, atFirst},
+	{"search broad, past its prefix matches", "/v1/addons?limit=30&q=" + broadSearch, loadtest.ModeGet, atPrefixEnd},
+	{"search broad, last page", "/v1/addons?limit=30&q=" + broadSearch, loadtest.ModeGet, atLast},
+	{"search inside names (1/15 match)", "/v1/addons?limit=30&q=" + insideSearch, loadtest.ModeGet, atFirst},
+	{"search inside names, last page", "/v1/addons?limit=30&q=" + insideSearch, loadtest.ModeGet, atLast},
+	{"search descriptions (1/6 match)", "/v1/addons?limit=30&q=" + descriptionSearch, loadtest.ModeGet, atFirst},
+	{"search inside names&verdict=review", "/v1/addons?limit=30&verdict=review&q=" + insideSearch, loadtest.ModeGet, atFirst},
+	{"search inside names&verdict=fail", "/v1/addons?limit=30&verdict=fail&q=" + insideSearch, loadtest.ModeGet, atFirst},
+	{"search none match", "/v1/addons?limit=30&q=zzqx", loadtest.ModeGet, atFirst},
+	{"tier=verified", "/v1/addons?limit=30&tier=verified", loadtest.ModeGet, atFirst},
+	{"tier=community", "/v1/addons?limit=30&tier=community", loadtest.ModeGet, atFirst},
+	{"verdict=pass", "/v1/addons?limit=30&verdict=pass", loadtest.ModeGet, atFirst},
+	{"verdict=review", "/v1/addons?limit=30&verdict=review", loadtest.ModeGet, atFirst},
+	{"verdict=fail", "/v1/addons?limit=30&verdict=fail", loadtest.ModeGet, atFirst},
+	{"include_removed=true", "/v1/addons?limit=30&include_removed=true", loadtest.ModeGet, atFirst},
+	{"verdict=fail&tier=verified (none match)", "/v1/addons?limit=30&verdict=fail&tier=verified", loadtest.ModeGet, atFirst},
+	{"report", "/v1/addons/{name}/report", loadtest.ModeGet, atFirst},
+	{"badge.svg", "/v1/addons/{name}/badge.svg", loadtest.ModeGet, atFirst},
+	{"page: registry index", "/", loadtest.ModeGet, atFirst},
+	{"page: registry search", "/?q=" + keywordSearch, loadtest.ModeGet, atFirst},
+	{"page: addon", "/addons/{name}", loadtest.ModeGet, atFirst},
+	{"submit", submitPath, loadtest.ModeSubmit, atFirst},
 }
 
 // runScale is `registryd-load scale`: it measures, one after the other,
@@ -170,6 +188,11 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 			}
 			rc := c
 			rc.URL, rc.Mode = t.base+path, r.mode
+			// Lists and searches are kept in memory by their raw query:
+			// spelled differently each time, each request reads the
+			// database, which is what the table measures. Reports,
+			// badges and addon pages are meant to be served from memory.
+			rc.VaryQuery = strings.Contains(path, "?")
 			if r.mode == loadtest.ModeSubmit {
 				rc.Token = t.token
 			}
@@ -234,11 +257,78 @@ func (t *scaleTarget) prepare(ctx context.Context, client *http.Client) error {
 		case r.mode == loadtest.ModeSubmit && t.token == "":
 		case r.path == "" && deep != "":
 			t.paths[r.name] = "/v1/addons?limit=30&cursor=" + url.QueryEscape(deep)
+		case r.at == atLast || r.at == atPrefixEnd:
+			_, query, _ := strings.Cut(r.path, "?")
+			depth := t.addons / len(services) // the names of a service
+			if r.at == atLast {
+				n, err := countMatches(ctx, client, t.base, query)
+				if err != nil {
+					return err
+				}
+				depth = n - 1 - (n-1)%30
+			}
+			if depth <= 0 {
+				continue // the first page: measured by another row
+			}
+			cursor, err := matchCursor(ctx, client, t.base, query, depth)
+			if err != nil {
+				return err
+			}
+			if cursor != "" {
+				t.paths[r.name] = r.path + "&cursor=" + url.QueryEscape(cursor)
+			}
 		case r.path != "":
 			t.paths[r.name] = strings.ReplaceAll(r.path, "{name}", url.PathEscape(first[0]))
 		}
 	}
 	return nil
+}
+
+// countMatches counts what GET /v1/addons?query lists, paging through it.
+func countMatches(ctx context.Context, client *http.Client, base, query string) (int, error) {
+	n, cursor := 0, ""
+	for {
+		u := base + "/v1/addons?" + query + "&limit=" + strconv.Itoa(storage.MaxLimit)
+		if cursor != "" {
+			u += "&cursor=" + url.QueryEscape(cursor)
+		}
+		names, next, err := listPage(ctx, client, u)
+		if err != nil {
+			return 0, err
+		}
+		n += len(names)
+		if next == "" {
+			return n, nil
+		}
+		cursor = next
+	}
+}
+
+// matchCursor returns the cursor that follows the first depth addons GET
+// /v1/addons?query lists, or "" when it lists fewer. The query's own limit
+// is replaced while paging; the cursor does not depend on it.
+func matchCursor(ctx context.Context, client *http.Client, base, query string, depth int) (string, error) {
+	v, err := url.ParseQuery(query)
+	if err != nil {
+		return "", err
+	}
+	cursor, seen := "", 0
+	for seen < depth {
+		v.Set("limit", strconv.Itoa(min(storage.MaxLimit, depth-seen)))
+		if cursor != "" {
+			v.Set("cursor", cursor)
+		}
+		names, next, err := listPage(ctx, client, base+"/v1/addons?"+v.Encode())
+		if err != nil {
+			return "", err
+		}
+		seen += len(names)
+		if next == "" {
+			return "", nil
+		}
+		cursor = next
+	}
+	return cursor, nil
 }
 
 // listPage GETs one page of addons and returns their names and the next

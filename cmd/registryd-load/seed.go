@@ -26,7 +26,12 @@ const (
 	keywordSearch = "otel-tracing" // a keyword of searchMarked addons
 	nameSearch    = "orbit"        // in the names of searchMarked addons
 	broadSearch   = "slack"        // the first word of a fortieth of the names
-	searchMarked  = 100
+	// A kind: inside a fifteenth of the names and display names (and in
+	// their descriptions), never at their start.
+	insideSearch = "connector"
+	// In a sixth of the descriptions, nowhere else.
+	descriptionSearch = "pagination"
+	searchMarked      = 100
 )
 
 // Words of the seeded addons: a name is a service and a kind, so that

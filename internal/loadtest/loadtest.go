@@ -82,6 +82,14 @@ type Config struct {
 	Token string
 	// AllowRemote permits targets that are not loopback addresses.
 	AllowRemote bool
+	// VaryQuery spells the URL's query differently in each request of
+	// ModeGet (characters percent-encoded or not, in upper or lower case,
+	// by the digits of the request's number), so that the same
+	// request reaches the server under many spellings: a server that keeps
+	// answers in memory by the raw query then answers each from its
+	// database, and the run measures that, not the memory. A query of k
+	// characters besides '&', '=' and '+' has 2^k to 3^k spellings.
+	VaryQuery bool
 	// RunID distinguishes the addon names of ModeSubmit between runs
 	// against one database: lower-case letters and digits, at most 16.
 	// Empty picks a random one.
@@ -249,6 +257,7 @@ func newClient(concurrency int, allowRemote bool) *http.Client {
 type target struct {
 	url     string
 	mode    Mode
+	vary    bool
 	auth    string
 	etag    string // ModeRevalidate
 	bodyLen int64  // ModeGet: the length of the priming response's body
@@ -268,7 +277,7 @@ func Run(ctx context.Context, c Config) (Result, error) {
 	}
 	client := newClient(c.Concurrency, c.AllowRemote)
 	defer client.CloseIdleConnections()
-	tg := target{url: u.String(), mode: c.Mode, runID: c.RunID}
+	tg := target{url: u.String(), mode: c.Mode, runID: c.RunID, vary: c.VaryQuery && c.Mode == ModeGet}
 	if c.Token != "" {
 		tg.auth = "Bearer " + c.Token
 	}
@@ -388,7 +397,11 @@ func do(ctx context.Context, client *http.Client, tg *target, n int64) error {
 		}
 		want = http.StatusNotModified
 	default:
-		req, err = http.NewRequestWithContext(ctx, http.MethodGet, tg.url, nil)
+		u := tg.url
+		if tg.vary {
+			u = VaryQuery(u, n)
+		}
+		req, err = http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		want = http.StatusOK
 	}
 	if err != nil {
@@ -413,6 +426,55 @@ func do(ctx context.Context, client *http.Client, tg *target, n int64) error {
 		return fmt.Errorf("body of %d bytes, want %d", got, tg.bodyLen)
 	}
 	return nil
+}
+
+// VaryQuery returns rawURL with its query spelled as the n-th variant:
+// each character but '&', '=', '+' and those already escaped is kept, or
+// percent-encoded in upper or lower case (where the hex has a letter), by
+// the digits of n in a base of 2 or 3 a character, from the query's first.
+// Every variant means the same query, and variants up to the product of
+// those bases differ. A URL
+// without a query is returned as it is.
+func VaryQuery(rawURL string, n int64) string {
+	base, query, ok := strings.Cut(rawURL, "?")
+	if !ok || query == "" {
+		return rawURL
+	}
+	const upper, lower = "0123456789ABCDEF", "0123456789abcdef"
+	var b strings.Builder
+	b.WriteString(base)
+	b.WriteByte('?')
+	d := uint64(n)
+	for i := 0; i < len(query); i++ {
+		ch := query[i]
+		if ch == '&' || ch == '=' || ch == '+' || ch == '%' {
+			b.WriteByte(ch)
+			if ch == '%' && i+2 < len(query) { // an escape: kept whole
+				b.WriteString(query[i+1 : i+3])
+				i += 2
+			}
+			continue
+		}
+		// Upper and lower case differ only where the hex has a letter.
+		forms := uint64(2)
+		if upper[ch>>4] > '9' || upper[ch&15] > '9' {
+			forms = 3
+		}
+		switch d % forms {
+		case 0:
+			b.WriteByte(ch)
+		case 1:
+			b.WriteByte('%')
+			b.WriteByte(upper[ch>>4])
+			b.WriteByte(upper[ch&15])
+		case 2:
+			b.WriteByte('%')
+			b.WriteByte(lower[ch>>4])
+			b.WriteByte(lower[ch&15])
+		}
+		d /= forms
+	}
+	return b.String()
 }
 
 // prime fetches the target once, before any load: it checks that the

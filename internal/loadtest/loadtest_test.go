@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -448,5 +450,29 @@ func TestSubmitManifest(t *testing.T) {
 	}
 	if id := randomRunID(); len(id) != 8 || !lowerAlnum(id) {
 		t.Errorf("randomRunID() = %q, want 8 lower-case hex digits", id)
+	}
+}
+
+// VaryQuery spells one query many ways, each meaning the same to a server.
+func TestVaryQuery(t *testing.T) {
+	const raw = "http://127.0.0.1:8080/v1/addons?limit=30&q=otel+tr%C3%A9cing"
+	want, _ := url.Parse(raw)
+	seen := map[string]bool{}
+	for n := range int64(3000) {
+		v := VaryQuery(raw, n)
+		if seen[v] {
+			t.Fatalf("variant %d repeats %q", n, v)
+		}
+		seen[v] = true
+		u, err := url.Parse(v)
+		if err != nil {
+			t.Fatalf("variant %d %q: %v", n, v, err)
+		}
+		if u.Path != want.Path || !reflect.DeepEqual(u.Query(), want.Query()) {
+			t.Fatalf("variant %d %q means %v %v, want %v %v", n, v, u.Path, u.Query(), want.Path, want.Query())
+		}
+	}
+	if v := VaryQuery("http://127.0.0.1/v1/rules", 7); v != "http://127.0.0.1/v1/rules" {
+		t.Errorf("no query: got %q", v)
 	}
 }
