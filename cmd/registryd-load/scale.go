@@ -153,7 +153,7 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 	client := &http.Client{Timeout: loadtest.RequestTimeout}
 	for _, t := range targets {
 		if err := t.prepare(ctx, client); err != nil {
-			return err
+			return &exitError{code: 1, err: err}
 		}
 	}
 
@@ -286,13 +286,14 @@ func (t *scaleTarget) prepare(ctx context.Context, client *http.Client) error {
 
 // countMatches counts what GET /v1/addons?query lists, paging through it.
 func countMatches(ctx context.Context, client *http.Client, base, query string) (int, error) {
-	n, cursor := 0, ""
+	v, err := url.ParseQuery(query)
+	if err != nil {
+		return 0, err
+	}
+	v.Set("limit", strconv.Itoa(storage.MaxLimit))
+	n := 0
 	for {
-		u := base + "/v1/addons?" + query + "&limit=" + strconv.Itoa(storage.MaxLimit)
-		if cursor != "" {
-			u += "&cursor=" + url.QueryEscape(cursor)
-		}
-		names, next, err := listPage(ctx, client, u)
+		names, next, err := listPage(ctx, client, base+"/v1/addons?"+v.Encode())
 		if err != nil {
 			return 0, err
 		}
@@ -300,7 +301,7 @@ func countMatches(ctx context.Context, client *http.Client, base, query string) 
 		if next == "" {
 			return n, nil
 		}
-		cursor = next
+		v.Set("cursor", next)
 	}
 }
 

@@ -37,6 +37,18 @@ func search(t *testing.T, s storage.Store, q string) []string {
 	return names
 }
 
+// indexed counts the addons that the FTS5 index finds for q: CountAddons
+// reads through it (the search's pages read the postings of
+// addon_grams, which are not deferred).
+func indexed(t *testing.T, s storage.Store, q string) int {
+	t.Helper()
+	n, _, err := s.CountAddons(context.Background(), storage.AddonFilter{Query: q}, 100)
+	if err != nil {
+		t.Fatalf("count %q: %v", q, err)
+	}
+	return n
+}
+
 func checkIndex(t *testing.T, s *sqlite.Store) {
 	t.Helper()
 	if _, err := s.DB().Exec(`INSERT INTO addon_search (addon_search, rank) VALUES ('integrity-check', 0)`); err != nil {
@@ -65,9 +77,13 @@ func TestDeferredSearchIndex(t *testing.T) {
 	if _, err := s.DB().ExecContext(ctx, `DELETE FROM addons WHERE name = 'deleted'`); err != nil {
 		t.Fatal(err)
 	}
-	// Deferred: the index is as it was before.
-	if got, want := search(t, s, "fresh"), []string{}; !cmp.Equal(got, want) {
-		t.Errorf("search fresh while deferred = %v; want %v (the triggers wrote the index)", got, want)
+	// Deferred: the index is as it was before; the search's postings
+	// are not deferred.
+	if got := indexed(t, s, "fresh"); got != 0 {
+		t.Errorf("the index finds fresh %d times while deferred; want none (the triggers wrote the index)", got)
+	}
+	if got, want := search(t, s, "fresh"), []string{"added"}; !cmp.Equal(got, want) {
+		t.Errorf("search fresh while deferred = %v; want %v", got, want)
 	}
 
 	if err := s.RebuildSearchIndex(ctx); err != nil {
@@ -90,6 +106,9 @@ func TestDeferredSearchIndex(t *testing.T) {
 		for _, tc := range tests {
 			if got := search(t, s, tc.q); !cmp.Equal(got, tc.want) {
 				t.Errorf("%s: search %q = %v; want %v", step, tc.q, got, tc.want)
+			}
+			if got := indexed(t, s, tc.q); got != len(tc.want) {
+				t.Errorf("%s: the index finds %q %d times; want %d", step, tc.q, got, len(tc.want))
 			}
 		}
 	}
@@ -117,8 +136,8 @@ func TestOpenRebuildsDeferredSearchIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	putAddon(t, s, "loaded", "found after open")
-	if got := search(t, s, "found"); len(got) != 0 {
-		t.Errorf("search while deferred = %v; want none", got)
+	if got := indexed(t, s, "found"); got != 0 {
+		t.Errorf("the index finds %d while deferred; want none", got)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -127,6 +146,9 @@ func TestOpenRebuildsDeferredSearchIndex(t *testing.T) {
 	s = openDir(t, dir)
 	if got, want := search(t, s, "found"), []string{"loaded"}; !cmp.Equal(got, want) {
 		t.Errorf("search after Open = %v; want %v", got, want)
+	}
+	if got := indexed(t, s, "found"); got != 1 {
+		t.Errorf("the index finds %d after Open; want 1", got)
 	}
 	checkIndex(t, s)
 	putAddon(t, s, "next", "found at once")

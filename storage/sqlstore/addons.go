@@ -2,9 +2,12 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -222,19 +225,18 @@ type rankPos struct {
 //     names between the query and its successor (prefixEnd): they are read
 //     first, through the index of names in order, and the read stops at the
 //     page's end.
-//  2. When they do not fill the page, the other ranks are read. At most
-//     searchCandidates matches are read through the substring index
-//     (rankedMatches); when there are fewer, they are all there is, ranked
-//     and sorted. When there are more, the page reads rank by rank from its
-//     position (walkRanks): a rank whose part of the search text has an
-//     index of its own (PostgreSQL's, for ranks 2 and 3) is read through it
-//     when it has fewer than searchCandidates matches; otherwise the names
-//     are walked in order, each checked against the rank's condition (the
-//     same searchRankSQL), at most searchWalk names for the page. Only when
-//     the walk ends without filling the page, because the rest of a rank's
-//     matches are rare among the names, is the rest read through an index
-//     after all, unbounded: the rank's own, or the substring index for
-//     every match.
+//  2. When they do not fill the page, the other ranks are read. A query of
+//     three characters or more reads them rank by rank through the
+//     postings of its trigrams in name order (gramRanks, addon_grams):
+//     each rank through the trigram rarest past the page's position in
+//     the rank's part, checking each posting's addon against the rank's
+//     condition and f, and skipping a rank none of whose names hold every
+//     trigram. A shorter query, which has no trigram, reads at most
+//     searchCandidates matches through the substring index
+//     (rankedMatches); when there are fewer, they are all there is,
+//     ranked and sorted; when there are more, the names are walked in
+//     order (walkRanks), at most searchWalk of them for the page, and the
+//     rest is read through the substring index after all, unbounded.
 //
 // Each way yields the same addons in the same order, so cursors carry from
 // one to the other.
@@ -277,6 +279,13 @@ func (r reader) addonsByRelevance(ctx context.Context, f storage.AddonFilter, c 
 		from = rankPos{rank: 2}
 	}
 	need := limit + 1 - len(out)
+	if grams := queryGrams(q); grams != nil {
+		rows, err := r.gramRanks(ctx, f, q, grams, from, need)
+		if err != nil {
+			return nil, "", err
+		}
+		return rankedPage(append(out, rows...), limit)
+	}
 	rows, many, err := r.rankedMatches(ctx, f, q, from, need, searchCandidates(limit))
 	if err != nil {
 		return nil, "", err
@@ -572,6 +581,11 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 	if a.Name == "" {
 		return fmt.Errorf("put addon: %w", invalid("name", "is empty"))
 	}
+	// The postings follow the search text: rewritten only when it changes.
+	text, old := searchText(a), ""
+	if err := t.c.QueryRow(ctx, `SELECT search_text FROM addons WHERE name = $1`, a.Name).Scan(&old); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return t.err(fmt.Sprintf("put addon %q", a.Name), err)
+	}
 	_, err := t.c.Exec(ctx, `INSERT INTO addons (`+addonCols+`, search_text, tier)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
 		ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name, description = excluded.description,
@@ -586,11 +600,72 @@ func (t *tx) PutAddon(ctx context.Context, a registry.Addon) error {
 		a.Name, a.DisplayName, a.Description, a.Homepage, a.LatestVersion, string(a.LatestVerdict),
 		a.Verified, t.d.List(a.VerifiedBy), nullTime(t.d, a.VerifiedAt), a.VerifiedReason, a.Removed,
 		nullTime(t.d, a.RemovedAt), t.d.Time(a.CreatedAt), t.d.Time(a.UpdatedAt), a.LatestWiring, a.VerifiedWiring,
-		t.d.List(a.Keywords), t.d.List(a.Categories), searchText(a), string(a.Tier()))
+		t.d.List(a.Keywords), t.d.List(a.Categories), text, string(a.Tier()))
 	if err != nil {
 		return t.err(fmt.Sprintf("put addon %q", a.Name), err)
 	}
+	if text != old {
+		return t.putGrams(ctx, a.Name, text, old)
+	}
 	return nil
+}
+
+// putGrams writes the postings of the addon called name (addon_grams) for
+// its search text text, where it had those of old ("" for none): the
+// postings old had and text has not are deleted, those text has and old
+// had not inserted.
+func (t *tx) putGrams(ctx context.Context, name, text, old string) error {
+	op := fmt.Sprintf("put the search postings of addon %q", name)
+	type posting struct {
+		gram string
+		part int
+	}
+	postings := func(text string) map[posting]bool {
+		m := map[posting]bool{}
+		if text == "" {
+			return m
+		}
+		for i, part := range strings.SplitN(text, searchSep, 3) {
+			for _, g := range searchGrams(part) {
+				m[posting{g, i + 1}] = true
+			}
+		}
+		return m
+	}
+	had, has := postings(old), postings(text)
+	var gone [3][]string
+	for p := range had {
+		if !has[p] {
+			gone[p.part-1] = append(gone[p.part-1], p.gram)
+		}
+	}
+	for i, grams := range gone {
+		if len(grams) == 0 {
+			continue
+		}
+		if _, err := t.c.Exec(ctx, `DELETE FROM addon_grams WHERE part = $1 AND `+t.d.Bytewise("name")+` = $2 AND `+t.d.AnyOf("gram", "$3"),
+			i+1, name, t.d.List(grams)); err != nil {
+			return t.err(op, err)
+		}
+	}
+	var ps []posting
+	for p := range has {
+		if !had[p] {
+			ps = append(ps, p)
+		}
+	}
+	return chunks(len(ps), func(lo, hi int) error {
+		var a args
+		n := a.add(name)
+		rows := make([]string, 0, hi-lo)
+		for _, p := range ps[lo:hi] {
+			rows = append(rows, "("+n+", "+a.add(p.gram)+", "+strconv.Itoa(p.part)+")")
+		}
+		if _, err := t.c.Exec(ctx, `INSERT INTO addon_grams (name, gram, part) VALUES `+strings.Join(rows, ", "), a...); err != nil {
+			return t.err(op, err)
+		}
+		return nil
+	})
 }
 
 // SetLatestVerdicts writes the latest verdict of each addon of vs, in a
@@ -614,4 +689,256 @@ func (t *tx) SetLatestVerdicts(ctx context.Context, vs map[string]registry.Verdi
 		}
 		return nil
 	})
+}
+
+// searchGrams returns the distinct trigrams (three characters) of s, in
+// the order they first occur: the postings of a part of the search text
+// (addon_grams, migration 00025, which computes them the same way).
+func searchGrams(s string) []string {
+	r := []rune(s)
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i+3 <= len(r); i++ {
+		if g := string(r[i : i+3]); !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// queryGrams returns the trigrams of the lowercased query q whose
+// postings its search may read, or nil when it has none to read: under
+// three characters, or holding the parts' separator (it would then span
+// parts). They are the trigrams that cover q without overlapping, and its
+// last: overlapping ones say little more about where q is, and each costs
+// a probe of the index.
+func queryGrams(q string) []string {
+	if strings.Contains(q, searchSep) {
+		return nil
+	}
+	r := []rune(q)
+	if len(r) < 3 {
+		return nil
+	}
+	var out []string
+	add := func(g string) {
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	for i := 0; i+3 <= len(r); i += 3 {
+		add(string(r[i : i+3]))
+	}
+	add(string(r[len(r)-3:]))
+	return out
+}
+
+// gramProbe is how many postings of each trigram gramRanks counts, past a
+// page's position, to pick the one to read: for a page of limit addons.
+func gramProbe(limit int) int { return 2 * (limit + 1) }
+
+// rankPart is the part of the search text that holds a match of rank.
+func rankPart(rank int) int { return max(rank-1, 1) }
+
+// gramRanks returns the first need addons matching f (whose query,
+// lowercased, is q, with trigrams grams) from position from on, rank by
+// rank, each rank read through the postings of one trigram of q in the
+// rank's part (addon_grams): a match of the rank holds every trigram of q
+// there, so the postings of any one of them, in name order from the
+// position, hold every match, and each is checked against the rank's
+// condition (searchRankSQL) and f. The trigram read is the rarest past the
+// position (rarestGram), and a rank none of whose postings are past it is
+// not read at all. The names that start with q (ranks 0 and 1) are skipped
+// from rank 2 on, as a range of names, when step 1 read them. So a page
+// reads about the postings between its first and last match of the
+// trigram least common among the names there, not every match.
+func (r reader) gramRanks(ctx context.Context, f storage.AddonFilter, q string, grams []string, from rankPos, need int) ([]rankedAddon, error) {
+	// Every rank's trigram is picked at once, in one query: a page
+	// reads its ranks in as few round trips as it can.
+	var probes []gramProbeAt
+	for rank := from.rank; rank <= 4; rank++ {
+		at := gramProbeAt{part: rankPart(rank)}
+		if rank == from.rank {
+			at.after = from.key
+		}
+		probes = append(probes, at)
+	}
+	picked, err := r.rarestGrams(ctx, grams, probes, gramProbe(need))
+	if err != nil {
+		return nil, err
+	}
+	var out []rankedAddon
+	for pos := from; pos.rank <= 4 && need > 0; pos = (rankPos{rank: pos.rank + 1}) {
+		gram := picked[pos.rank-from.rank]
+		if gram == "" {
+			continue
+		}
+		for _, seg := range gramSegments(q, pos) {
+			rows, err := r.gramRank(ctx, f, q, gram, pos.rank, seg, need)
+			if err != nil {
+				return nil, err
+			}
+			if out, need = append(out, rows...), need-len(rows); need == 0 {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// gramSegment is a range of names, in name order: after after ("" for
+// from the first), from from on (when not ""), before to (when not "").
+type gramSegment struct{ after, from, to string }
+
+// cond returns the segment's conditions on the column col.
+func (g gramSegment) cond(a *args, col string) string {
+	var c []string
+	if g.after != "" {
+		c = append(c, col+" > "+a.add(g.after))
+	}
+	if g.from != "" {
+		c = append(c, col+" >= "+a.add(g.from))
+	}
+	if g.to != "" {
+		c = append(c, col+" < "+a.add(g.to))
+	}
+	if len(c) == 0 {
+		return ""
+	}
+	return " AND " + strings.Join(c, " AND ")
+}
+
+// gramSegments returns the ranges of names rank pos.rank is read in, in
+// order, from pos.key: every name after it, but from rank 2 on without the
+// names that start with q (read by step 1 when prefixEnd can bound them),
+// whose rank is 0 or 1 and which a query with many of them would
+// otherwise read again for each later rank.
+func gramSegments(q string, pos rankPos) []gramSegment {
+	end, ok := prefixEnd(q)
+	if pos.rank < 2 || !ok {
+		return []gramSegment{{after: pos.key}}
+	}
+	var segs []gramSegment
+	if pos.key < q {
+		segs = append(segs, gramSegment{after: pos.key, to: q})
+	}
+	if pos.key < end {
+		return append(segs, gramSegment{from: end})
+	}
+	return append(segs, gramSegment{after: pos.key})
+}
+
+// gramProbeAt is where rarestGrams counts postings: in part, after the
+// name after ("" for all).
+type gramProbeAt struct {
+	part  int
+	after string
+}
+
+// rarestGrams counts, for each place of at and each of grams, the
+// postings there, at most probe of them, and returns for each place the
+// gram with the fewest; between those with probe or more, the one whose
+// probe-th posting is furthest in name order, where the postings are
+// sparsest. It returns "" for a place where one gram has none: no name
+// there holds every trigram in the part.
+func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeAt, probe int) ([]string, error) {
+	var a args
+	name := r.d.Bytewise("name")
+	k := a.add(probe)
+	gp := make([]string, len(grams))
+	for i, g := range grams {
+		gp[i] = a.add(g)
+	}
+	var qs []string
+	for j, w := range at {
+		past := ""
+		if w.after != "" {
+			past = ` AND ` + name + ` > ` + a.add(w.after)
+		}
+		for i := range grams {
+			qs = append(qs, fmt.Sprintf(`SELECT %d AS j, %d AS i, count(*) AS n, max(g%d_%d) AS last FROM (SELECT `+name+` AS g%d_%d FROM addon_grams `+
+				`WHERE gram = `+gp[i]+` AND part = %d`+past+` ORDER BY `+name+` LIMIT `+k+`) AS c%d_%d`, j, i, j, i, j, i, w.part, j, i))
+		}
+	}
+	type count struct {
+		j, i, n int
+		last    *string
+	}
+	counts, err := list(r, ctx, "search addons", func(row Row) (count, error) {
+		var c count
+		return c, row.Scan(&c.j, &c.i, &c.n, &c.last)
+	}, strings.Join(qs, ` UNION ALL `), a...)
+	if err != nil {
+		return nil, err
+	}
+	best := make([]*count, len(at))
+	empty := make([]bool, len(at))
+	for x := range counts {
+		c := &counts[x]
+		if c.n == 0 {
+			empty[c.j] = true
+			continue
+		}
+		if b := best[c.j]; b == nil || c.n < b.n || c.n == b.n && *c.last > *b.last {
+			best[c.j] = c
+		}
+	}
+	out := make([]string, len(at))
+	for j, b := range best {
+		if !empty[j] && b != nil {
+			out[j] = grams[b.i]
+		}
+	}
+	return out, nil
+}
+
+// gramRank returns the first need addons matching f in rank rank within
+// seg, reading the postings of gram in the rank's part in name order: a
+// batch of names from the postings' index, then those of their addons
+// that match, by primary key, and again after the batch's last name until
+// the page is full or the postings end. Each batch is twice the last, from
+// twice the page, so a page whose postings are mostly its matches reads
+// one, and one whose matches are rare among them a few more. (In one
+// query, PostgreSQL misjudges how many postings match and may read every
+// match through the substring index instead.)
+func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram string, rank int, seg gramSegment, need int) ([]rankedAddon, error) {
+	var out []rankedAddon
+	name := r.d.Bytewise("name")
+	for batch := 2 * need; ; batch = min(2*batch, searchCandidates(need)) {
+		var a args
+		names, err := list(r, ctx, "search addons", func(row Row) (string, error) {
+			var n string
+			return n, row.Scan(&n)
+		}, `SELECT name FROM addon_grams WHERE gram = `+a.add(gram)+` AND part = `+a.add(rankPart(rank))+seg.cond(&a, name)+
+			` ORDER BY `+name+` LIMIT `+a.add(batch), a...)
+		if err != nil || len(names) == 0 {
+			return out, err
+		}
+		var b args
+		byName := f
+		byName.Query = ""
+		where, err := r.addonWhere(&b, byName)
+		if err != nil {
+			return nil, fmt.Errorf("search addons: %w", err)
+		}
+		where = append(where, r.d.AnyOf("name", b.add(r.d.List(names))), r.d.Like("search_text", b.add(containsPattern(q))),
+			r.searchRankSQL(&b, q)+" = "+b.add(rank))
+		rows, err := list(r, ctx, "search addons", func(row Row) (rankedAddon, error) {
+			x := rankedAddon{rank: rank}
+			dst, finish := r.addonFields(&x.addon)
+			if err := row.Scan(dst...); err != nil {
+				return x, err
+			}
+			finish()
+			return x, nil
+		}, `SELECT `+addonCols+` FROM addons`+whereSQL(where)+` ORDER BY `+name+` LIMIT `+b.add(need), b...)
+		if err != nil {
+			return nil, err
+		}
+		if out, need = append(out, rows...), need-len(rows); need == 0 || len(names) < batch {
+			return out, nil
+		}
+		seg.after = names[len(names)-1]
+	}
 }
