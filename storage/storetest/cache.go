@@ -286,7 +286,11 @@ func LogChangesAcrossHandles(t *testing.T, a, b storage.Store, skew func(time.Du
 	if !ok || !ok2 {
 		t.Fatalf("%T keeps no read cache", a)
 	}
-	publish := func(s storage.Store, name string) {
+	// publish appends the log's size-th leaf and waits for the checkpoint
+	// that covers it, which the store signs after the commit: a signature
+	// still to come would otherwise land inside the next change, under its
+	// skewed clock, and make that change's own refresh find nothing stale.
+	publish := func(s storage.Store, name string, size uint64) {
 		t.Helper()
 		inTx(t, s, func(tx storage.Tx) error {
 			if err := tx.PutAddon(ctx, addon(name, 0)); err != nil {
@@ -295,8 +299,9 @@ func LogChangesAcrossHandles(t *testing.T, a, b storage.Store, skew func(time.Du
 			_, err := publishOne(ctx, tx, name, 0)
 			return err
 		})
+		WaitCheckpoint(t, s, size)
 	}
-	publish(a, "alpha")
+	publish(a, "alpha", 1)
 	// stamp waits until a stamp over alpha and the log taken on s is
 	// valid (PostgreSQL's listener connects in the background).
 	stamp := func(s changeTracker) readcache.Stamp {
@@ -318,8 +323,8 @@ func LogChangesAcrossHandles(t *testing.T, a, b storage.Store, skew func(time.Du
 		writer storage.Store
 		change func(s storage.Store)
 	}{
-		{"another addon appended through a", a, func(s storage.Store) { publish(s, "beta") }},
-		{"another addon appended through b", b, func(s storage.Store) { publish(s, "gamma") }},
+		{"another addon appended through a", a, func(s storage.Store) { publish(s, "beta", 2) }},
+		{"another addon appended through b", b, func(s storage.Store) { publish(s, "gamma", 3) }},
 		{"checkpoint signed again through b", b, func(s storage.Store) {
 			skew(2 * time.Second)
 			if signed, err := s.RefreshCheckpoint(ctx, time.Second); err != nil || !signed {
