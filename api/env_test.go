@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -253,7 +254,19 @@ func (e *env) publish(t testing.TB, manifest string) string {
 	t.Helper()
 	id := submissionID(t, e.submit(t, e.submitter, manifest, http.StatusCreated))
 	e.approve(t, e.maintainer, id, http.StatusOK)
+	e.settleLog(t)
 	return id
+}
+
+// settleLog signs the log's whole tree now if its checkpoint does not
+// cover it yet, as the store's signer does shortly after every append, so
+// that what a test reads next (proofs, the checkpoint, their ETags) comes
+// from one signed tree instead of racing that signature.
+func (e *env) settleLog(t testing.TB) {
+	t.Helper()
+	if _, err := e.store.RefreshCheckpoint(context.Background(), time.Duration(math.MaxInt64)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // manifest returns a valid TOML manifest of name@version; extra lines go
