@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -260,9 +261,18 @@ func parseProof(b []byte) (proof, error) {
 	return proof{LeafIndex: *w.LeafIndex, TreeSize: *w.TreeSize, Leaf: *w.Leaf, Hashes: w.Hashes, Checkpoint: []byte(*w.Checkpoint)}, nil
 }
 
-// decodeJSON decodes one JSON value and nothing after it, describing an
-// error without quoting the input.
+// decodeJSON decodes one JSON object into the struct v points to, and
+// nothing after it, describing an error without quoting the input. Field
+// names must be spelled exactly as v's json tags spell them: encoding/json
+// alone would also match "Checkpoint" or "HASHES", and a verifier must not
+// read a field under a name the registry never writes.
 func decodeJSON(b []byte, v any) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err == nil {
+		if err := exactKeys(keys, v); err != nil {
+			return err
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(v); err != nil {
 		var syn *json.SyntaxError
@@ -277,6 +287,21 @@ func decodeJSON(b []byte, v any) error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errors.New("data after the JSON value")
+	}
+	return nil
+}
+
+// exactKeys refuses a key of keys that names one of the fields of the
+// struct v points to in another letter case.
+func exactKeys(keys map[string]json.RawMessage, v any) error {
+	t := reflect.TypeOf(v).Elem()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		for k := range keys {
+			if k != name && strings.EqualFold(k, name) {
+				return fmt.Errorf("field %q is spelled %q", name, safe(k))
+			}
+		}
 	}
 	return nil
 }

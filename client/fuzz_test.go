@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -197,6 +198,8 @@ func FuzzParseProof(f *testing.F) {
 	f.Add(l.proof)
 	f.Add([]byte(`{"leaf_index":1,"tree_size":1,"leaf":"AA==","hashes":[],"checkpoint":"x","extra":true}`))
 	f.Add([]byte(`{"leaf_index":-1}`))
+	f.Add([]byte(`{"leaf_index":1,"tree_size":1,"leaf":"AA==","hashes":[],"Checkpoint":"x"}`))
+	f.Add([]byte(`{"leaf_index":1,"tree_size":1,"leaf":"AA==","hashes":[],"checkpoint":"x","CHECKPOINT":"y"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := parseProof(b)
 		if err != nil {
@@ -229,4 +232,28 @@ func FuzzParseRef(f *testing.F) {
 			t.Fatalf("a parsed ref is not valid: %v", err)
 		}
 	})
+}
+
+// TestFieldSpelling: encoding/json matches field names in any letter case;
+// the client reads a proof or a consistency proof only under the names the
+// registry writes, so a field spelled otherwise is refused, not read.
+func TestFieldSpelling(t *testing.T) {
+	good := `{"leaf_index":1,"tree_size":1,"leaf":"AA==","hashes":[],"checkpoint":"x"}`
+	if _, err := parseProof([]byte(good)); err != nil {
+		t.Fatalf("the registry's own spelling: %v", err)
+	}
+	for _, body := range []string{
+		`{"leaf_index":1,"tree_size":1,"leaf":"AA==","hashes":[],"Checkpoint":"x"}`,
+		`{"leaf_index":1,"tree_size":1,"leaf":"AA==","hashes":[],"checkpoint":"x","CHECKPOINT":"y"}`,
+		`{"LEAF_INDEX":1,"tree_size":1,"leaf":"AA==","hashes":[],"checkpoint":"x"}`,
+		"{\"leaf_index\":1,\"tree_size\":1,\"leaf\":\"AA==\",\"ha\u017fhes\":[],\"checkpoint\":\"x\"}",
+	} {
+		_, err := parseProof([]byte(body))
+		if !errors.Is(err, ErrNotIncluded) || !strings.Contains(err.Error(), "is spelled") {
+			t.Errorf("parseProof(%s) = %v, want a spelling error", body, err)
+		}
+	}
+	if _, err := parseConsistency([]byte(`{"Hashes":[]}`)); !errors.Is(err, ErrInconsistent) {
+		t.Errorf("parseConsistency with Hashes = %v, want ErrInconsistent", err)
+	}
 }
