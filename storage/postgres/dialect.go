@@ -88,6 +88,8 @@ func (dialect) Retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
+func (dialect) WritesInWith() bool { return true }
+
 // utcTime scans a timestamptz into a time.Time in UTC (pgx gives local
 // time).
 type utcTime struct{ dst *time.Time }

@@ -94,6 +94,8 @@ func (dialect) Retryable(err error) bool {
 	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 }
 
+func (dialect) WritesInWith() bool { return false }
+
 // microsTime scans integer microseconds into a time.Time in UTC.
 type microsTime struct{ dst *time.Time }
 

@@ -101,4 +101,10 @@ type Dialect interface {
 	// succeed when run again: a serialization failure or a deadlock on
 	// PostgreSQL, a database busy past its timeout on SQLite.
 	Retryable(err error) bool
+
+	// WritesInWith reports whether one statement may hold a data-modifying
+	// WITH (an UPDATE whose RETURNING rows decide an INSERT), so that two
+	// dependent writes cost one round trip: true on PostgreSQL; false on
+	// SQLite, which has no such WITH and no round trip to save.
+	WritesInWith() bool
 }

@@ -498,11 +498,26 @@ func (t *tx) appendTo(ctx context.Context, size uint64, root []byte, hashes [][]
 	if err != nil {
 		return false, fmt.Errorf("%s: log root: %w", t.d.Name(), err)
 	}
-	if ok, err := t.advanceHead(ctx, size, root, rng.End(), newRoot); !ok || err != nil {
-		return false, err
-	}
-	if err := t.insertRows(ctx, copyNodes, rows); err != nil {
-		return false, t.err("append to log", err)
+	if root != nil && len(rows) <= maxInsertRows && t.d.WritesInWith() {
+		// One statement, one round trip: the head's update, and the nodes'
+		// insert only if the head still named the tree.
+		q, a := guardedAppend(size, root, rng.End(), newRoot, rows)
+		n, err := t.c.Exec(ctx, q, a...)
+		switch {
+		case err != nil:
+			return false, t.err("append to log", err)
+		case n == 0:
+			return false, nil
+		case n != int64(len(rows)):
+			return false, fmt.Errorf("%s: append to log: %d of %d nodes stored", t.d.Name(), n, len(rows))
+		}
+	} else {
+		if ok, err := t.advanceHead(ctx, size, root, rng.End(), newRoot); !ok || err != nil {
+			return false, err
+		}
+		if err := t.insertRows(ctx, copyNodes, rows); err != nil {
+			return false, t.err("append to log", err)
+		}
 	}
 	if err := t.fixLeafIdx(ctx, int64(size)); err != nil {
 		return false, err
@@ -604,6 +619,28 @@ func (t *tx) insertRows(ctx context.Context, c *Copy, rows [][]any) error {
 	}
 	_, err := t.c.Exec(ctx, q.String(), a...)
 	return err
+}
+
+// guardedAppend returns a statement (a data-modifying WITH, see
+// Dialect.WritesInWith) and its arguments that write the tree of newSize
+// and newRoot into the head if the head still names the tree of size and
+// root, and insert the nodes' rows (copyNodes' columns) only if it did:
+// it changes len(rows) rows or none. The casts type the VALUES, which
+// the INSERT's columns do not reach through the SELECT.
+func guardedAppend(size uint64, root []byte, newSize uint64, newRoot []byte, rows [][]any) (string, []any) {
+	a := args{int64(newSize), newRoot, int64(size), root}
+	var q strings.Builder
+	q.WriteString(`WITH head AS (UPDATE log_head SET size = $1, root = $2 WHERE id = 1 AND size = $3 AND root = $4 RETURNING id)
+		INSERT INTO log_nodes (id, hash, submission_id, leaf)
+		SELECT n.id, n.hash, n.submission_id, n.leaf FROM (VALUES `)
+	for i, r := range rows {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		fmt.Fprintf(&q, "(%s::bigint, %s::bytea, %s::text, %s::bytea)", a.add(r[0]), a.add(r[1]), a.add(r[2]), a.add(r[3]))
+	}
+	q.WriteString(`) AS n (id, hash, submission_id, leaf) WHERE EXISTS (SELECT 1 FROM head)`)
+	return q.String(), a
 }
 
 // advanceHead writes the tree of newSize and newRoot into the head row:
