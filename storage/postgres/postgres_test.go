@@ -189,3 +189,15 @@ func BenchmarkLog(b *testing.B) {
 		return s
 	})
 }
+
+// BenchmarkCheckpointDelay: go test ./storage/postgres -run '^$' -bench CheckpointDelay -benchtime 50x
+func BenchmarkCheckpointDelay(b *testing.B) {
+	storetest.BenchCheckpointDelay(b, func(b *testing.B) storage.Store {
+		s, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(b), MaxConns: 16})
+		if err != nil {
+			b.Fatalf("Open: %v", err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -365,3 +365,15 @@ func TestSignEnvelopesAfterRotation(t *testing.T) {
 	}
 	storetest.SignEnvelopesAfterRotation(t, stores[0], stores[1])
 }
+
+// BenchmarkCheckpointDelay: go test ./storage/sqlite -run '^$' -bench CheckpointDelay -benchtime 50x
+func BenchmarkCheckpointDelay(b *testing.B) {
+	storetest.BenchCheckpointDelay(b, func(b *testing.B) storage.Store {
+		s, err := sqlite.Open(context.Background(), storage.Config{DataDir: b.TempDir()})
+		if err != nil {
+			b.Fatalf("Open: %v", err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -3,9 +3,11 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -187,6 +189,55 @@ func BenchLog(b *testing.B, open OpenBench) {
 					b.Fatalf("log size %d; want %d", cp.Size, (b.N+1)*batch)
 				}
 			}
+		})
+	}
+}
+
+// BenchCheckpointDelay measures how soon after a publication's commit a
+// signed checkpoint covers it (the promise is SignedWithin): each
+// iteration publishes one version and polls the checkpoint every 100 µs
+// until it holds the new leaf. Idle publishes after a pause longer than
+// the signer's gap between two signatures; Burst publishes one after
+// another, so that most land inside that gap. It reports the median, the
+// 99th percentile and the largest delay in milliseconds.
+func BenchCheckpointDelay(b *testing.B, open OpenBench) {
+	ctx := context.Background()
+	for _, pause := range []time.Duration{300 * time.Millisecond, 0} {
+		name := "Idle"
+		if pause == 0 {
+			name = "Burst"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := open(b)
+			if err := s.InTx(ctx, func(tx storage.Tx) error { return tx.PutAddon(ctx, addon("delay", 0)) }); err != nil {
+				b.Fatal(err)
+			}
+			var delays []time.Duration
+			for i := 0; b.Loop(); i++ {
+				if pause > 0 {
+					b.StopTimer()
+					time.Sleep(pause)
+					b.StartTimer()
+				}
+				if err := s.InTx(ctx, func(tx storage.Tx) error {
+					_, err := publishOne(ctx, tx, "delay", i)
+					return err
+				}); err != nil {
+					b.Fatal(err)
+				}
+				committed := time.Now()
+				if _, err := waitCheckpointEvery(s, uint64(i+1), 10*SignedWithin, 100*time.Microsecond); err != nil {
+					b.Fatal(err)
+				}
+				delays = append(delays, time.Since(committed))
+			}
+			slices.Sort(delays)
+			ms := func(q float64) float64 {
+				return float64(delays[int(q*float64(len(delays)-1))]) / float64(time.Millisecond)
+			}
+			b.ReportMetric(ms(0.5), "p50-ms")
+			b.ReportMetric(ms(0.99), "p99-ms")
+			b.ReportMetric(ms(1), "max-ms")
 		})
 	}
 }

@@ -18,10 +18,13 @@ import (
 // and the store signs a checkpoint of it after the transaction commits.
 
 // testCheckpointSoon: after a publication, a checkpoint covering it is
-// signed within SignedWithin, the first after an idle log and one after a
-// run of publications alike, and a proof asked at once, before the store's
-// signer may have signed, verifies against a signed checkpoint that holds
-// the leaf.
+// signed with nothing else asked of the store, the first after an idle log
+// and one after a run of publications alike, and a proof asked at once,
+// before the store's signer may have signed, verifies against a signed
+// checkpoint that holds the leaf. How soon (SignedWithin) is a figure of
+// BenchCheckpointDelay, not asserted here: a busy machine may stall the
+// signer past it without the store doing anything wrong, so the test
+// waits up to ten times as long and logs the delay.
 func testCheckpointSoon(t *testing.T, s storage.Store) {
 	st := newLogState()
 	for i, n := range []int{1, 1, 1, 3} {
@@ -36,10 +39,11 @@ func testCheckpointSoon(t *testing.T, s storage.Store) {
 			}
 			continue
 		}
-		cp, err := waitCheckpoint(s, uint64(len(st.leaves)), SignedWithin)
+		cp, err := waitCheckpoint(s, uint64(len(st.leaves)), 10*SignedWithin)
 		if err != nil {
 			t.Fatalf("after publication %d (%v after its commit): %v", i, time.Since(committed), err)
 		}
+		t.Logf("publication %d: checkpoint signed %v after the commit", i, time.Since(committed).Round(time.Millisecond))
 		if cp.Size != uint64(len(st.leaves)) {
 			t.Errorf("checkpoint of %d leaves, %d appended", cp.Size, len(st.leaves))
 		}
