@@ -775,7 +775,7 @@ func (r reader) gramRanks(ctx context.Context, f storage.AddonFilter, q string, 
 			continue
 		}
 		for _, seg := range gramSegments(q, pos) {
-			rows, err := r.gramRank(ctx, f, q, gram, pos.rank, seg, need)
+			rows, err := r.gramRank(ctx, f, q, gram, grams, pos.rank, seg, need)
 			if err != nil {
 				return nil, err
 			}
@@ -894,51 +894,114 @@ func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeA
 }
 
 // gramRank returns the first need addons matching f in rank rank within
-// seg, reading the postings of gram in the rank's part in name order: a
-// batch of names from the postings' index, then those of their addons
-// that match, by primary key, and again after the batch's last name until
-// the page is full or the postings end. Each batch is twice the last, from
-// twice the page, so a page whose postings are mostly its matches reads
-// one, and one whose matches are rare among them a few more. (In one
-// query, PostgreSQL misjudges how many postings match and may read every
-// match through the substring index instead.)
-func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram string, rank int, seg gramSegment, need int) ([]rankedAddon, error) {
+// seg, reading the postings of gram in the rank's part in name order, a
+// batch at a time, each batch in one statement: the batch's names are
+// taken from the postings' index, then those of their addons that match
+// (the rank's condition and f) are read by primary key, in name order, and
+// again after the batch's last name until the page is full or the postings
+// end. Each batch is twice the last, from twice the page.
+//
+// The batch keeps only the postings whose names may still be a match,
+// which the postings' index and the filters' indexes tell without reading
+// the addon's row (gramCandidates): so a rank whose postings are mostly
+// addons of an earlier rank (a description repeating a name that holds
+// the query), or of addons a filter rejects, costs a scan of the index
+// rather than a read of each row. (As one join with the rows, PostgreSQL
+// misjudged how many postings match and read every match through the
+// substring index instead: the batch is a subquery with its own LIMIT.)
+func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment, need int) ([]rankedAddon, error) {
 	var out []rankedAddon
-	name := r.d.Bytewise("name")
 	for batch := 2 * need; ; batch = min(2*batch, searchCandidates(need)) {
 		var a args
-		names, err := list(r, ctx, "search addons", func(row Row) (string, error) {
-			var n string
-			return n, row.Scan(&n)
-		}, `SELECT name FROM addon_grams WHERE gram = `+a.add(gram)+` AND part = `+a.add(rankPart(rank))+seg.cond(&a, name)+
-			` ORDER BY `+name+` LIMIT `+a.add(batch), a...)
-		if err != nil || len(names) == 0 {
-			return out, err
-		}
-		var b args
 		byName := f
 		byName.Query = ""
-		where, err := r.addonWhere(&b, byName)
+		where, err := r.addonWhere(&a, byName)
 		if err != nil {
 			return nil, fmt.Errorf("search addons: %w", err)
 		}
-		where = append(where, r.d.AnyOf("name", b.add(r.d.List(names))), r.d.Like("search_text", b.add(containsPattern(q))),
-			r.searchRankSQL(&b, q)+" = "+b.add(rank))
-		rows, err := list(r, ctx, "search addons", func(row Row) (rankedAddon, error) {
-			x := rankedAddon{rank: rank}
+		where = append(where, r.d.Like("search_text", a.add(containsPattern(q))), r.searchRankSQL(&a, q)+" = "+a.add(rank))
+		name := r.d.Bytewise("name")
+		window := r.gramCandidates(&a, f, q, gram, grams, rank, seg) + ` ORDER BY ` + r.d.Bytewise("g.name") + ` LIMIT ` + a.add(batch)
+		// Every name of the batch is counted, and its last one marked (lead
+		// looks one name ahead); the matches are kept, and the batch's
+		// last name, which says where the next batch starts. The read of
+		// the rows stops at the need-th match.
+		marked := `SELECT name, count(*) OVER () AS batch, CASE WHEN lead(name) OVER (ORDER BY ` + name + `) IS NULL THEN 1 ELSE 0 END AS last_name FROM (` +
+			window + `) win`
+		query := `SELECT ` + qualified("a.", addonCols) + `, k.batch, k.last_name, a.hit FROM (` + marked + `) k JOIN (SELECT ` + addonCols +
+			`, CASE WHEN ` + strings.Join(where, " AND ") + ` THEN 1 ELSE 0 END AS hit FROM addons) a ON a.name = k.name ` +
+			`WHERE a.hit = 1 OR k.last_name = 1 ORDER BY ` + r.d.Bytewise("k.name") + ` LIMIT ` + a.add(need)
+		type batchRow struct {
+			rankedAddon
+			batch, last, hit int
+		}
+		rows, err := list(r, ctx, "search addons", func(row Row) (batchRow, error) {
+			x := batchRow{rankedAddon: rankedAddon{rank: rank}}
 			dst, finish := r.addonFields(&x.addon)
-			if err := row.Scan(dst...); err != nil {
+			if err := row.Scan(append(dst, &x.batch, &x.last, &x.hit)...); err != nil {
 				return x, err
 			}
 			finish()
 			return x, nil
-		}, `SELECT `+addonCols+` FROM addons`+whereSQL(where)+` ORDER BY `+name+` LIMIT `+b.add(need), b...)
+		}, query, a...)
 		if err != nil {
 			return nil, err
 		}
-		if out, need = append(out, rows...), need-len(rows); need == 0 || len(names) < batch {
+		if len(rows) == 0 { // no posting left
 			return out, nil
 		}
-		seg.after = names[len(names)-1]
+		last := ""
+		for _, x := range rows {
+			if x.hit == 1 {
+				out, need = append(out, x.rankedAddon), need-1
+			}
+			if x.last == 1 {
+				last = x.addon.Name
+			}
+		}
+		if need == 0 || rows[0].batch < batch || last == "" {
+			return out, nil
+		}
+		seg.after = last
 	}
+}
+
+// gramCandidates returns the query of the names, as g.name, whose postings
+// of gram in rank's part lie in seg and whose addons may match f in rank:
+// every posting of gram there, but for those the index of postings or of
+// the filters rules out without the addon's row. A name lacking one of
+// the query's other trigrams in the part is not a match there; from rank 3
+// on, a name that holds q is of rank 2 at most (its part 1 holds the name,
+// lowercased; ASCII case folded by SQLite's LIKE, or not by PostgreSQL's,
+// either way the name holds q lowercased); and a tier or verdict asked for
+// is read from its index ((tier, name), (latest_verdict, name)). What is
+// left is checked on the row, so every rule here only saves reads: the
+// rows found are the same with or without it.
+func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment) string {
+	part := a.add(rankPart(rank))
+	gname := r.d.Bytewise("g.name")
+	conds := []string{`g.gram = ` + a.add(gram), `g.part = ` + part}
+	if c := seg.cond(a, gname); c != "" {
+		conds = append(conds, strings.TrimPrefix(c, " AND "))
+	}
+	if rank >= 3 {
+		conds = append(conds, `NOT (`+r.d.Like("g.name", a.add(containsPattern(q)))+`)`)
+	}
+	for _, o := range grams {
+		if o != gram {
+			conds = append(conds, `EXISTS (SELECT 1 FROM addon_grams o WHERE o.gram = `+a.add(o)+` AND o.part = `+part+
+				` AND `+r.d.Bytewise("o.name")+` = `+gname+`)`)
+		}
+	}
+	var filters []string
+	if f.Tier != "" {
+		filters = append(filters, `x.tier = `+a.add(string(f.Tier)))
+	}
+	if f.Verdict != "" {
+		filters = append(filters, `x.latest_verdict = `+a.add(string(f.Verdict)))
+	}
+	if len(filters) > 0 {
+		conds = append(conds, `EXISTS (SELECT 1 FROM addons x WHERE x.name = g.name AND `+strings.Join(filters, " AND ")+`)`)
+	}
+	return `SELECT g.name AS name FROM addon_grams g WHERE ` + strings.Join(conds, " AND ")
 }

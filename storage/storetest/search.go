@@ -225,6 +225,43 @@ func testAddonSearchMany(t *testing.T, s storage.Store) {
 		a.DisplayName, a.Description = "Plain", "nothing to see"
 		all = append(all, a)
 	}
+	// "widget" is inside some 300 names, never at their start, and each of
+	// their descriptions repeats the display name, as the seeded registry's
+	// do: the last page of "widget" must show that no description holds it
+	// beyond these, and a verdict or tier that few of them have must be
+	// found among them. Around them, what may look like a match and is not,
+	// or is of another rank than its name suggests.
+	services := []string{"git", "jira", "slack", "zoom"}
+	for i := range 300 {
+		a := addon(fmt.Sprintf("%s-widget-%03d", services[i%4], i), 700+i)
+		a.DisplayName = fmt.Sprintf("%s Widget %d", strings.ToUpper(services[i%4][:1])+services[i%4][1:], i)
+		a.Description = "Reads messages in " + a.DisplayName + " with retries."
+		if i%29 == 3 {
+			a.LatestVerdict = registry.VerdictFail
+		}
+		if i%41 == 5 || i == 177 { // 177 fails too
+			a.Verified, a.LatestWiring, a.VerifiedWiring = true, wiring("w"), wiring("w")
+		}
+		if i%10 == 0 {
+			a.Keywords = []string{"widgets"}
+		}
+		a.Removed = i%50 == 7
+		all = append(all, a)
+	}
+	for i, x := range []struct{ name, display, description string }{
+		{"gadget-box", "Gadget Widget", "Reads Gadget Widget."},        // rank 2 by its display name only
+		{"widx-getz", "Widx Getz", "a widget inside"},                  // every trigram in part 1, the query only in part 3
+		{"mega-Widget-1", "Mega", "the Widget again"},                  // rank 2 whatever the case of its name
+		{"zz-last", "Plain", "ends with a widget"},                     // rank 4, the last name
+		{"aa-first", "Plain", "a widgetless widget-free text: widget"}, // rank 4, the first name
+	} {
+		a := addon(x.name, 1000+i)
+		a.DisplayName, a.Description = x.display, x.description
+		if i == 1 {
+			a.LatestVerdict = registry.VerdictFail
+		}
+		all = append(all, a)
+	}
 	inTx(t, s, func(tx storage.Tx) error {
 		for _, a := range all {
 			if err := tx.PutAddon(ctx, a); err != nil {
@@ -259,7 +296,8 @@ func testAddonSearchMany(t *testing.T, s storage.Store) {
 		}
 		var rs []ranked
 		for _, a := range all {
-			if r := rank(a, q); r >= 0 && (f.IncludeRemoved || !a.Removed) && (f.Verdict == "" || a.LatestVerdict == f.Verdict) {
+			if r := rank(a, q); r >= 0 && (f.IncludeRemoved || !a.Removed) && (f.Verdict == "" || a.LatestVerdict == f.Verdict) &&
+				(f.Tier == "" || a.Tier() == f.Tier) {
 				rs = append(rs, ranked{a.Name, r})
 			}
 		}
@@ -288,6 +326,12 @@ func testAddonSearchMany(t *testing.T, s storage.Store) {
 		{Query: "kit", Order: storage.ByRelevance, Verdict: registry.VerdictFail},
 		{Query: "kit", Order: storage.ByRelevance, IncludeRemoved: true},
 		{Query: "a", Order: storage.ByRelevance, Verdict: registry.VerdictPass},
+		relevance("widget"), // inside many names, repeated by their descriptions
+		relevance("Widget 2"),
+		{Query: "widget", Order: storage.ByRelevance, Verdict: registry.VerdictFail}, // few pass
+		{Query: "widget", Order: storage.ByRelevance, Tier: registry.TierVerified},   // fewer pass
+		{Query: "widget", Order: storage.ByRelevance, IncludeRemoved: true},
+		{Query: "widget", Order: storage.ByRelevance, Verdict: registry.VerdictFail, Tier: registry.TierVerified},
 	} {
 		want := want(f)
 		if len(want) == 0 {
