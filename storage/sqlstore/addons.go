@@ -899,7 +899,8 @@ func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeA
 // taken from the postings' index, then those of their addons that match
 // (the rank's condition and f) are read by primary key, in name order, and
 // again after the batch's last name until the page is full or the postings
-// end. Each batch is twice the last, from twice the page.
+// end. The first batch is the page and one more name (its candidates are
+// mostly matches), each next one twice the last.
 //
 // The batch keeps only the postings whose names may still be a match,
 // which the postings' index and the filters' indexes tell without reading
@@ -911,7 +912,7 @@ func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeA
 // substring index instead: the batch is a subquery with its own LIMIT.)
 func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment, need int) ([]rankedAddon, error) {
 	var out []rankedAddon
-	for batch := 2 * need; ; batch = min(2*batch, searchCandidates(need)) {
+	for batch := need + 1; ; batch = min(2*batch, searchCandidates(need)) {
 		var a args
 		byName := f
 		byName.Query = ""
@@ -987,12 +988,8 @@ func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, g
 	if rank >= 3 {
 		conds = append(conds, `NOT (`+r.d.Like("g.name", a.add(containsPattern(q)))+`)`)
 	}
-	for _, o := range grams {
-		if o != gram {
-			conds = append(conds, `EXISTS (SELECT 1 FROM addon_grams o WHERE o.gram = `+a.add(o)+` AND o.part = `+part+
-				` AND `+r.d.Bytewise("o.name")+` = `+gname+`)`)
-		}
-	}
+	// The filter first: SQLite probes in the order written, and a filter
+	// that few addons pass spares the probes of the other trigrams.
 	var filters []string
 	if f.Tier != "" {
 		filters = append(filters, `x.tier = `+a.add(string(f.Tier)))
@@ -1002,6 +999,12 @@ func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, g
 	}
 	if len(filters) > 0 {
 		conds = append(conds, `EXISTS (SELECT 1 FROM addons x WHERE x.name = g.name AND `+strings.Join(filters, " AND ")+`)`)
+	}
+	for _, o := range grams {
+		if o != gram {
+			conds = append(conds, `EXISTS (SELECT 1 FROM addon_grams o WHERE o.gram = `+a.add(o)+` AND o.part = `+part+
+				` AND `+r.d.Bytewise("o.name")+` = `+gname+`)`)
+		}
 	}
 	return `SELECT g.name AS name FROM addon_grams g WHERE ` + strings.Join(conds, " AND ")
 }
