@@ -187,7 +187,7 @@ func testAddonSearchCursor(t *testing.T, s storage.Store) {
 // few: a page of limit addons reads at most 16 (limit+1) matches through
 // the substring index before it walks the names in order instead, rank by
 // rank, at most 128 (limit+1) of them, and then reads the rest of the
-// matches through the index. Pages of 1 to 7 addons over some 600 cross
+// matches through the index. Pages of 1 to 7 addons over some 900 cross
 // those bounds: ranks whose matches are many, rare or absent among the
 // names, walks that end at the last name and walks that stop short, with
 // cursors carried from pages of one size (and one way) to pages of another.
