@@ -224,7 +224,7 @@ func tooLarge(what string, limit int) error {
 // carries, anywhere (comments included), a character that safetext refuses,
 // other than the tab and line breaks that separate lines. lines, when known,
 // names the key on the offending line.
-func rawProblem(src string, lines map[string]int) *registry.FieldError {
+func rawProblem(src string, lines *lineIndex) *registry.FieldError {
 	if plainText(src, true) {
 		return nil
 	}
@@ -235,7 +235,11 @@ func rawProblem(src string, lines map[string]int) *registry.FieldError {
 	var e *safetext.Error
 	errors.As(err, &e)
 	line := 1 + strings.Count(src[:e.Offset], "\n")
-	return &registry.FieldError{Path: pathAtLine(lines, line), Line: line, Message: "document " + e.Error()}
+	var paths map[string]int
+	if lines != nil {
+		paths = lines.toMap()
+	}
+	return &registry.FieldError{Path: pathAtLine(paths, line), Line: line, Message: "document " + e.Error()}
 }
 
 // pathAtLine returns the longest printable path recorded at line, or "".
@@ -410,7 +414,7 @@ func lineOf(m *Manifest, path string) int {
 		return 0
 	}
 	for p := path; p != ""; {
-		if l := m.fields[p]; l > 0 {
+		if l := m.fields.line(p); l > 0 {
 			return l
 		}
 		i := strings.LastIndexAny(p, ".[")
@@ -445,7 +449,7 @@ func (r *report) result() error {
 // keys and wrong types.
 type walker struct {
 	report
-	lines map[string]int // raw path -> line
+	lines *lineIndex // raw path -> line
 	// shareLines: the manifest's fields are lines itself (raw and shown
 	// paths are the same).
 	shareLines bool
@@ -458,7 +462,7 @@ type walker struct {
 }
 
 func newWalker(lines map[string]int, prefix string) *walker {
-	return &walker{report: report{prefix: prefix}, lines: lines}
+	return &walker{report: report{prefix: prefix}, lines: &lineIndex{m: lines}}
 }
 
 // sortedKeys returns the keys of t in order.
@@ -466,7 +470,7 @@ func (w *walker) sortedKeys(t map[string]any) []string {
 	if cap(w.keyBuf) == 0 {
 		// About one key per recorded position; bounded, as the lines of a
 		// registry file are those of every entry.
-		w.keyBuf = make([]string, 0, min(max(len(w.lines), 8), 64))
+		w.keyBuf = make([]string, 0, min(max(w.lines.size(), 8), 64))
 	}
 	start := len(w.keyBuf)
 	for k := range t {
@@ -480,7 +484,7 @@ func (w *walker) sortedKeys(t map[string]any) []string {
 func (w *walker) line(a at) int {
 	a = a.resolve()
 	for p := a.raw; p != ""; {
-		if l := w.lines[p]; l > 0 {
+		if l := w.lines.line(p); l > 0 {
 			return l
 		}
 		i := strings.LastIndexAny(p, ".[")
@@ -508,7 +512,7 @@ func (w *walker) seen(a at) {
 		w.scratch = make([]byte, 0, 64)
 	}
 	w.scratch = a.appendDisp(w.scratch[:0])
-	if l, ok := w.m.fields[string(w.scratch)]; ok && l != 0 {
+	if l, ok := w.m.fields.getBytes(w.scratch); ok && l != 0 {
 		return
 	}
 	a = a.resolve()
@@ -516,8 +520,8 @@ func (w *walker) seen(a at) {
 		return
 	}
 	// Record the path, and its line unless one is already known.
-	if l, ok := w.m.fields[a.disp]; !ok || l == 0 {
-		w.m.fields[a.disp] = w.line(a)
+	if l, ok := w.m.fields.get(a.disp); !ok || l == 0 {
+		w.m.fields.set(a.disp, w.line(a))
 	}
 }
 
@@ -646,7 +650,7 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 			w.m.keyLines[keyLineKey(a.resolve().disp, k)] = w.line(ka)
 			if w.shareLines {
 				// A key that may not be printed has no field path.
-				delete(w.m.fields, ka.resolve().raw)
+				w.m.fields.drop(ka.resolve().raw)
 			}
 		}
 		out[k] = w.str(ka, t[k])
@@ -655,7 +659,7 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 }
 
 func (w *walker) manifest(base at, v any) *Manifest {
-	n := len(w.lines)
+	n := w.lines.size()
 	if n > 256 {
 		n = 256
 	}
@@ -663,7 +667,7 @@ func (w *walker) manifest(base at, v any) *Manifest {
 	if w.shareLines && w.prefix == "" && w.lines != nil {
 		m.fields = w.lines
 	} else {
-		m.fields = make(map[string]int, n)
+		m.fields = &lineIndex{m: make(map[string]int, n)}
 	}
 	m.MCP.Transport = TransportStdio
 	w.m = m

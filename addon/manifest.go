@@ -68,8 +68,8 @@ type Manifest struct {
 
 	// fields holds every field path present in the source document
 	// (`mcp.args[2]`), mapped to its 1-based line there, or to 0 where the
-	// decoder does not know the line. One map serves both Line and HasPath.
-	fields map[string]int
+	// decoder does not know the line. One index serves both Line and HasPath.
+	fields *lineIndex
 	// keyLines holds the lines of map keys that are not safe to print (and
 	// so have no path of their own), by keyLineKey(map path, key).
 	keyLines map[string]int
@@ -211,12 +211,12 @@ func (m *Manifest) Line(path string) int {
 	if m == nil {
 		return 0
 	}
-	if l, ok := m.fields[path]; ok {
+	if l, ok := m.fields.get(path); ok {
 		return l
 	}
 	if list, _, ok := m.listElement(path); ok {
 		// An element on its list's first line is not recorded on its own.
-		return m.fields[list]
+		return m.fields.line(list)
 	}
 	return 0
 }
@@ -227,7 +227,7 @@ func (m *Manifest) HasPath(path string) bool {
 	if m == nil {
 		return false
 	}
-	if _, ok := m.fields[path]; ok {
+	if _, ok := m.fields.get(path); ok {
 		return true
 	}
 	_, _, ok := m.listElement(path)
@@ -272,7 +272,7 @@ func (m *Manifest) listElement(path string) (list string, i int, ok bool) {
 	default:
 		return "", 0, false
 	}
-	if _, present := m.fields[list]; !present || i >= len(elems) {
+	if _, present := m.fields.get(list); !present || i >= len(elems) {
 		return "", 0, false
 	}
 	return list, i, true

@@ -16,7 +16,7 @@ import (
 // tolerant: on anything it does not understand it stops and leaves the
 // verdict to the decoder.
 type tomlPositions struct {
-	lines     map[string]int
+	lines     *lineIndex
 	deepLine  int // line where nesting first exceeds MaxDepth, or 0
 	deepPath  string
 	wideLine  int // line of the first array longer than MaxArgs, or 0
@@ -57,19 +57,7 @@ func scanTOMLInto(src string, buf *scanBuffers) tomlPositions {
 	s := tomlPositions{src: src, line: 1, recs: slices.Grow(buf.recs[:0], hint), arena: slices.Grow(buf.arena[:0], 12*hint),
 		path: slices.Grow(buf.path[:0], 64)}
 	s.run()
-	s.lines = make(map[string]int, len(s.recs))
-	all := string(s.arena)
-	// Last record first, so that the first line recorded for a path is
-	// the one that stays.
-	for i := len(s.recs) - 1; i >= 0; i-- {
-		start := int32(0)
-		if i > 0 {
-			start = s.recs[i-1].end
-		}
-		if k := all[start:s.recs[i].end]; k != "" {
-			s.lines[k] = int(s.recs[i].line)
-		}
-	}
+	s.lines = newLineIndex(string(s.arena), s.recs)
 	buf.recs, buf.arena = s.recs[:0], s.arena[:0]
 	s.recs, s.arena = nil, nil
 	s.path = s.path[:0] // the walker's scratch from here on
