@@ -154,14 +154,7 @@ func TestInTxRetriesDeadlock(t *testing.T) {
 }
 
 func BenchmarkStore(b *testing.B) {
-	storetest.Bench(b, func(b *testing.B) storage.Store {
-		s, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(b), MaxConns: 16})
-		if err != nil {
-			b.Fatalf("Open: %v", err)
-		}
-		b.Cleanup(func() { s.Close() })
-		return s
-	})
+	storetest.Bench(b, openBench)
 }
 
 // TestStatementsCached holds the pool to pgx's statement cache: each query
@@ -180,24 +173,21 @@ func TestStatementsCached(t *testing.T) {
 
 // BenchmarkLog: go test ./storage/postgres -run '^$' -bench Log -benchtime 100x
 func BenchmarkLog(b *testing.B) {
-	storetest.BenchLog(b, func(b *testing.B) storage.Store {
-		s, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(b), MaxConns: 16})
-		if err != nil {
-			b.Fatalf("Open: %v", err)
-		}
-		b.Cleanup(func() { s.Close() })
-		return s
-	})
+	storetest.BenchLog(b, openBench)
 }
 
 // BenchmarkCheckpointDelay: go test ./storage/postgres -run '^$' -bench CheckpointDelay -benchtime 50x
 func BenchmarkCheckpointDelay(b *testing.B) {
-	storetest.BenchCheckpointDelay(b, func(b *testing.B) storage.Store {
-		s, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(b), MaxConns: 16})
-		if err != nil {
-			b.Fatalf("Open: %v", err)
-		}
-		b.Cleanup(func() { s.Close() })
-		return s
-	})
+	storetest.BenchCheckpointDelay(b, openBench)
+}
+
+// openBench opens a store on a fresh database for a benchmark and closes it
+// when the benchmark ends.
+func openBench(b *testing.B) storage.Store {
+	s, err := postgres.Open(context.Background(), storage.Config{DatabaseURL: pgtest.NewDatabase(b), MaxConns: 16})
+	if err != nil {
+		b.Fatalf("Open: %v", err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
 }

@@ -195,14 +195,7 @@ func TestDecidersAcrossStores(t *testing.T) {
 }
 
 func BenchmarkStore(b *testing.B) {
-	storetest.Bench(b, func(b *testing.B) storage.Store {
-		s, err := sqlite.Open(context.Background(), storage.Config{DataDir: b.TempDir()})
-		if err != nil {
-			b.Fatalf("Open: %v", err)
-		}
-		b.Cleanup(func() { s.Close() })
-		return s
-	})
+	storetest.Bench(b, openBench)
 }
 
 func TestOpenRefusesQuestionMark(t *testing.T) {
@@ -316,14 +309,7 @@ func TestPendingOfAddonPlan(t *testing.T) {
 
 // BenchmarkLog: go test ./storage/sqlite -run '^$' -bench Log -benchtime 100x
 func BenchmarkLog(b *testing.B) {
-	storetest.BenchLog(b, func(b *testing.B) storage.Store {
-		s, err := sqlite.Open(context.Background(), storage.Config{DataDir: b.TempDir()})
-		if err != nil {
-			b.Fatalf("Open: %v", err)
-		}
-		b.Cleanup(func() { s.Close() })
-		return s
-	})
+	storetest.BenchLog(b, openBench)
 }
 
 // TestLogAcrossStores: two stores on one file (two processes, as far as
@@ -368,12 +354,16 @@ func TestSignEnvelopesAfterRotation(t *testing.T) {
 
 // BenchmarkCheckpointDelay: go test ./storage/sqlite -run '^$' -bench CheckpointDelay -benchtime 50x
 func BenchmarkCheckpointDelay(b *testing.B) {
-	storetest.BenchCheckpointDelay(b, func(b *testing.B) storage.Store {
-		s, err := sqlite.Open(context.Background(), storage.Config{DataDir: b.TempDir()})
-		if err != nil {
-			b.Fatalf("Open: %v", err)
-		}
-		b.Cleanup(func() { s.Close() })
-		return s
-	})
+	storetest.BenchCheckpointDelay(b, openBench)
+}
+
+// openBench opens a fresh store in a temporary directory for a benchmark
+// and closes it when the benchmark ends.
+func openBench(b *testing.B) storage.Store {
+	s, err := sqlite.Open(context.Background(), storage.Config{DataDir: b.TempDir()})
+	if err != nil {
+		b.Fatalf("Open: %v", err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
 }
