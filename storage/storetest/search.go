@@ -337,7 +337,14 @@ func testAddonSearchMany(t *testing.T, s storage.Store) {
 		if len(want) == 0 {
 			t.Fatalf("Addons(%+v): the test wants no addons", f)
 		}
-		for _, limits := range [][]int{{1, 7, 2, 50, 3, 1, 1, 5}, {2}, {3}, {7}, {50}} {
+		// Every page size over the short results; over the long ones (the
+		// widgets'), a mix of small and large pages and pages of 50, which
+		// cross every rank's boundary as well at a fraction of the reads.
+		pagings := [][]int{{1, 7, 2, 50, 3, 1, 1, 5}, {2}, {3}, {7}, {50}}
+		if len(want) > 100 {
+			pagings = [][]int{{1, 7, 2, 50, 3, 1, 1, 5}, {50}}
+		}
+		for _, limits := range pagings {
 			got := []string{}
 			cursor := ""
 			for i := 0; ; i++ {
