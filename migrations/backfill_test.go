@@ -4,15 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pressly/goose/v3"
 
-	"github.com/registryd/registryd/internal/pgtest"
-	"github.com/registryd/registryd/migrations"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/backend"
@@ -26,27 +23,12 @@ import (
 // nothing, on both dialects.
 func TestSearchBackfill(t *testing.T) {
 	ctx := context.Background()
-	t.Run("sqlite", func(t *testing.T) {
-		dir := t.TempDir()
-		db, err := sql.Open("sqlite", filepath.Join(dir, "registryd.db")+"?_pragma=foreign_keys(1)")
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachDialect(t, func(t *testing.T, d oldDB) {
+		db := d.open()
 		defer db.Close()
-		fillBeforeSearch(t, goose.DialectSQLite3, db, migrations.SQLite())
+		fillBeforeSearch(t, d.dialect, db, d.fsys)
 		db.Close()
-		checkSearchBackfill(ctx, t, storage.Config{DataDir: dir})
-	})
-	t.Run("postgres", func(t *testing.T) {
-		url := pgtest.NewEmptyDatabase(t)
-		db, err := sql.Open("pgx", url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		fillBeforeSearch(t, goose.DialectPostgres, db, migrations.Postgres())
-		db.Close()
-		checkSearchBackfill(ctx, t, storage.Config{DatabaseURL: url})
+		checkSearchBackfill(ctx, t, d.cfg)
 	})
 }
 

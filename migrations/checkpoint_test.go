@@ -5,13 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
-	"path/filepath"
 	"testing"
 
 	"github.com/pressly/goose/v3"
 
-	"github.com/registryd/registryd/internal/pgtest"
-	"github.com/registryd/registryd/migrations"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/backend"
 	"github.com/registryd/registryd/transparency"
@@ -29,35 +26,14 @@ func TestCheckpointApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	signing := storage.Signing{Signers: []*transparency.Signer{skey}}
-	t.Run("sqlite", func(t *testing.T) {
-		dir := t.TempDir()
-		open := func() *sql.DB {
-			db, err := sql.Open("sqlite", filepath.Join(dir, "registryd.db")+"?_pragma=foreign_keys(1)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			return db
-		}
-		db := open()
-		old := fillBeforeLogTable(t, goose.DialectSQLite3, db, migrations.SQLite(), skey)
-		upTo(t, goose.DialectSQLite3, db, migrations.SQLite(), 23)
+	eachDialect(t, func(t *testing.T, d oldDB) {
+		db := d.open()
+		old := fillBeforeLogTable(t, d.dialect, db, d.fsys, skey)
+		upTo(t, d.dialect, db, d.fsys, 23)
 		db.Close()
-		checkCheckpointApart(t, storage.Config{DataDir: dir, Signing: signing}, old, goose.DialectSQLite3, open, migrations.SQLite())
-	})
-	t.Run("postgres", func(t *testing.T) {
-		url := pgtest.NewEmptyDatabase(t)
-		open := func() *sql.DB {
-			db, err := sql.Open("pgx", url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return db
-		}
-		db := open()
-		old := fillBeforeLogTable(t, goose.DialectPostgres, db, migrations.Postgres(), skey)
-		upTo(t, goose.DialectPostgres, db, migrations.Postgres(), 23)
-		db.Close()
-		checkCheckpointApart(t, storage.Config{DatabaseURL: url, Signing: signing}, old, goose.DialectPostgres, open, migrations.Postgres())
+		cfg := d.cfg
+		cfg.Signing = signing
+		checkCheckpointApart(t, cfg, old, d.dialect, d.open, d.fsys)
 	})
 }
 

@@ -13,8 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/pressly/goose/v3"
 
-	"github.com/registryd/registryd/internal/pgtest"
-	"github.com/registryd/registryd/migrations"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/backend"
@@ -37,27 +35,12 @@ var gramAddons = []registry.Addon{
 // its old postings), and that the search finds the addons through them,
 // on both dialects.
 func TestSearchGrams(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) {
-		migrated := t.TempDir()
-		db, err := sql.Open("sqlite", filepath.Join(migrated, "registryd.db")+"?_pragma=foreign_keys(1)")
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachDialect(t, func(t *testing.T, d oldDB) {
+		db := d.open()
 		defer db.Close()
-		fillBeforeGrams(t, goose.DialectSQLite3, db, migrations.SQLite())
+		fillBeforeGrams(t, d.dialect, db, d.fsys)
 		db.Close()
-		checkGrams(t, storage.Config{DataDir: migrated}, storage.Config{DataDir: t.TempDir()})
-	})
-	t.Run("postgres", func(t *testing.T) {
-		migrated := pgtest.NewEmptyDatabase(t)
-		db, err := sql.Open("pgx", migrated)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		fillBeforeGrams(t, goose.DialectPostgres, db, migrations.Postgres())
-		db.Close()
-		checkGrams(t, storage.Config{DatabaseURL: migrated}, storage.Config{DatabaseURL: pgtest.NewEmptyDatabase(t)})
+		checkGrams(t, d.cfg, d.fresh())
 	})
 }
 

@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,8 +16,6 @@ import (
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
 
-	"github.com/registryd/registryd/internal/pgtest"
-	"github.com/registryd/registryd/migrations"
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/backend"
@@ -37,27 +34,14 @@ func TestLogOneTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("sqlite", func(t *testing.T) {
-		dir := t.TempDir()
-		db, err := sql.Open("sqlite", filepath.Join(dir, "registryd.db")+"?_pragma=foreign_keys(1)")
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachDialect(t, func(t *testing.T, d oldDB) {
+		db := d.open()
 		defer db.Close()
-		old := fillBeforeLogTable(t, goose.DialectSQLite3, db, migrations.SQLite(), skey)
+		old := fillBeforeLogTable(t, d.dialect, db, d.fsys, skey)
 		db.Close()
-		checkLogTable(t, storage.Config{DataDir: dir, Signing: storage.Signing{Signers: []*transparency.Signer{skey}}}, old)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		url := pgtest.NewEmptyDatabase(t)
-		db, err := sql.Open("pgx", url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		old := fillBeforeLogTable(t, goose.DialectPostgres, db, migrations.Postgres(), skey)
-		db.Close()
-		checkLogTable(t, storage.Config{DatabaseURL: url, Signing: storage.Signing{Signers: []*transparency.Signer{skey}}}, old)
+		cfg := d.cfg
+		cfg.Signing = storage.Signing{Signers: []*transparency.Signer{skey}}
+		checkLogTable(t, cfg, old)
 	})
 }
 
