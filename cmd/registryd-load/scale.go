@@ -247,7 +247,7 @@ func (t *scaleTarget) prepare(ctx context.Context, client *http.Client) error {
 	if t.addons, err = countAddons(ctx, client, t.base); err != nil {
 		return err
 	}
-	deep, err := deepCursor(ctx, client, t.base, 10_000)
+	deep, err := matchCursor(ctx, client, t.base, "", 10_000)
 	if err != nil {
 		return err
 	}
@@ -306,8 +306,10 @@ func countMatches(ctx context.Context, client *http.Client, base, query string) 
 }
 
 // matchCursor returns the cursor that follows the first depth addons GET
-// /v1/addons?query lists, or "" when it lists fewer. The query's own limit
-// is replaced while paging; the cursor does not depend on it.
+// /v1/addons?query lists (query "" for the whole registry), paging by up to
+// storage.MaxLimit, or "" when it lists fewer. The query's own limit is
+// replaced while paging; the cursor carries the list's filters, not its
+// limit.
 func matchCursor(ctx context.Context, client *http.Client, base, query string, depth int) (string, error) {
 	v, err := url.ParseQuery(query)
 	if err != nil {
@@ -365,31 +367,6 @@ func listPage(ctx context.Context, client *http.Client, u string) ([]string, str
 		next = *l.Next
 	}
 	return names, next, nil
-}
-
-// deepCursor pages through the registry by storage.MaxLimit and returns
-// the cursor that follows its first depth addons, or "" when it holds
-// fewer.
-func deepCursor(ctx context.Context, client *http.Client, base string, depth int) (string, error) {
-	cursor, seen := "", 0
-	for seen < depth {
-		u := base + "/v1/addons?limit=" + strconv.Itoa(min(storage.MaxLimit, depth-seen))
-		if cursor != "" {
-			u += "&cursor=" + url.QueryEscape(cursor)
-		}
-		names, next, err := listPage(ctx, client, u)
-		if err != nil {
-			return "", err
-		}
-		seen += len(names)
-		if next == "" {
-			return "", nil
-		}
-		cursor = next
-	}
-	// The cursor carries the list's filters; the measured request asks
-	// for the same list, only its limit differs.
-	return cursor, nil
 }
 
 // countAddons counts the listed addons by paging through them.
