@@ -114,22 +114,30 @@ func (s *tomlPositions) peek() byte {
 }
 
 // skip passes blanks; with newlines it also passes line breaks and comments.
+//
+// This loop and the two others over single bytes (a bare key's, a one-line
+// string's) read the source and the offset from locals and store the
+// offset once at the end: written on s's fields, each byte cost a load and
+// a store more.
 func (s *tomlPositions) skip(newlines bool) {
-	for s.pos < len(s.src) {
-		switch c := s.src[s.pos]; {
+	src, i := s.src, s.pos
+loop:
+	for i < len(src) {
+		switch c := src[i]; {
 		case c == ' ' || c == '\t' || c == '\r':
-			s.pos++
+			i++
 		case c == '#':
-			for s.pos < len(s.src) && s.src[s.pos] != '\n' {
-				s.pos++
+			for i < len(src) && src[i] != '\n' {
+				i++
 			}
 		case c == '\n' && newlines:
 			s.line++
-			s.pos++
+			i++
 		default:
-			return
+			break loop
 		}
 	}
+	s.pos = i
 }
 
 func (s *tomlPositions) run() {
@@ -272,17 +280,22 @@ func (s *tomlPositions) key() (string, bool) {
 		s.pos += end + 2
 		return k, true
 	}
-	start := s.pos
-	for s.pos < len(s.src) {
-		c := s.src[s.pos]
-		if c == '_' || c == '-' || isAlnum(c) {
-			s.pos++
-			continue
-		}
-		break
+	src, start, i := s.src, s.pos, s.pos
+	for i < len(src) && bareKeyByte[src[i]] {
+		i++
 	}
-	return s.src[start:s.pos], s.pos > start
+	s.pos = i
+	return src[start:i], i > start
 }
+
+// bareKeyByte marks the bytes of a bare key: ASCII letters, digits, '_'
+// and '-'.
+var bareKeyByte = func() (t [256]bool) {
+	for c := 0; c < len(t); c++ {
+		t[c] = c == '_' || c == '-' || isAlnum(byte(c))
+	}
+	return t
+}()
 
 // value passes one value, recording the lines of array elements and
 // inline-table keys under the current path. depth is the nesting of the
@@ -419,25 +432,28 @@ func (s *tomlPositions) str(q byte) bool {
 	if q == '\'' {
 		stops = &literalStringStops
 	}
-	for s.pos < len(s.src) {
+	src, i := s.src, s.pos
+	for i < len(src) {
 		// Pass to the next character that matters.
-		for s.pos < len(s.src) && !stops[s.src[s.pos]] {
-			s.pos++
+		for i < len(src) && !stops[src[i]] {
+			i++
 		}
-		if s.pos == len(s.src) {
-			return false
+		if i == len(src) {
+			break
 		}
-		switch s.src[s.pos] {
+		switch src[i] {
 		case q:
-			s.pos++
+			s.pos = i + 1
 			return true
 		case '\n':
+			s.pos = i
 			return false
 		case '\\':
-			s.pos++ // only in a basic string: the escaped character
+			i++ // only in a basic string: the escaped character
 		}
-		s.pos++
+		i++
 	}
+	s.pos = i
 	return false
 }
 
