@@ -339,12 +339,15 @@ func (a *auditor) envBlock() {
 				a.add(CodeForbiddenEnv, p, msg)
 			}
 		}
-		a.envValue(k, arg{text: v, path: p, lit: true}, 0)
+		command := commandEnv[strings.ToUpper(k)]
+		if command {
+			a.envCommand(arg{text: v, path: p, lit: true}, 0)
+		}
 		if secretName(k) && literalSecret(v) {
 			a.add(CodeLiteralSecret, p, "the environment variable "+keyLabel(k)+" holds a literal credential")
 		}
 		// A command-line variable's value was judged as the script it is.
-		a.value(v, p, !commandEnv[strings.ToUpper(k)])
+		a.value(v, p, !command)
 	}
 }
 

@@ -122,22 +122,21 @@ func (a *auditor) container(c invocation) cmdInfo {
 
 // containerOption judges one valued option of docker run/exec.
 func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
-	lv := strings.ToLower(v.text)
 	switch flag {
 	case "-e", "--env":
 		if k, ok := isAssignment(v.text); ok && v.lit {
 			a.envSet(k, arg{text: v.text[len(k)+1:], path: v.path, lit: true}, depth)
 		}
 	case "--network", "--net", "--pid", "--ipc", "--uts", "--userns", "--cgroupns":
-		if lv == "host" {
+		if strings.ToLower(v.text) == "host" {
 			a.add(CodeContainerHostAccess, v.path, "shares the host's "+strings.TrimLeft(flag, "-")+" namespace with the container")
 		}
 	case "--cap-add":
-		if lv == "all" || lv == "sys_admin" || lv == "cap_sys_admin" || lv == "sys_ptrace" || lv == "sys_module" {
+		if lv := strings.ToLower(v.text); lv == "all" || lv == "sys_admin" || lv == "cap_sys_admin" || lv == "sys_ptrace" || lv == "sys_module" {
 			a.add(CodeContainerHostAccess, v.path, "grants the container a capability that reaches the host")
 		}
 	case "--security-opt":
-		if strings.Contains(lv, "unconfined") {
+		if strings.Contains(strings.ToLower(v.text), "unconfined") {
 			a.add(CodeContainerHostAccess, v.path, "turns off the container's security profile")
 		}
 	case "-v", "--volume", "--mount":
@@ -170,7 +169,7 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 			a.add(CodePersistence, v.path, "mounts a location that runs code at login or boot into the container")
 		}
 	case "--pull":
-		if lv == "never" {
+		if strings.ToLower(v.text) == "never" {
 			*pull = false
 		}
 	}
