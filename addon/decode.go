@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,7 +54,7 @@ func ParseTOML(b []byte) (*Manifest, error) {
 		return nil, tomlError(src, err)
 	}
 	w := &sc.w
-	*w = walker{lines: pos.lines, keyBuf: sc.keys[:0]}
+	*w = walker{lines: pos.lines, fieldBuf: sc.fields[:0]}
 	// Without a prefix the paths the scanner recorded are the model's
 	// field paths, with their lines: the manifest keeps that map rather
 	// than building a second one, and the walker adds what the scanner
@@ -65,13 +66,13 @@ func ParseTOML(b []byte) (*Manifest, error) {
 }
 
 // parseScratch is the memory one ParseTOML works in beyond what it
-// returns: the scanner's records and the walker with its key lists and
-// path buffer. A pool keeps it between calls, so that parsing an ordinary
-// manifest does not allocate it again.
+// returns: the scanner's records and the walker with its lists of tables'
+// fields and its path buffer. A pool keeps it between calls, so that
+// parsing an ordinary manifest does not allocate it again.
 type parseScratch struct {
-	scan scanBuffers
-	w    walker
-	keys []string
+	scan   scanBuffers
+	w      walker
+	fields []field
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(parseScratch) }}
@@ -90,11 +91,11 @@ func (sc *parseScratch) release() {
 	} else {
 		sc.scan.path = nil
 	}
-	if keys := sc.w.keyBuf; keep(cap(keys)) {
-		clear(keys[:cap(keys)])
-		sc.keys = keys[:0]
+	if fields := sc.w.fieldBuf; keep(cap(fields)) {
+		clear(fields[:cap(fields)])
+		sc.fields = fields[:0]
 	} else {
-		sc.keys = nil
+		sc.fields = nil
 	}
 	if !keep(cap(sc.scan.recs)) {
 		sc.scan.recs = nil
@@ -453,10 +454,10 @@ type walker struct {
 	// shareLines: the manifest's fields are lines itself (raw and shown
 	// paths are the same).
 	shareLines bool
-	// keyBuf backs the key lists sortedKeys returns. It only grows: a
-	// list handed out is never written again, so nested tables may take
-	// theirs while an enclosing loop still reads its own.
-	keyBuf []string
+	// fieldBuf backs the lists sorted returns. It only grows: a list
+	// handed out is never written again, so nested tables may take theirs
+	// while an enclosing loop still reads its own.
+	fieldBuf []field
 	// scratch holds a path being looked up.
 	scratch []byte
 }
@@ -465,20 +466,29 @@ func newWalker(lines map[string]int, prefix string) *walker {
 	return &walker{report: report{prefix: prefix}, lines: &lineIndex{m: lines}}
 }
 
-// sortedKeys returns the keys of t in order.
-func (w *walker) sortedKeys(t map[string]any) []string {
-	if cap(w.keyBuf) == 0 {
+// field is a key of a decoded table with its value.
+type field struct {
+	key string
+	val any
+}
+
+// sorted returns the keys of t with their values, in key order: the walk
+// does not depend on the map's order (nor, where two errors share a path,
+// does which one is reported), and a key's value comes with it rather
+// than from a second lookup in t.
+func (w *walker) sorted(t map[string]any) []field {
+	if cap(w.fieldBuf) == 0 {
 		// About one key per recorded position; bounded, as the lines of a
 		// registry file are those of every entry.
-		w.keyBuf = make([]string, 0, min(max(w.lines.size(), 8), 64))
+		w.fieldBuf = make([]field, 0, min(max(w.lines.size(), 8), 64))
 	}
-	start := len(w.keyBuf)
-	for k := range t {
-		w.keyBuf = append(w.keyBuf, k)
+	start := len(w.fieldBuf)
+	for k, v := range t {
+		w.fieldBuf = append(w.fieldBuf, field{k, v})
 	}
-	ks := w.keyBuf[start:len(w.keyBuf):len(w.keyBuf)]
-	sort.Strings(ks)
-	return ks
+	fs := w.fieldBuf[start:len(w.fieldBuf):len(w.fieldBuf)]
+	slices.SortFunc(fs, func(a, b field) int { return strings.Compare(a.key, b.key) })
+	return fs
 }
 
 func (w *walker) line(a at) int {
@@ -640,7 +650,8 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 		return nil
 	}
 	out := make(map[string]string, len(t))
-	for _, k := range w.sortedKeys(t) {
+	for _, e := range w.sorted(t) {
+		k := e.key
 		ka := a.key(k, safe(k))
 		w.seen(ka)
 		if ka.isHidden() && !a.isHidden() {
@@ -653,7 +664,7 @@ func (w *walker) strMap(a at, v any, safe func(string) bool) map[string]string {
 				w.m.fields.drop(ka.resolve().raw)
 			}
 		}
-		out[k] = w.str(ka, t[k])
+		out[k] = w.str(ka, e.val)
 	}
 	return out
 }
@@ -678,9 +689,9 @@ func (w *walker) manifest(base at, v any) *Manifest {
 	// Entry-relative paths: the raw path keeps the entry prefix for line
 	// lookup, the printed path starts at the manifest.
 	child := func(k string) at { return at{disp: k, raw: join(base.raw, k)} }
-	for _, k := range w.sortedKeys(root) {
+	for _, e := range w.sorted(root) {
+		k, val := e.key, e.val
 		a := child(k)
-		val := root[k]
 		switch k {
 		case "addon":
 			w.seen(a)
@@ -719,8 +730,9 @@ func (w *walker) meta(a at, v any) {
 		return
 	}
 	md := &w.m.Addon
-	for _, k := range w.sortedKeys(t) {
-		f, val := a.key(k, true), t[k]
+	for _, e := range w.sorted(t) {
+		k, val := e.key, e.val
+		f := a.key(k, true)
 		switch k {
 		case "name":
 			md.Name = w.str(f, val)
@@ -761,8 +773,9 @@ func (w *walker) mcp(a at, v any) {
 	}
 	mc := &w.m.MCP
 	mc.Declared = true
-	for _, k := range w.sortedKeys(t) {
-		f, val := a.key(k, true), t[k]
+	for _, e := range w.sorted(t) {
+		k, val := e.key, e.val
+		f := a.key(k, true)
 		switch k {
 		case "transport":
 			s := w.str(f, val)
@@ -801,8 +814,9 @@ func (w *walker) capabilities(a at, v any) {
 	// value.
 	c := &Capabilities{Network: NetworkNone, Filesystem: FilesystemReadOnly, Env: []string{}, Exec: ExecNone}
 	w.m.Capabilities = c
-	for _, k := range w.sortedKeys(t) {
-		f, val := a.key(k, true), t[k]
+	for _, e := range w.sorted(t) {
+		k, val := e.key, e.val
+		f := a.key(k, true)
 		switch k {
 		case "network":
 			s := w.str(f, val)
@@ -846,8 +860,9 @@ func (w *walker) install(a at, v any) {
 	}
 	in := &Install{}
 	w.m.Install = in
-	for _, k := range w.sortedKeys(t) {
-		f, val := a.key(k, true), t[k]
+	for _, e := range w.sorted(t) {
+		k, val := e.key, e.val
+		f := a.key(k, true)
 		switch k {
 		case "manager":
 			in.Manager = w.str(f, val)
@@ -881,8 +896,9 @@ func (w *walker) pricing(a at, v any) {
 		}
 		return n
 	}
-	for _, k := range w.sortedKeys(t) {
-		f, val := a.key(k, true), t[k]
+	for _, e := range w.sorted(t) {
+		k, val := e.key, e.val
+		f := a.key(k, true)
 		switch k {
 		case "model":
 			s := w.str(f, val)
@@ -910,16 +926,18 @@ func (w *walker) artifacts(a at, v any) {
 		return
 	}
 	w.m.Artifacts = make(map[string]Artifact, len(t))
-	for _, triple := range w.sortedKeys(t) {
+	for _, e := range w.sorted(t) {
+		triple := e.key
 		ta := a.key(triple, tripleSafe(triple))
 		w.seen(ta)
-		fields, ok := w.table(ta, t[triple])
+		fields, ok := w.table(ta, e.val)
 		if !ok {
 			continue
 		}
 		var art Artifact
-		for _, k := range w.sortedKeys(fields) {
-			f, val := ta.key(k, true), fields[k]
+		for _, fe := range w.sorted(fields) {
+			k, val := fe.key, fe.val
+			f := ta.key(k, true)
 			switch k {
 			case "filename":
 				art.Filename = w.str(f, val)
@@ -956,8 +974,9 @@ func (w *walker) dependencies(a at, v any) {
 		w.seen(ea)
 		var d Dependency
 		if t, ok := w.table(ea, e); ok {
-			for _, k := range w.sortedKeys(t) {
-				f, val := ea.key(k, true), t[k]
+			for _, e := range w.sorted(t) {
+				k, val := e.key, e.val
+				f := ea.key(k, true)
 				switch k {
 				case "name":
 					d.Name = w.str(f, val)
