@@ -147,7 +147,7 @@ func appendString(dst []byte, s string) []byte {
 		// Most of a report is printable ASCII: pass it eight bytes at a
 		// time while none needs a look, then a byte at a time on one
 		// table lookup.
-		for i+8 <= len(s) && plainWord(s[i:i+8]) {
+		for i+8 <= len(s) && plainWord(word(s[i:])) {
 			i += 8
 		}
 		for i < len(s) && asIs[s[i]] {
@@ -193,19 +193,27 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// plainWord reports whether each of the eight bytes of w is one that
-// asIs marks: ASCII from U+0020 on, and neither `"` nor `\`. It tests
-// the eight at once, as one 64-bit word (a byte is below 0x20 when
-// subtracting 0x20 from it borrows; a byte equals c when the word XOR c
-// has a zero byte), and is exact: a word it passes holds no other byte.
-func plainWord(w string) bool {
+// plainWord reports whether each of the eight bytes of the word v (as
+// word reads them) is one that asIs marks: ASCII from U+0020 on, and
+// neither `"` nor `\`. It tests the eight at once (a byte is below 0x20
+// when subtracting 0x20 from it borrows; a byte equals c when the word XOR
+// c has a zero byte), and is exact: a word it passes holds no other byte.
+func plainWord(v uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	_ = w[7]
-	v := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-	zero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
-	below := (v - 0x20*ones) & ^v & highs // some byte is below 0x20
-	return v&highs == 0 && below|zero(v^'"'*ones)|zero(v^'\\'*ones) == 0
+	q, bs := v^'"'*ones, v^'\\'*ones // a zero byte where there is `"`, `\`
+	// The high bit of a byte is set in the first term where it is below
+	// 0x20, in the next two where it is zero, and in v where it is not
+	// ASCII.
+	return ((v-0x20*ones)&^v|(q-ones)&^q|(bs-ones)&^bs|v)&highs == 0
+}
+
+// word returns the first eight bytes of s as a little-endian word. It is
+// apart from plainWord so that each is small enough to be inlined in
+// appendString's loop over eight bytes at a time.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // asIs marks the bytes appendString copies without a look at what follows:

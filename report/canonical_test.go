@@ -160,7 +160,7 @@ func TestPlainWord(t *testing.T) {
 		for pos := range 8 {
 			w := []byte("abcdefgh")
 			w[pos] = byte(c)
-			if got, want := plainWord(string(w)), asIs[c]; got != want {
+			if got, want := plainWord(word(string(w))), asIs[c]; got != want {
 				t.Errorf("plainWord(%q) = %v, want %v", w, got, want)
 			}
 		}
@@ -182,7 +182,7 @@ func TestPlainWord(t *testing.T) {
 			}
 			want = want && asIs[w[i]]
 		}
-		if got := plainWord(string(w[:])); got != want {
+		if got := plainWord(word(string(w[:]))); got != want {
 			t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
 		}
 	}
