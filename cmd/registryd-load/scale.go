@@ -43,8 +43,9 @@ type scaleTarget struct {
 	token   string // a submitter token on its database, "" to skip submit
 	pid     int
 	dataDir string
-	addons  int               // listed
-	paths   map[string]string // request name → path; absent: not measured
+	db      *loadtest.Backends // its PostgreSQL backends, nil when not given
+	addons  int                // listed
+	paths   map[string]string  // request name → path; absent: not measured
 }
 
 // scaleRequests are the rows of the table, in order; the path of each is
@@ -86,9 +87,9 @@ var scaleRequests = []scaleRequest{
 // server's resident memory and the SQLite files' size.
 func runScale(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var (
-		urls, pids, dataDirs string
-		c                    loadtest.Config
-		only                 string
+		urls, pids, dataDirs, dbURLs string
+		c                            loadtest.Config
+		only                         string
 	)
 	fs := flag.NewFlagSet("registryd-load scale", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -102,7 +103,9 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(w, "servers (-url A,B,C) each request runs on each in turn, and the last column is the")
 		fmt.Fprintln(w, "last server's p99 over the first's. Submit runs where a submitter token is given")
 		fmt.Fprintln(w, "(REGISTRYD_LOAD_TOKEN, comma-separated like -url). Run the servers with")
-		fmt.Fprintln(w, "--rate-limit 0 --cacheable-rate-limit 0.")
+		fmt.Fprintln(w, "--rate-limit 0 --cacheable-rate-limit 0. With -pid, each server's CPU time per request")
+		fmt.Fprintln(w, "is shown too (and with -database-url, its PostgreSQL backends' added to it): on a")
+		fmt.Fprintln(w, "busy machine a steadier measure of the work a request costs than its latency.")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Flags:")
 		fs.PrintDefaults()
@@ -112,6 +115,7 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 	fs.IntVar(&c.Concurrency, "concurrency", 8, "workers, each with one request in flight")
 	fs.StringVar(&pids, "pid", "", "the servers' process ids, comma-separated like -url, to report their resident memory (Linux)")
 	fs.StringVar(&dataDirs, "data-dir", "", "the servers' SQLite directories, comma-separated like -url, to report their size (on PostgreSQL, ask it: SELECT pg_database_size(current_database()))")
+	fs.StringVar(&dbURLs, "database-url", "", "the servers' PostgreSQL URLs, comma-separated like -url (empty for SQLite), to add their backends' CPU time to the servers' (PostgreSQL on this machine)")
 	fs.StringVar(&only, "only", "", "measure only the requests whose names contain this text")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -128,7 +132,7 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		return strings.Split(s, ",")
 	}
-	bases, pidList, dirs, tokens := split(urls), split(pids), split(dataDirs), split(getenv("REGISTRYD_LOAD_TOKEN"))
+	bases, pidList, dirs, tokens, dbs := split(urls), split(pids), split(dataDirs), split(getenv("REGISTRYD_LOAD_TOKEN")), split(dbURLs)
 	var targets []*scaleTarget
 	for i, b := range bases {
 		b = strings.TrimRight(b, "/")
@@ -145,6 +149,14 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 		if i < len(tokens) {
 			t.token = tokens[i]
 		}
+		if i < len(dbs) && dbs[i] != "" {
+			b, err := loadtest.NewBackends(ctx, dbs[i])
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			defer b.Close(context.WithoutCancel(ctx))
+			t.db = b
+		}
 		targets = append(targets, t)
 	}
 	if len(targets) == 0 {
@@ -158,14 +170,23 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	fmt.Fprintf(stdout, "each request %s at concurrency %d on each server in turn\n\n", c.Duration, c.Concurrency)
+	withCPU := pidList != nil
 	head, rule := "| request |", "|---|"
 	for _, t := range targets {
 		head += fmt.Sprintf(" %d addons: req/s | p50 ms | p99 ms |", t.addons)
 		rule += "---:|---:|---:|"
+		if withCPU {
+			head += " CPU ms/req |"
+			rule += "---:|"
+		}
 	}
 	if len(targets) > 1 {
 		head += " p99 last/first |"
 		rule += "---:|"
+		if withCPU {
+			head += " CPU last/first |"
+			rule += "---:|"
+		}
 	}
 	fmt.Fprintln(stdout, head)
 	fmt.Fprintln(stdout, rule)
@@ -178,12 +199,16 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 			continue
 		}
 		row := "| " + r.name + " |"
-		var p99s []time.Duration
+		var p99s, cpus []time.Duration
+		dash := " – | – | – |"
+		if withCPU {
+			dash += " – |"
+		}
 		for _, t := range targets {
 			path, ok := t.paths[r.name]
 			if !ok {
-				row += " – | – | – |"
-				p99s = append(p99s, 0)
+				row += dash
+				p99s, cpus = append(p99s, 0), append(cpus, 0)
 				continue
 			}
 			rc := c
@@ -196,24 +221,35 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 			if r.mode == loadtest.ModeSubmit {
 				rc.Token = t.token
 			}
+			cpu0 := t.cpu(ctx)
 			res, err := loadtest.Run(ctx, rc)
+			cpu := t.cpu(ctx).since(cpu0)
 			if err != nil || res.Errors > 0 {
 				failed = true
 				fmt.Fprintf(stderr, "registryd-load scale: %s on %s: %v %v\n", r.name, t.base, err, res.ErrorSamples)
 			}
 			if err != nil {
-				row += " error | – | – |"
-				p99s = append(p99s, 0)
+				row += " error" + strings.TrimPrefix(dash, " –")
+				p99s, cpus = append(p99s, 0), append(cpus, 0)
 				continue
 			}
 			row += fmt.Sprintf(" %.0f | %s | %s |", res.PerSecond(), ms(res.P50), ms(res.P99))
 			p99s = append(p99s, res.P99)
+			if withCPU {
+				var per time.Duration
+				if cpu > 0 && res.Requests > 0 {
+					per = cpu / time.Duration(res.Requests)
+					row += fmt.Sprintf(" %.2f |", float64(per)/float64(time.Millisecond))
+				} else {
+					row += " – |"
+				}
+				cpus = append(cpus, per)
+			}
 		}
 		if len(targets) > 1 {
-			if first, last := p99s[0], p99s[len(p99s)-1]; first > 0 && last > 0 {
-				row += fmt.Sprintf(" %.2fx |", float64(last)/float64(first))
-			} else {
-				row += " – |"
+			row += ratio(p99s)
+			if withCPU {
+				row += ratio(cpus)
 			}
 		}
 		fmt.Fprintln(stdout, row)
@@ -235,6 +271,48 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 		return &exitError{code: 3}
 	}
 	return nil
+}
+
+// ratio returns the table cell of the last figure over the first.
+func ratio(d []time.Duration) string {
+	if first, last := d[0], d[len(d)-1]; first > 0 && last > 0 {
+		return fmt.Sprintf(" %.2fx |", float64(last)/float64(first))
+	}
+	return " – |"
+}
+
+// cpuReading is the CPU time a server (and its PostgreSQL backends) had
+// used at one moment; ok is false where it could not be read.
+type cpuReading struct {
+	server time.Duration
+	db     map[int]time.Duration
+	ok     bool
+}
+
+// cpu reads t's CPU time so far: its process's, given -pid, and its
+// backends', given -database-url.
+func (t *scaleTarget) cpu(ctx context.Context) cpuReading {
+	if t.pid <= 0 {
+		return cpuReading{}
+	}
+	d, ok := loadtest.ProcessCPU(t.pid)
+	r := cpuReading{server: d, ok: ok}
+	if t.db != nil && ok {
+		var err error
+		if r.db, err = t.db.CPU(ctx); err != nil {
+			r.ok = false
+		}
+	}
+	return r
+}
+
+// since returns the CPU time used between from and r, 0 when either
+// could not be read.
+func (r cpuReading) since(from cpuReading) time.Duration {
+	if !r.ok || !from.ok {
+		return 0
+	}
+	return r.server - from.server + loadtest.Spent(from.db, r.db)
 }
 
 // prepare reads what t's requests need from its registry: an addon's

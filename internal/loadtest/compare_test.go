@@ -18,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/registryd/registryd/api"
 	"github.com/registryd/registryd/internal/fixture"
 	"github.com/registryd/registryd/internal/loadtest"
@@ -185,7 +183,7 @@ func TestCompare(t *testing.T) {
 		if res.Requests > 0 {
 			s.cpuPerRequest = cpu / time.Duration(res.Requests)
 			if db0 != nil && db1 != nil {
-				s.dbCPUPerRequest = spent(db0, db1) / time.Duration(res.Requests)
+				s.dbCPUPerRequest = loadtest.Spent(db0, db1) / time.Duration(res.Requests)
 			}
 		}
 		return s
@@ -480,84 +478,32 @@ func fetch(t *testing.T, e endpoint, etag string) ([]byte, http.Header) {
 }
 
 // backends reads the CPU time of the PostgreSQL server processes that
-// serve one database, from /proc. It works when the server runs on this
-// machine, visible to this process (not in a container or elsewhere);
-// otherwise cpu returns nil and the figure is left out.
-type backends struct {
-	conn *pgx.Conn
-	db   string
-}
+// serve one database (loadtest.Backends); a nil *backends gives no figure.
+type backends struct{ b *loadtest.Backends }
 
-// newBackends connects to url for the look-ups; the connection's own
-// backend is left out of the sums.
+// newBackends connects to url for the look-ups.
 func newBackends(t *testing.T, url string) *backends {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
+	b, err := loadtest.NewBackends(context.Background(), url)
 	if err != nil {
-		t.Fatalf("connect for backend look-ups: %v", err)
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return &backends{conn: conn, db: conn.Config().Database}
+	t.Cleanup(func() { b.Close(context.Background()) })
+	return &backends{b}
 }
 
 // cpu returns the CPU time so far of each backend serving the database,
-// by process id, or nil when any of them cannot be read. A nil b gives nil.
+// by process id, or nil when any of them cannot be read (the server is not
+// on this machine). A nil b gives nil.
 func (b *backends) cpu(t *testing.T) map[int]time.Duration {
 	t.Helper()
 	if b == nil {
 		return nil
 	}
-	rows, err := b.conn.Query(context.Background(),
-		`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, b.db)
+	m, err := b.b.CPU(context.Background())
 	if err != nil {
-		t.Fatalf("list backends: %v", err)
+		t.Logf("backend CPU left out: %v", err)
+		return nil
 	}
-	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-	if err != nil {
-		t.Fatalf("list backends: %v", err)
-	}
-	out := make(map[int]time.Duration, len(pids))
-	for _, pid := range pids {
-		d, ok := procCPU(int(pid))
-		if !ok {
-			return nil
-		}
-		out[int(pid)] = d
-	}
-	return out
-}
-
-// procCPU reads a process's user and system CPU time from /proc/PID/stat
-// (fields 14 and 15, in clock ticks of 1/100 s, which Linux fixes for
-// user space).
-func procCPU(pid int) (time.Duration, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, false
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond, true
-}
-
-// spent returns the CPU time the backends used between two readings: the
-// growth of those present in both, and all of those that appeared.
-func spent(before, after map[int]time.Duration) time.Duration {
-	var d time.Duration
-	for pid, a := range after {
-		d += a - before[pid]
-	}
-	return d
+	return m
 }
