@@ -190,6 +190,11 @@ type Reader interface {
 	// PublishedReport does: registry.ErrNotFound when not published.
 	PublishedReportDigest(ctx context.Context, addon, version string) (string, error)
 	Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error)
+	// AddonsWithExpiredSuppressions returns, in name order and each once,
+	// the addons that have a suppression whose expiry is at or before now
+	// (registry.Suppression.Active is false): what a sweep must render
+	// again. One query over the suppressions, whatever the number of addons.
+	AddonsWithExpiredSuppressions(ctx context.Context, now time.Time) ([]string, error)
 	VerifyApproval(ctx context.Context, addon string) (registry.VerifyApproval, error)
 	// CountStaleReports returns how many reports were made by a ruleset
 	// other than ruleset or are marked stale: what re-assessment has left

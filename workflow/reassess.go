@@ -247,29 +247,9 @@ func (s *Service) isUnrenderable(id string) bool {
 // one is skipped.
 func (s *Service) ExpireSuppressions(ctx context.Context) (int, error) {
 	now := s.clock()
-	var names []string
-	page := storage.Page{Limit: storage.MaxLimit}
-	for {
-		addons, next, err := s.store.Addons(ctx, storage.AddonFilter{IncludeRemoved: true}, page)
-		if err != nil {
-			return 0, fmt.Errorf("expire suppressions: list addons: %w", err)
-		}
-		for _, a := range addons {
-			sps, err := s.store.Suppressions(ctx, a.Name)
-			if err != nil {
-				return 0, fmt.Errorf("expire suppressions: list suppressions of %q: %w", a.Name, err)
-			}
-			for _, sp := range sps {
-				if !sp.Active(now) {
-					names = append(names, a.Name)
-					break
-				}
-			}
-		}
-		if next == "" {
-			break
-		}
-		page.Cursor = next
+	names, err := s.store.AddonsWithExpiredSuppressions(ctx, now)
+	if err != nil {
+		return 0, fmt.Errorf("expire suppressions: %w", err)
 	}
 	total := 0
 	for _, name := range names {

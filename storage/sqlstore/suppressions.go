@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/registryd/registryd/registry"
 )
@@ -23,6 +24,15 @@ func (r reader) scanSuppression(row Row) (registry.Suppression, error) {
 func (r reader) Suppressions(ctx context.Context, addon string) ([]registry.Suppression, error) {
 	return list(r, ctx, fmt.Sprintf("suppressions of %q", addon), r.scanSuppression,
 		`SELECT `+suppressionCols+` FROM suppressions WHERE addon = $1 ORDER BY code, path, id`, addon)
+}
+
+// AddonsWithExpiredSuppressions returns the addons, in name order, with a
+// suppression that has expired by now.
+func (r reader) AddonsWithExpiredSuppressions(ctx context.Context, now time.Time) ([]string, error) {
+	return list(r, ctx, "addons with expired suppressions", func(row Row) (string, error) {
+		var name string
+		return name, row.Scan(&name)
+	}, `SELECT addon FROM suppressions WHERE expires_at IS NOT NULL AND expires_at <= $1 GROUP BY addon ORDER BY `+r.d.Bytewise("addon"), r.d.Time(now))
 }
 
 // CreateSuppression inserts s; registry.ErrConflict when the addon has one

@@ -1015,6 +1015,40 @@ func testSuppressions(t *testing.T, s storage.Store) {
 	if err != nil || none == nil || len(none) != 0 {
 		t.Errorf("Suppressions(missing) = %#v, %v; want empty non-nil", none, err)
 	}
+
+	// The addons a sweep renders again: alpha's sup_2 expires at 100 and
+	// sup_5 at 20 (alpha listed once), beta's sup_4 at 50; sup_3 and
+	// sup_dup never. An expiry is exclusive: at that instant the
+	// suppression no longer applies.
+	inTx(t, s, func(tx storage.Tx) error {
+		for _, sp := range []registry.Suppression{
+			{ID: "sup_4", Addon: "beta", Code: "child_env", Path: "mcp.env.HOME", Reason: registry.ReasonAcceptedRisk, ExpiresAt: ptr(at(50)), CreatedAt: at(3)},
+			{ID: "sup_5", Addon: "alpha", Code: "unpinned", Path: "mcp.args[0]", Reason: registry.ReasonAcceptedRisk, ExpiresAt: ptr(at(20)), CreatedAt: at(4)},
+		} {
+			if err := tx.CreateSuppression(ctx, sp); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, c := range []struct {
+		now  time.Time
+		want []string
+	}{
+		{at(0), []string{}},
+		{at(20).Add(-time.Microsecond), []string{}},
+		{at(20), []string{"alpha"}},
+		{at(50), []string{"alpha", "beta"}},
+		{at(1000), []string{"alpha", "beta"}},
+	} {
+		got, err := s.AddonsWithExpiredSuppressions(ctx, c.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("AddonsWithExpiredSuppressions(%v) (-want +got):\n%s", c.now, diff)
+		}
+	}
 }
 
 func testVerifyApproval(t *testing.T, s storage.Store) {
