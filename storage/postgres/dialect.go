@@ -90,6 +90,8 @@ func (dialect) Retryable(err error) bool {
 
 func (dialect) WritesInWith() bool { return true }
 
+func (dialect) ProbeEach() string { return " OFFSET 0" }
+
 // utcTime scans a timestamptz into a time.Time in UTC (pgx gives local
 // time).
 type utcTime struct{ dst *time.Time }

@@ -96,6 +96,8 @@ func (dialect) Retryable(err error) bool {
 
 func (dialect) WritesInWith() bool { return false }
 
+func (dialect) ProbeEach() string { return "" }
+
 // microsTime scans integer microseconds into a time.Time in UTC.
 type microsTime struct{ dst *time.Time }
 

@@ -977,7 +977,9 @@ func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram str
 // either way the name holds q lowercased); and a tier or verdict asked for
 // is read from its index ((tier, name), (latest_verdict, name)). What is
 // left is checked on the row, so every rule here only saves reads: the
-// rows found are the same with or without it.
+// rows found are the same with or without it. Each of these checks is an
+// index probe per posting (Dialect.ProbeEach), so that a batch costs its
+// postings' probes whatever the size of the other trigrams' postings.
 func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment) string {
 	part := a.add(rankPart(rank))
 	gname := r.d.Bytewise("g.name")
@@ -1003,7 +1005,7 @@ func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, g
 	for _, o := range grams {
 		if o != gram {
 			conds = append(conds, `EXISTS (SELECT 1 FROM addon_grams o WHERE o.gram = `+a.add(o)+` AND o.part = `+part+
-				` AND `+r.d.Bytewise("o.name")+` = `+gname+`)`)
+				` AND `+r.d.Bytewise("o.name")+` = `+gname+r.d.ProbeEach()+`)`)
 		}
 	}
 	return `SELECT g.name AS name FROM addon_grams g WHERE ` + strings.Join(conds, " AND ")

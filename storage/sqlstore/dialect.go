@@ -107,4 +107,13 @@ type Dialect interface {
 	// dependent writes cost one round trip: true on PostgreSQL; false on
 	// SQLite, which has no such WITH and no round trip to save.
 	WritesInWith() bool
+
+	// ProbeEach returns what ends an EXISTS subquery that must be run as
+	// one index probe per outer row, in the order the query is written,
+	// rather than joined with the outer rows: " OFFSET 0" on PostgreSQL,
+	// whose planner otherwise may turn the EXISTS into a merge join that
+	// scans the subquery's index from its start (all of a common
+	// trigram's postings to check a few names); "" on SQLite, which
+	// probes per row anyway.
+	ProbeEach() string
 }
