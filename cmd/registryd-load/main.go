@@ -80,6 +80,23 @@ func exitCode(err error) int {
 	return 1
 }
 
+// said prints what went wrong in subcommand cmd, when err says more than
+// its exit status (an exitError without a message was reported where it
+// happened), and returns err.
+func said(err error, cmd string, stderr io.Writer) error {
+	var ee *exitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "registryd-load %s: %v\n", cmd, ee.err)
+		}
+	default:
+		fmt.Fprintf(stderr, "registryd-load %s: %v\n", cmd, err)
+	}
+	return err
+}
+
 // run is the command without its process: it parses args (the environment
 // through getenv), runs the load and prints the result to stdout. A usage
 // error exits 2, a run that could not start 1, and a run with errors 3,
@@ -88,9 +105,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 {
 		switch args[0] {
 		case "seed":
-			return runSeed(ctx, args[1:], getenv, stdout, stderr)
+			return said(runSeed(ctx, args[1:], getenv, stdout, stderr), "seed", stderr)
 		case "scale":
-			return runScale(ctx, args[1:], getenv, stdout, stderr)
+			return said(runScale(ctx, args[1:], getenv, stdout, stderr), "scale", stderr)
 		}
 	}
 	c, err := parseConfig(args, getenv, stderr)

@@ -108,6 +108,18 @@ func TestRun(t *testing.T) {
 			notWantErr: "\x07",
 		},
 		{
+			name:     "seed says what is wrong with its flags",
+			args:     []string{"seed", "-addons", "0"},
+			wantCode: 2,
+			wantErr:  []string{"registryd-load seed: addons: must be from 1 to 10,000,000"},
+		},
+		{
+			name:     "scale says why it could not start",
+			args:     []string{"scale", "-url", srv.URL, "-duration", "1ms"},
+			wantCode: 1,
+			wantErr:  []string{"registryd-load scale: "},
+		},
+		{
 			name:     "an unknown flag",
 			args:     []string{"-bogus"},
 			wantCode: 2,
