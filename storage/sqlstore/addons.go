@@ -977,9 +977,7 @@ func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram str
 // either way the name holds q lowercased); and a tier or verdict asked for
 // is read from its index ((tier, name), (latest_verdict, name)). What is
 // left is checked on the row, so every rule here only saves reads: the
-// rows found are the same with or without it. Each of these checks is an
-// index probe per posting (Dialect.ProbeEach), so that a batch costs its
-// postings' probes whatever the size of the other trigrams' postings.
+// rows found are the same with or without it.
 func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment) string {
 	part := a.add(rankPart(rank))
 	gname := r.d.Bytewise("g.name")
@@ -1002,11 +1000,23 @@ func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, g
 	if len(filters) > 0 {
 		conds = append(conds, `EXISTS (SELECT 1 FROM addons x WHERE x.name = g.name AND `+strings.Join(filters, " AND ")+`)`)
 	}
+	// Without a filter most postings that hold the other trigrams are
+	// matches, so a batch probes about its own size: each check is an
+	// index probe. With one, a batch may read many postings for each
+	// match, and PostgreSQL's merge of the trigrams' postings in name
+	// order costs less than a probe each; the segment's bounds are given
+	// on the other trigrams' postings too, so that the merge starts where
+	// the segment does.
 	for _, o := range grams {
-		if o != gram {
-			conds = append(conds, `EXISTS (SELECT 1 FROM addon_grams o WHERE o.gram = `+a.add(o)+` AND o.part = `+part+
-				` AND `+r.d.Bytewise("o.name")+` = `+gname+r.d.ProbeEach()+`)`)
+		if o == gram {
+			continue
 		}
+		bound := r.d.ProbeEach()
+		if len(filters) > 0 {
+			bound = seg.cond(a, r.d.Bytewise("o.name"))
+		}
+		conds = append(conds, `EXISTS (SELECT 1 FROM addon_grams o WHERE o.gram = `+a.add(o)+` AND o.part = `+part+
+			` AND `+r.d.Bytewise("o.name")+` = `+gname+bound+`)`)
 	}
 	return `SELECT g.name AS name FROM addon_grams g WHERE ` + strings.Join(conds, " AND ")
 }
