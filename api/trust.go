@@ -114,7 +114,7 @@ func notModified(w http.ResponseWriter, inm, sum string) bool {
 }
 
 // publishedEnvelope serves the DSSE envelope of a published report, as
-// publishedReport serves the report: a revalidation reads the digest only.
+// publishedReport serves the report, a revalidation answered from the digest.
 func (s *server) publishedEnvelope(latest bool) http.HandlerFunc {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		if err := knownParams(r); err != nil {

@@ -490,7 +490,8 @@ type Log interface {
 	// yet.
 	PublishedEnvelope(ctx context.Context, addon, version string) (Envelope, error)
 	// PublishedEnvelopeDigest returns the SHA256 of the envelope
-	// PublishedEnvelope would return, without reading it.
+	// PublishedEnvelope would return. The envelope is not stored whole (its
+	// signatures are, beside the report), so this reads and assembles it.
 	PublishedEnvelopeDigest(ctx context.Context, addon, version string) (string, error)
 	// Checkpoint returns the latest signed checkpoint; registry.ErrNotFound
 	// when none has been signed yet (see Store.RefreshCheckpoint).
@@ -520,8 +521,8 @@ type Log interface {
 	LogEntries(ctx context.Context, index uint64, width int) ([][]byte, error)
 }
 
-// Envelope is a stored DSSE envelope: its canonical JSON bytes and their
-// SHA256 (lowercase hex), which is its ETag.
+// Envelope is a published report's DSSE envelope: its canonical JSON
+// bytes and their SHA256 (lowercase hex), which is its ETag.
 type Envelope struct {
 	Bytes  []byte
 	SHA256 string

@@ -50,12 +50,48 @@ func SignEnvelope(report []byte, signers ...*Signer) ([]byte, error) {
 	return appendEnvelope(nil, env), nil
 }
 
+// EnvelopeSignatures signs report as SignEnvelope does and returns the
+// envelope's signatures member alone, as SignEnvelope writes it: the RFC
+// 8785 JSON array [{"keyid":<KeyID>,"sig":<base64>},…], one signature per
+// signer, in order. The rest of the envelope is the report again, so a
+// store keeps these bytes and AssembleEnvelope(report, signatures) gives
+// back SignEnvelope(report, signers...) byte for byte.
+func EnvelopeSignatures(report []byte, signers ...*Signer) ([]byte, error) {
+	if len(signers) == 0 {
+		return nil, errors.New("sign envelope: no signer")
+	}
+	pae := dsse.PAE(PayloadType, report)
+	sigs := make([]dsse.Signature, len(signers))
+	for i, s := range signers {
+		sigs[i] = dsse.Signature{KeyID: s.verifier.ID, Sig: base64.StdEncoding.EncodeToString(ed25519.Sign(s.private, pae))}
+	}
+	return appendSignatures(nil, sigs), nil
+}
+
+// AssembleEnvelope returns the canonical envelope of report whose
+// signatures member is signatures, the bytes EnvelopeSignatures returned
+// for the same report: the envelope SignEnvelope returns for the report and
+// the same keys. It checks nothing: signatures that are not of report make
+// an envelope that OpenEnvelope refuses.
+func AssembleEnvelope(report, signatures []byte) []byte {
+	dst := make([]byte, 0, len(`{"payload":"","payloadType":"","signatures":}`)+
+		base64.StdEncoding.EncodedLen(len(report))+len(PayloadType)+len(signatures))
+	dst = append(dst, `{"payload":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, report)
+	dst = append(dst, `","payloadType":`...)
+	dst = appendJSONString(dst, PayloadType)
+	dst = append(dst, `,"signatures":`...)
+	dst = append(dst, signatures...)
+	return append(dst, '}')
+}
+
 // appendEnvelope appends env's RFC 8785 canonical JSON to dst: the bytes
 // encoding/json and then jcs.Transform would give (tests check both on
 // many inputs), written directly, since an envelope has one fixed shape.
 // Its member names are ASCII, so their RFC 8785 order (by UTF-16 code
-// units) is byte order: payload, payloadType, signatures; keyid, sig. Nil
-// signatures are null, as encoding/json writes them.
+// units) is byte order: payload, payloadType, signatures; keyid, sig. The
+// signatures come last, so an envelope is its payload and type followed by
+// what EnvelopeSignatures returns.
 func appendEnvelope(dst []byte, env *dsse.Envelope) []byte {
 	n := len(`{"payload":"","payloadType":"","signatures":[]}`) + len(env.Payload) + len(env.PayloadType)
 	for _, s := range env.Signatures {
@@ -67,11 +103,18 @@ func appendEnvelope(dst []byte, env *dsse.Envelope) []byte {
 	dst = append(dst, `,"payloadType":`...)
 	dst = appendJSONString(dst, env.PayloadType)
 	dst = append(dst, `,"signatures":`...)
-	if env.Signatures == nil {
-		return append(dst, "null}"...)
+	dst = appendSignatures(dst, env.Signatures)
+	return append(dst, '}')
+}
+
+// appendSignatures appends the RFC 8785 JSON array of sigs to dst; nil is
+// null, as encoding/json writes it.
+func appendSignatures(dst []byte, sigs []dsse.Signature) []byte {
+	if sigs == nil {
+		return append(dst, "null"...)
 	}
 	dst = append(dst, '[')
-	for i, s := range env.Signatures {
+	for i, s := range sigs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
@@ -81,7 +124,7 @@ func appendEnvelope(dst []byte, env *dsse.Envelope) []byte {
 		dst = appendJSONString(dst, s.Sig)
 		dst = append(dst, '}')
 	}
-	return append(dst, "]}"...)
+	return append(dst, ']')
 }
 
 // appendJSONString appends s as an RFC 8785 string (§3.2.2.2): `"` and `\`

@@ -132,3 +132,44 @@ func FuzzEnvelopeEncoding(f *testing.F) {
 		checkEnvelopeEncoding(t, env)
 	})
 }
+
+// TestAssembleEnvelope: the envelope assembled from a report and the
+// signatures EnvelopeSignatures kept of it is byte for byte the one
+// SignEnvelope writes through the DSSE library, for one key and two, on
+// the reports of TestSignEnvelopeIsReferenceEncoding and 2,000 random ones
+// of every length up to 4 KiB; and it verifies.
+func TestAssembleEnvelope(t *testing.T) {
+	a, b := testSigner(t, "a", 4), testSigner(t, "b", 5)
+	r := rand.New(rand.NewPCG(3, 4))
+	reports := [][]byte{sampleReport, {}, nil, bytes.Repeat([]byte("\xff\"\\\n"), 1000)}
+	for range 2000 {
+		rep := make([]byte, r.IntN(4097))
+		for i := range rep {
+			rep[i] = byte(r.Uint32())
+		}
+		reports = append(reports, rep)
+	}
+	for i, report := range reports {
+		for _, signers := range [][]*transparency.Signer{{a}, {b, a}} {
+			want, err := transparency.SignEnvelope(report, signers...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sigs, err := transparency.EnvelopeSignatures(report, signers...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := transparency.AssembleEnvelope(report, sigs)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("report %d, %d keys: assembled\n%q\nwant what SignEnvelope writes\n%q", i, len(signers), got, want)
+			}
+			if payload, keyID, err := transparency.OpenEnvelope(got, signers[len(signers)-1].Verifier()); err != nil ||
+				!bytes.Equal(payload, report) || keyID != signers[len(signers)-1].Verifier().ID {
+				t.Fatalf("report %d: OpenEnvelope = %q, %s, %v", i, payload, keyID, err)
+			}
+		}
+	}
+	if _, err := transparency.EnvelopeSignatures(sampleReport); err == nil {
+		t.Error("EnvelopeSignatures without a signer: no error")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -292,8 +293,9 @@ func TestEnvelopeResignedAcrossReplicas(t *testing.T) {
 		}
 	}
 	// Only the envelope's columns change, as SignEnvelopes changes them.
-	if _, err := a.Pool().Exec(ctx, `UPDATE reports SET envelope = $1, envelope_sha256 = 'resigned', envelope_keys = 'k2' WHERE submission_id = 'sub_demo'`,
-		[]byte(`{"resigned":true}`)); err != nil {
+	const resigned = `[{"keyid":"k2","sig":"c2ln"}]`
+	if _, err := a.Pool().Exec(ctx, `UPDATE reports SET signatures = $1, envelope_keys = 'k2' WHERE submission_id = 'sub_demo'`,
+		resigned); err != nil {
 		t.Fatal(err)
 	}
 	deadline = time.Now().Add(10 * time.Second)
@@ -306,7 +308,8 @@ func TestEnvelopeResignedAcrossReplicas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(e.Bytes) == `{"resigned":true}` && e.SHA256 == "resigned" && d == "resigned" {
+		sum := sha256.Sum256(e.Bytes)
+		if strings.HasSuffix(string(e.Bytes), `,"signatures":`+resigned+`}`) && e.SHA256 == hex.EncodeToString(sum[:]) && d == e.SHA256 {
 			return
 		}
 		if time.Now().After(deadline) {

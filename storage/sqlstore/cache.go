@@ -9,8 +9,9 @@ import (
 )
 
 // maxCachedReports bounds the report cache, and the envelope cache alike.
-// A report is a few kilobytes and its envelope a little more, so each
-// holds a few tens of megabytes at most.
+// A report is a few kilobytes and its envelope (assembled when read, the
+// report again in base64 and the signatures) a third more, so each holds a
+// few tens of megabytes at most.
 const maxCachedReports = 4096
 
 type reportKey struct{ addon, version string }
@@ -98,13 +99,12 @@ func (s *Store) PublishedEnvelope(ctx context.Context, addon, version string) (s
 	return e, nil
 }
 
-// PublishedEnvelopeDigest answers from the envelope cache when it can,
-// and otherwise reads the digest alone.
+// PublishedEnvelopeDigest answers from the envelope cache: the digest is
+// of the envelope assembled from the report, which PublishedEnvelope
+// assembles and keeps.
 func (s *Store) PublishedEnvelopeDigest(ctx context.Context, addon, version string) (string, error) {
-	if e, ok := s.cache.envelopes.Get(reportKey{addon, version}); ok {
-		return e.SHA256, nil
-	}
-	return s.reader.PublishedEnvelopeDigest(ctx, addon, version)
+	e, err := s.PublishedEnvelope(ctx, addon, version)
+	return e.SHA256, err
 }
 
 // ReportCacheLookups returns how many published-report reads the cache

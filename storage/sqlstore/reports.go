@@ -125,13 +125,15 @@ func checkReport(r registry.Report) error {
 }
 
 // upsertReports and onConflictReports frame the VALUES rows of a report
-// upsert: a report stored is current, no longer marked stale.
+// upsert, reportArgs arguments each: a report stored is current, no longer
+// marked stale.
 const (
-	upsertReports = `INSERT INTO reports (submission_id, bytes, sha256, ruleset, envelope, envelope_sha256, envelope_keys, leaf_idx, stale)
+	upsertReports = `INSERT INTO reports (submission_id, bytes, sha256, ruleset, signatures, envelope_keys, leaf_idx, stale)
 		VALUES `
 	onConflictReports = ` ON CONFLICT (submission_id) DO UPDATE SET bytes = excluded.bytes, sha256 = excluded.sha256,
-		ruleset = excluded.ruleset, envelope = excluded.envelope, envelope_sha256 = excluded.envelope_sha256,
+		ruleset = excluded.ruleset, signatures = excluded.signatures,
 		envelope_keys = excluded.envelope_keys, leaf_idx = excluded.leaf_idx, stale = excluded.stale`
+	reportArgs = 7
 )
 
 var copyFindings = newCopy("findings", "submission_id", "ord", "level", "code", "message", "path", "line", "suppressed")
@@ -167,8 +169,8 @@ func (t *tx) PutReport(ctx context.Context, r registry.Report, findings []regist
 		}
 		t.signed(r.SubmissionID)
 	}
-	_, err = t.c.Exec(ctx, upsertReports+valuesSQL(1, 8, 1, ", false")+onConflictReports,
-		r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys, env.leafIdx)
+	_, err = t.c.Exec(ctx, upsertReports+valuesSQL(1, reportArgs, 1, ", false")+onConflictReports,
+		r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.sigs, env.keys, env.leafIdx)
 	if err != nil {
 		return t.err(op, err)
 	}
@@ -233,12 +235,12 @@ func (t *tx) PutReports(ctx context.Context, rs []storage.ReportWrite) error {
 		}
 	}
 	err = chunks(len(rs), func(lo, hi int) error {
-		a := make([]any, 0, 8*(hi-lo))
+		a := make([]any, 0, reportArgs*(hi-lo))
 		for i := lo; i < hi; i++ {
 			r, env := rs[i].Report, envs[i]
-			a = append(a, r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.bytes, env.sha, env.keys, env.leafIdx)
+			a = append(a, r.SubmissionID, nonNilBytes(r.Bytes), r.SHA256, r.Ruleset, env.sigs, env.keys, env.leafIdx)
 		}
-		_, err := t.c.Exec(ctx, upsertReports+valuesSQL(hi-lo, 8, 1, ", false")+onConflictReports, a...)
+		_, err := t.c.Exec(ctx, upsertReports+valuesSQL(hi-lo, reportArgs, 1, ", false")+onConflictReports, a...)
 		return err
 	})
 	if err != nil {

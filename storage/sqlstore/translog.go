@@ -26,10 +26,13 @@ import (
 
 // The transparency log (tables log_nodes and log_head, migrations 00008,
 // 00021 and 00024) and the envelopes of published reports (columns of
-// reports, with leaf_idx, the index of the report's current leaf).
+// reports, with leaf_idx, the index of the report's current leaf). A
+// report's row keeps its envelope's signatures alone (migration 00026):
+// the rest of the envelope is the report again, and the readers assemble
+// it from the report's bytes (transparency.AssembleEnvelope).
 //
 // A transaction that stores a published version's report signs its
-// envelope at once and queues its leaf (logReport), writing into the
+// envelope at once (keeping its signatures) and queues its leaf (logReport), writing into the
 // report's row the index the leaf will most likely have (tx.nextLeafIdx).
 // Just before the transaction commits, flushLog appends every queued leaf:
 // from the compact range of the tree this process appended to last, or,
@@ -95,14 +98,11 @@ func (n *notary) signedByAll(ids string) bool {
 	return true
 }
 
-// envelope signs a report's envelope.
-func (n *notary) envelope(report []byte) ([]byte, string, error) {
-	env, err := transparency.SignEnvelope(report, n.signers...)
-	if err != nil {
-		return nil, "", err
-	}
-	sum := sha256.Sum256(env)
-	return env, hex.EncodeToString(sum[:]), nil
+// signatures signs a report's envelope and returns the signatures a
+// report's row keeps of it (transparency.EnvelopeSignatures).
+func (n *notary) signatures(report []byte) (string, error) {
+	sigs, err := transparency.EnvelopeSignatures(report, n.signers...)
+	return string(sigs), err
 }
 
 // checkpoint signs the checkpoint of a tree, stamped now (whole seconds).
@@ -305,16 +305,17 @@ func (t *tx) publishedAsMany(ctx context.Context, ids []string) (map[string]publ
 	return out, nil
 }
 
-// logCols are a report's envelope columns and the index of its current
-// leaf: all nil (NULL) for a report that has none.
-type logCols struct{ bytes, sha, keys, leafIdx any }
+// logCols are a report's envelope columns (its signatures and the IDs of
+// their keys) and the index of its current leaf: all nil (NULL) for a
+// report that has none.
+type logCols struct{ sigs, keys, leafIdx any }
 
 // logReport signs the envelope of a published version's report and queues
 // the report's leaf unless the version's current leaf is the same. It
 // returns the envelope's columns and the leaf's index, for the caller to
 // store.
 func (t *tx) logReport(id string, p published, report []byte, reportSHA string) (logCols, error) {
-	env, envSHA, err := t.n.envelope(report)
+	sigs, err := t.n.signatures(report)
 	if err != nil {
 		return logCols{}, fmt.Errorf("sign report of %q: %w", id, err)
 	}
@@ -329,7 +330,7 @@ func (t *tx) logReport(id string, p published, report []byte, reportSHA string) 
 		cur = t.pending[i].prev
 		t.pending = append(t.pending[:i], t.pending[i+1:]...)
 	}
-	cols := logCols{bytes: env, sha: envSHA, keys: t.n.keyIDs}
+	cols := logCols{sigs: sigs, keys: t.n.keyIDs}
 	if b := leaf.Marshal(); cur.idx != nil && bytes.Equal(b, cur.leaf) {
 		cols.leafIdx = *cur.idx
 	} else {
@@ -389,8 +390,8 @@ func (t *tx) logPublished(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.c.Exec(ctx, `UPDATE reports SET envelope = $2, envelope_sha256 = $3, envelope_keys = $4, leaf_idx = $5 WHERE submission_id = $1`,
-		id, env.bytes, env.sha, env.keys, env.leafIdx); err != nil {
+	if _, err := t.c.Exec(ctx, `UPDATE reports SET signatures = $2, envelope_keys = $3, leaf_idx = $4 WHERE submission_id = $1`,
+		id, env.sigs, env.keys, env.leafIdx); err != nil {
 		return t.err(fmt.Sprintf("store envelope of %q", id), err)
 	}
 	return nil
@@ -763,17 +764,17 @@ const qEnvelopesOf = `SELECT s.id, s.addon, s.version, s.manifest_sha256, ` + cu
 	WHERE `
 
 // onConflictEnvelopes makes upsertReports write only a report's envelope
-// and leaf index: the claimed reports exist, and their bytes are those
-// read under the claim.
-const onConflictEnvelopes = ` ON CONFLICT (submission_id) DO UPDATE SET envelope = excluded.envelope,
-	envelope_sha256 = excluded.envelope_sha256, envelope_keys = excluded.envelope_keys, leaf_idx = excluded.leaf_idx`
+// signatures and leaf index: the claimed reports exist, and their bytes
+// are those read under the claim.
+const onConflictEnvelopes = ` ON CONFLICT (submission_id) DO UPDATE SET signatures = excluded.signatures,
+	envelope_keys = excluded.envelope_keys, leaf_idx = excluded.leaf_idx`
 
 // signEnvelopes signs, in one transaction, up to batch of the reports
 // SignEnvelopes signs whose submission ID follows after, and returns how
 // many it signed and the cursor of the next batch ("" when none follows).
 func (s *Store) signEnvelopes(ctx context.Context, after string, batch int) (int, string, error) {
 	var a args
-	conds := []string{"rp.envelope IS NULL"}
+	conds := []string{"rp.signatures IS NULL"}
 	for _, k := range s.n.keys {
 		conds = append(conds, "rp.envelope_keys NOT LIKE "+a.add("%"+k.ID+"%"))
 	}
@@ -834,12 +835,12 @@ func (s *Store) signEnvelopes(ctx context.Context, after string, batch int) (int
 			}
 		}
 		err = chunks(len(rows), func(lo, hi int) error {
-			a := make([]any, 0, 8*(hi-lo))
+			a := make([]any, 0, reportArgs*(hi-lo))
 			for i := lo; i < hi; i++ {
 				c, env := rows[i], envs[i]
-				a = append(a, c.id, nonNilBytes(c.r), c.sha, c.set, env.bytes, env.sha, env.keys, env.leafIdx)
+				a = append(a, c.id, nonNilBytes(c.r), c.sha, c.set, env.sigs, env.keys, env.leafIdx)
 			}
-			_, err := t.c.Exec(ctx, upsertReports+valuesSQL(hi-lo, 8, 1, ", false")+onConflictEnvelopes, a...)
+			_, err := t.c.Exec(ctx, upsertReports+valuesSQL(hi-lo, reportArgs, 1, ", false")+onConflictEnvelopes, a...)
 			return err
 		})
 		if err != nil {
@@ -955,16 +956,16 @@ func (r reader) ConsistencyProof(ctx context.Context, from, to uint64) ([][]byte
 	return r.proofHashes(ctx, nodes)
 }
 
-// The envelope reads, as the report reads (reports.go).
+// The envelope reads, as the report reads (reports.go): the report's bytes
+// and its envelope's signatures.
 const (
-	qPublishedEnvelopeLatest = `SELECT rp.envelope, rp.envelope_sha256` + publishedFromLatest + ` AND rp.envelope IS NOT NULL`
-	qPublishedEnvelope       = `SELECT rp.envelope, rp.envelope_sha256` + publishedFromVersion + ` AND rp.envelope IS NOT NULL`
-	qEnvelopeDigestLatest    = `SELECT rp.envelope_sha256` + publishedFromLatest + ` AND rp.envelope IS NOT NULL`
-	qEnvelopeDigest          = `SELECT rp.envelope_sha256` + publishedFromVersion + ` AND rp.envelope IS NOT NULL`
+	qPublishedEnvelopeLatest = `SELECT rp.bytes, rp.signatures` + publishedFromLatest + ` AND rp.signatures IS NOT NULL`
+	qPublishedEnvelope       = `SELECT rp.bytes, rp.signatures` + publishedFromVersion + ` AND rp.signatures IS NOT NULL`
 )
 
 // PublishedEnvelope returns the envelope of the report PublishedReport
-// returns; see storage.Log.
+// returns, assembled from the report and its stored signatures, and its
+// digest; see storage.Log.
 func (r reader) PublishedEnvelope(ctx context.Context, addon, version string) (storage.Envelope, error) {
 	var row Row
 	if version == "" {
@@ -972,25 +973,18 @@ func (r reader) PublishedEnvelope(ctx context.Context, addon, version string) (s
 	} else {
 		row = r.c.QueryRow(ctx, qPublishedEnvelope, addon, version)
 	}
-	var e storage.Envelope
-	if err := row.Scan(&e.Bytes, &e.SHA256); err != nil {
-		return e, r.err(fmt.Sprintf("envelope of %s@%s", addon, version), err)
+	var report, sigs []byte
+	if err := row.Scan(&report, &sigs); err != nil {
+		return storage.Envelope{}, r.err(fmt.Sprintf("envelope of %s@%s", addon, version), err)
 	}
-	return e, nil
+	env := transparency.AssembleEnvelope(report, sigs)
+	sum := sha256.Sum256(env)
+	return storage.Envelope{Bytes: env, SHA256: hex.EncodeToString(sum[:])}, nil
 }
 
 // PublishedEnvelopeDigest returns the SHA256 of the envelope
-// PublishedEnvelope returns, without reading it.
+// PublishedEnvelope returns, which it assembles to hash it.
 func (r reader) PublishedEnvelopeDigest(ctx context.Context, addon, version string) (string, error) {
-	var row Row
-	if version == "" {
-		row = r.c.QueryRow(ctx, qEnvelopeDigestLatest, addon)
-	} else {
-		row = r.c.QueryRow(ctx, qEnvelopeDigest, addon, version)
-	}
-	var sum string
-	if err := row.Scan(&sum); err != nil {
-		return "", r.err(fmt.Sprintf("envelope digest of %s@%s", addon, version), err)
-	}
-	return sum, nil
+	e, err := r.PublishedEnvelope(ctx, addon, version)
+	return e.SHA256, err
 }

@@ -3,11 +3,17 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gowebpki/jcs"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 
 	"github.com/registryd/registryd/registry"
 	"github.com/registryd/registryd/storage"
@@ -301,6 +307,7 @@ func testLogRerender(t *testing.T, s storage.Store) {
 	if !bytes.Equal(payload, rep2.Bytes) || keyID != s.SigningKeys()[0].ID {
 		t.Errorf("envelope holds %q signed by %s, want %q by %s", payload, keyID, rep2.Bytes, s.SigningKeys()[0].ID)
 	}
+	checkEnvelopeForm(t, env.Bytes, rep2.Bytes, s.SigningKeys())
 	if sum, err := s.PublishedEnvelopeDigest(ctx, "alpha", "1.0.1"); err != nil || sum != sha256Hex(env.Bytes) || env.SHA256 != sum {
 		t.Errorf("PublishedEnvelopeDigest = %q, %v; envelope's SHA256 %q, want sha256 of the bytes %q", sum, err, env.SHA256, sha256Hex(env.Bytes))
 	}
@@ -367,6 +374,7 @@ func testLogVersionFirst(t *testing.T, s storage.Store) {
 		if err != nil || !bytes.Equal(payload, rep.Bytes) || env.SHA256 != sha256Hex(env.Bytes) {
 			t.Errorf("envelope of %s@%s holds %q (%v), digest %s; want %q", sub.Addon, sub.Version, payload, err, env.SHA256, rep.Bytes)
 		}
+		checkEnvelopeForm(t, env.Bytes, rep.Bytes, s.SigningKeys())
 	}
 	inTx(t, s, func(tx storage.Tx) error { return tx.PutAddon(ctx, addon("alpha", 0)) })
 
@@ -617,3 +625,41 @@ func testRefreshCheckpoint(t *testing.T, s storage.Store) {
 }
 
 func sha256Hex(b []byte) string { return report("x", "", string(b)).SHA256 }
+
+// checkEnvelopeForm fails t unless env is the one envelope a report has
+// under keys: RFC 8785 canonical JSON (jcs.Transform leaves it as it is)
+// holding exactly payload, payloadType and signatures, the payload the
+// standard base64 of report, the payload type transparency.PayloadType, and
+// one signature per key, in the keys' order, each that key's Ed25519
+// signature over DSSE's PAE. Ed25519 being deterministic, those are the
+// bytes transparency.SignEnvelope writes for the report and the keys.
+func checkEnvelopeForm(t *testing.T, env, report []byte, keys []transparency.VerifierKey) {
+	t.Helper()
+	canon, err := jcs.Transform(env)
+	if err != nil || !bytes.Equal(canon, env) {
+		t.Errorf("envelope is not canonical JSON (%v):\n got %s\nwant %s", err, env, canon)
+	}
+	var e struct {
+		Payload     string
+		PayloadType string
+		Signatures  []struct{ KeyID, Sig string }
+	}
+	dec := json.NewDecoder(bytes.NewReader(env))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		t.Fatalf("envelope %s: %v", env, err)
+	}
+	if e.Payload != base64.StdEncoding.EncodeToString(report) || e.PayloadType != transparency.PayloadType {
+		t.Errorf("envelope's payload %q of type %q, want the base64 of %q of type %q", e.Payload, e.PayloadType, report, transparency.PayloadType)
+	}
+	if len(e.Signatures) != len(keys) {
+		t.Fatalf("envelope has %d signatures, want one per key (%d)", len(e.Signatures), len(keys))
+	}
+	pae := dsse.PAE(transparency.PayloadType, report)
+	for i, k := range keys {
+		sig, err := base64.StdEncoding.DecodeString(e.Signatures[i].Sig)
+		if e.Signatures[i].KeyID != k.ID || err != nil || !ed25519.Verify(k.Public, pae, sig) {
+			t.Errorf("envelope's signature %d is by %q (%v), want a valid one by %q", i, e.Signatures[i].KeyID, err, k.ID)
+		}
+	}
+}
