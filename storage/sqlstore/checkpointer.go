@@ -17,9 +17,10 @@ import (
 // other. A new checkpoint is so signed within signGap and one transaction
 // of an append, well within the second the log promises (docs/trust.md).
 //
-// Replicas each sign after their own appends, one at a time per process;
-// the head's lock decides between them (signCheckpoint), and a checkpoint
-// is never stored over one of a larger tree. A replica that stopped
+// Replicas each sign after their own appends, one at a time per process,
+// holding no lock while they sign: a compare-and-swap on the head row's
+// checkpoint decides between them (signCheckpoint), and a checkpoint is
+// never stored over one of a larger tree. A replica that stopped
 // between an append and its signature leaves the tree ahead of its
 // checkpoint until the next append, the next proof of a leaf not covered,
 // or the periodic refresh (RefreshCheckpoint) signs it.

@@ -51,8 +51,10 @@ import (
 // cp_root, checkpoint, signed_at, signed_by) hold the latest signed
 // checkpoint, which names a tree the head's may have outgrown. Once a
 // transaction that appended commits, this process's checkpoint signer
-// (checkpointer.go) signs the head's tree, a few times a second at most;
-// every reader serves the signed checkpoint's tree, and a proof asked of a
+// (checkpointer.go) signs the head's tree, a few times a second at most,
+// without taking the head's lock (the signature is stored by a
+// compare-and-swap on the head row's checkpoint, signCheckpoint); every
+// reader serves the signed checkpoint's tree, and a proof asked of a
 // leaf it does not cover yet has that tree signed first
 // (Store.InclusionProof).
 
@@ -660,25 +662,31 @@ func (t *tx) advanceHead(ctx context.Context, size uint64, root []byte, newSize 
 	return n == 1, nil
 }
 
-// signHead signs a checkpoint of h's tree and stores it in the head row,
-// which the caller has read in h under its lock. The update's condition
-// repeats what the lock already ensures: a checkpoint is never stored over
-// one of a larger tree.
-func (t *tx) signHead(ctx context.Context, h head) error {
-	signed, at, err := t.n.checkpoint(h.size, h.root)
+// storeCheckpoint signs a checkpoint of h's tree, holding no lock, and
+// stores it in the head row only if the row still holds the checkpoint h
+// read (a compare-and-swap, one UPDATE in a transaction of its own). It
+// reports whether it stored it: false when another signature came first.
+// An append since h was read does not fail it: h's tree is a tree the log
+// had, the head's or an earlier one, as a checkpoint's always is, and the
+// append's signer signs the grown tree. The condition also repeats what it
+// implies: a checkpoint is never stored over one of a larger tree.
+func (s *Store) storeCheckpoint(ctx context.Context, h head) (bool, error) {
+	signed, at, err := s.n.checkpoint(h.size, h.root)
 	if err != nil {
-		return fmt.Errorf("sign checkpoint: %w", err)
+		return false, fmt.Errorf("sign checkpoint: %w", err)
 	}
-	n, err := t.c.Exec(ctx, `UPDATE log_head SET cp_size = $1, cp_root = $2, checkpoint = $3, signed_at = $4, signed_by = $5
-		WHERE id = 1 AND (cp_size IS NULL OR cp_size <= $1)`,
-		int64(h.size), h.root, signed, t.d.Time(at), t.n.keyIDs)
-	if err != nil {
-		return t.err("store checkpoint", err)
-	}
-	if n != 1 {
-		return fmt.Errorf("%s: store checkpoint of size %d: the log head holds a checkpoint of a larger tree", t.d.Name(), h.size)
-	}
-	return nil
+	var n int64
+	err = s.inTx(ctx, func(t *tx) error {
+		var err error
+		n, err = t.c.Exec(ctx, `UPDATE log_head SET cp_size = $1, cp_root = $2, checkpoint = $3, signed_at = $4, signed_by = $5
+			WHERE id = 1 AND checkpoint IS NOT DISTINCT FROM $6 AND (cp_size IS NULL OR cp_size <= $1)`,
+			int64(h.size), h.root, signed, t.d.Time(at), t.n.keyIDs, h.signed)
+		if err != nil {
+			return t.err("store checkpoint", err)
+		}
+		return nil
+	})
+	return n == 1, err
 }
 
 // checkpointStale reports whether the head's tree must be signed: its
@@ -699,10 +707,22 @@ func (s *Store) RefreshCheckpoint(ctx context.Context, maxAge time.Duration) (bo
 	return signed, nil
 }
 
+// maxSignAttempts bounds how often signCheckpoint signs in vain: each
+// failed attempt means that another signature was stored meanwhile, after
+// which the tree must have grown again for it to try once more.
+const maxSignAttempts = 20
+
 // signCheckpoint signs a checkpoint of the head's tree if it is stale
-// (checkpointStale), deciding under the head's lock, and reports whether
-// it did. The process signs one at a time, so that the signer and the
-// proofs that cannot wait for it (InclusionProof) sign once between them.
+// (checkpointStale), and reports whether it did. The head is read without
+// a lock and the signature stored only if no other was stored meanwhile
+// (storeCheckpoint); if one was, the head is read and the decision made
+// again. So no lock is held while the checkpoint is signed, and a signer
+// never makes an append wait for more than its one UPDATE and commit; of
+// replicas signing at once, the first to store wins and the others find
+// its checkpoint fresh (or, when the tree has grown since, sign again).
+// The process signs one at a time, so that the signer and the proofs that
+// cannot wait for it (InclusionProof) sign once between them: one that
+// waited for another reads the head again before it signs.
 func (s *Store) signCheckpoint(ctx context.Context, maxAge time.Duration) (bool, error) {
 	h, err := s.head(ctx)
 	if err != nil {
@@ -711,21 +731,31 @@ func (s *Store) signCheckpoint(ctx context.Context, maxAge time.Duration) (bool,
 	if !s.n.checkpointStale(h, maxAge) {
 		return false, nil
 	}
-	s.cp.mu.Lock()
+	if !s.cp.mu.TryLock() {
+		s.cp.mu.Lock()
+		if h, err = s.head(ctx); err != nil || !s.n.checkpointStale(h, maxAge) {
+			s.cp.mu.Unlock()
+			return false, err
+		}
+	}
 	defer s.cp.mu.Unlock()
 	// The proofs kept in memory carry the checkpoint (cache.go).
 	defer s.txEnded()
-	signed := false
-	err = s.inTx(ctx, func(t *tx) error {
-		signed = false
-		h, err := t.head(ctx)
-		if err != nil || !t.n.checkpointStale(h, maxAge) {
-			return err
+	for attempt := 1; ; attempt++ {
+		stored, err := s.storeCheckpoint(ctx, h)
+		if err != nil || stored {
+			return stored, err
 		}
-		signed = true
-		return t.signHead(ctx, h)
-	})
-	return signed, err
+		if attempt == maxSignAttempts {
+			return false, fmt.Errorf("%s: sign checkpoint: another checkpoint was stored first %d times", s.d.Name(), attempt)
+		}
+		if h, err = s.head(ctx); err != nil {
+			return false, err
+		}
+		if !s.n.checkpointStale(h, maxAge) {
+			return false, nil
+		}
+	}
 }
 
 // SignEnvelopes signs every published report whose envelope is missing or
