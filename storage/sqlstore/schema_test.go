@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -61,65 +62,95 @@ func TestAuditLogAppendOnly(t *testing.T) {
 // TestManifestLookupPlan checks that the lookup by manifest digest
 // (VersionByManifest) reads an index at each step on both databases: the
 // submissions with the digest, then the version published from each.
-// PostgreSQL is told to avoid sequential scans, as it would on tables this
-// small, so that the plan shows which indexes it can use.
 func TestManifestLookupPlan(t *testing.T) {
 	const lookup = `SELECT v.addon, v.version FROM versions v JOIN submissions s ON s.id = v.submission_id
 		WHERE s.manifest_sha256 = $1 ORDER BY v.published_at DESC, v.addon, v.version LIMIT 1`
-	wantIndexes := []string{"submissions_manifest_sha256", "versions_submission"}
 	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
-		ctx := context.Background()
+		wantPlan(t, b.Open(t), lookup, []any{"00"}, "submissions_manifest_sha256", "versions_submission")
+	})
+}
+
+// TestListedFilterPlan checks that a list of the listed addons (not
+// removed) filtered by tier, verdict or both, in name order, reads the
+// index of the listed addons for that filter (migration 00027), not the
+// index of every addon, whose removed entries it would read row by row.
+func TestListedFilterPlan(t *testing.T) {
+	cases := []struct {
+		where string
+		args  []any
+		index string
+	}{
+		{"tier = $1 AND latest_verdict = $2", []any{"verified", "fail"}, "addons_listed_tier_verdict_name"},
+		{"tier = $1", []any{"verified"}, "addons_listed_tier_name"},
+		{"latest_verdict = $1", []any{"fail"}, "addons_listed_verdict_name"},
+	}
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
 		s := b.Open(t)
-		var plan []string
-		switch s := s.(type) {
-		case *postgres.Store:
-			tx, err := s.Pool().Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tx.Rollback(ctx)
-			if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
-				t.Fatal(err)
-			}
-			rows, err := tx.Query(ctx, "EXPLAIN "+lookup, "00")
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				var line string
-				if err := rows.Scan(&line); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, line)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-		case *sqlite.Store:
-			rows, err := s.DB().QueryContext(ctx, "EXPLAIN QUERY PLAN "+strings.ReplaceAll(lookup, "$1", "?1"), "00")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var id, parent, notUsed int
-				var detail string
-				if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-		default:
-			t.Fatalf("no raw SQL for %T", s)
-		}
-		got := strings.Join(plan, "\n")
-		for _, idx := range wantIndexes {
-			if !strings.Contains(got, idx) {
-				t.Errorf("plan does not use %s:\n%s", idx, got)
-			}
+		for _, c := range cases {
+			wantPlan(t, s, `SELECT * FROM addons WHERE `+c.where+` AND NOT removed ORDER BY name LIMIT 31`, c.args, c.index)
 		}
 	})
 }
+
+// wantPlan checks that the plan of query (placeholders $1, $2, …) with
+// args names each of wantIndexes. PostgreSQL is told to avoid sequential
+// scans, as it would on tables this small, so that the plan shows which
+// indexes it can use.
+func wantPlan(t *testing.T, s storage.Store, query string, args []any, wantIndexes ...string) {
+	t.Helper()
+	ctx := context.Background()
+	var plan []string
+	switch s := s.(type) {
+	case *postgres.Store:
+		tx, err := s.Pool().Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, line)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	case *sqlite.Store:
+		rows, err := s.DB().QueryContext(ctx, "EXPLAIN QUERY PLAN "+dollarToQuestion.ReplaceAllString(query, "?$1"), args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, parent, notUsed int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatalf("no raw SQL for %T", s)
+	}
+	got := strings.Join(plan, "\n")
+	for _, idx := range wantIndexes {
+		if !strings.Contains(got, idx+" ") && !strings.HasSuffix(got, idx) && !strings.Contains(got, idx+"\n") {
+			t.Errorf("plan of %s does not use %s:\n%s", query, idx, got)
+		}
+	}
+}
+
+// dollarToQuestion turns PostgreSQL's $n placeholders into SQLite's ?n.
+var dollarToQuestion = regexp.MustCompile(`\$([0-9]+)`)
