@@ -7,11 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/registryd/registryd/internal/pgtest"
-	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/storage/postgres"
 	"github.com/registryd/registryd/storage/storetest"
-	"github.com/registryd/registryd/transparency"
 )
 
 // TestRefreshAcrossReplicas: four replicas whose clocks all say the
@@ -21,13 +18,7 @@ import (
 // others, finding it there, sign nothing more. Repeated, so that the
 // replicas' reads and updates interleave in many ways.
 func TestRefreshAcrossReplicas(t *testing.T) {
-	k, err := storage.Ephemeral()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var skew atomic.Int64
-	cfg := storage.Config{DatabaseURL: pgtest.NewDatabase(t), MaxConns: 4, Signing: storage.Signing{Signers: []*transparency.Signer{k},
-		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }}}
+	cfg, skew := skewedSigning(t)
 	replicas := make([]*postgres.Store, 4)
 	for i := range replicas {
 		s, err := postgres.Open(context.Background(), cfg)

@@ -230,13 +230,7 @@ func TestCacheAcrossHandles(t *testing.T) {
 // Two replicas hear of each other's log appends and checkpoints (migration
 // 00020's notifications), which change every inclusion proof.
 func TestLogChangesAcrossReplicas(t *testing.T) {
-	k, err := storage.Ephemeral()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var skew atomic.Int64
-	cfg := storage.Config{DatabaseURL: pgtest.NewDatabase(t), MaxConns: 4, Signing: storage.Signing{Signers: []*transparency.Signer{k},
-		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }}}
+	cfg, skew := skewedSigning(t)
 	open := func() *postgres.Store {
 		s, err := postgres.Open(context.Background(), cfg)
 		if err != nil {
@@ -317,4 +311,18 @@ func TestEnvelopeResignedAcrossReplicas(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// skewedSigning returns the configuration of replicas of one new database
+// that sign with one ephemeral key, on a clock that runs ahead by what is
+// added to skew (nanoseconds).
+func skewedSigning(t *testing.T) (storage.Config, *atomic.Int64) {
+	t.Helper()
+	k, err := storage.Ephemeral()
+	if err != nil {
+		t.Fatal(err)
+	}
+	skew := new(atomic.Int64)
+	return storage.Config{DatabaseURL: pgtest.NewDatabase(t), MaxConns: 4, Signing: storage.Signing{Signers: []*transparency.Signer{k},
+		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }}}, skew
 }
