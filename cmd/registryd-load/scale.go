@@ -150,11 +150,10 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 			t.token = tokens[i]
 		}
 		if i < len(dbs) && dbs[i] != "" {
-			b, err := loadtest.NewBackends(ctx, dbs[i])
+			b, err := loadtest.NewBackends(dbs[i])
 			if err != nil {
-				return &exitError{code: 1, err: err}
+				return &exitError{code: 2, err: fmt.Errorf("database-url: %w", err)}
 			}
-			defer b.Close(context.WithoutCancel(ctx))
 			t.db = b
 		}
 		targets = append(targets, t)
@@ -221,9 +220,9 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 			if r.mode == loadtest.ModeSubmit {
 				rc.Token = t.token
 			}
-			cpu0 := t.cpu(ctx)
+			cpu0 := t.cpu()
 			res, err := loadtest.Run(ctx, rc)
-			cpu := t.cpu(ctx).since(cpu0)
+			cpu := t.cpu().since(cpu0)
 			if err != nil || res.Errors > 0 {
 				failed = true
 				fmt.Fprintf(stderr, "registryd-load scale: %s on %s: %v %v\n", r.name, t.base, err, res.ErrorSamples)
@@ -291,7 +290,7 @@ type cpuReading struct {
 
 // cpu reads t's CPU time so far: its process's, given -pid, and its
 // backends', given -database-url.
-func (t *scaleTarget) cpu(ctx context.Context) cpuReading {
+func (t *scaleTarget) cpu() cpuReading {
 	if t.pid <= 0 {
 		return cpuReading{}
 	}
@@ -299,7 +298,7 @@ func (t *scaleTarget) cpu(ctx context.Context) cpuReading {
 	r := cpuReading{server: d, ok: ok}
 	if t.db != nil && ok {
 		var err error
-		if r.db, err = t.db.CPU(ctx); err != nil {
+		if r.db, err = t.db.CPU(); err != nil {
 			r.ok = false
 		}
 	}

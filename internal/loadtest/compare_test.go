@@ -481,14 +481,13 @@ func fetch(t *testing.T, e endpoint, etag string) ([]byte, http.Header) {
 // serve one database (loadtest.Backends); a nil *backends gives no figure.
 type backends struct{ b *loadtest.Backends }
 
-// newBackends connects to url for the look-ups.
+// newBackends finds the backends of url's database.
 func newBackends(t *testing.T, url string) *backends {
 	t.Helper()
-	b, err := loadtest.NewBackends(context.Background(), url)
+	b, err := loadtest.NewBackends(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Close(context.Background()) })
 	return &backends{b}
 }
 
@@ -500,7 +499,7 @@ func (b *backends) cpu(t *testing.T) map[int]time.Duration {
 	if b == nil {
 		return nil
 	}
-	m, err := b.b.CPU(context.Background())
+	m, err := b.b.CPU()
 	if err != nil {
 		t.Logf("backend CPU left out: %v", err)
 		return nil

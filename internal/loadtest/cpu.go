@@ -2,14 +2,13 @@ package loadtest
 
 import (
 	"bytes"
-	"context"
+	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // ProcessCPU reads a process's user and system CPU time so far from
@@ -38,48 +37,67 @@ func ProcessCPU(pid int) (d time.Duration, ok bool) {
 	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }
 
-// Backends reads the CPU time of the PostgreSQL server processes serving
-// one database, from /proc. It works when the server runs on this machine,
-// visible to this process (not in a container or elsewhere).
+// Backends reads the CPU time of the PostgreSQL client backends serving one
+// database, found by their process titles in /proc ("postgres: [cluster:]
+// user database host(port) activity", which PostgreSQL keeps by default). It
+// works when the server runs on this machine, visible to this process (not
+// in a container or elsewhere), and needs no connection of its own.
 type Backends struct {
-	conn *pgx.Conn
-	db   string
+	db string
 }
 
-// NewBackends connects to url for the look-ups; the connection's own
-// backend is left out of the sums. Close releases it.
-func NewBackends(ctx context.Context, url string) (*Backends, error) {
-	conn, err := pgx.Connect(ctx, url)
+// NewBackends returns the look-up for the database that url names.
+func NewBackends(url string) (*Backends, error) {
+	u, err := neturl.Parse(url)
 	if err != nil {
-		return nil, fmt.Errorf("connect for backend look-ups: %w", err)
+		return nil, errors.New("is not a URL") // its text may hold a password: not repeated
 	}
-	return &Backends{conn: conn, db: conn.Config().Database}, nil
+	db := strings.TrimPrefix(u.Path, "/")
+	if db == "" || strings.ContainsAny(db, "/ ") {
+		return nil, errors.New("names no database")
+	}
+	return &Backends{db: db}, nil
 }
-
-// Close closes the look-up connection.
-func (b *Backends) Close(ctx context.Context) error { return b.conn.Close(ctx) }
 
 // CPU returns the CPU time so far of each client backend serving the
 // database (not autovacuum's workers, whose rounds would be counted against
-// whatever request ran meanwhile), by process id; an error when they cannot be listed or one cannot be read.
-func (b *Backends) CPU(ctx context.Context) (map[int]time.Duration, error) {
-	rows, err := b.conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, b.db)
+// whatever request ran meanwhile), by process id; an error when /proc
+// cannot be read.
+func (b *Backends) CPU() (map[int]time.Duration, error) {
+	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil, fmt.Errorf("list backends: %w", err)
+		return nil, fmt.Errorf("list processes: %w", err)
 	}
-	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-	if err != nil {
-		return nil, fmt.Errorf("list backends: %w", err)
-	}
-	out := make(map[int]time.Duration, len(pids))
-	for _, pid := range pids {
-		d, ok := ProcessCPU(int(pid))
-		if !ok {
-			return nil, fmt.Errorf("read the CPU time of backend %d from /proc", pid)
+	out := map[int]time.Duration{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
 		}
-		out[int(pid)] = d
+		title, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !b.serves(string(title)) {
+			continue // gone, not ours, or not a backend of the database
+		}
+		if d, ok := ProcessCPU(pid); ok {
+			out[pid] = d
+		}
 	}
 	return out, nil
+}
+
+// serves reports whether a process title is that of a client backend of
+// b's database: its user, then the database, then the client's address
+// ("host(port)" or "[local]").
+func (b *Backends) serves(title string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimRight(title, "\x00 "), "postgres: ")
+	if !ok {
+		return false
+	}
+	f := strings.Fields(strings.ReplaceAll(rest, "\x00", " "))
+	if len(f) > 0 && strings.HasSuffix(f[0], ":") { // cluster_name
+		f = f[1:]
+	}
+	return len(f) >= 3 && f[1] == b.db && (f[2] == "[local]" || strings.HasSuffix(f[2], ")"))
 }
 
 // Spent returns the CPU time the backends used between two readings of
