@@ -49,10 +49,12 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	}
 	// Into an empty interface the decoder hands over the tables it built;
 	// into a map it would copy the top level and record its keys again.
-	var root any
-	if _, err := toml.Decode(src, &root); err != nil {
+	// The interface is the scratch's, so that handing the decoder a
+	// pointer to it does not allocate one.
+	if _, err := toml.Decode(src, &sc.root); err != nil {
 		return nil, tomlError(src, err)
 	}
+	root := sc.root
 	w := &sc.w
 	*w = walker{lines: pos.lines, fieldBuf: sc.fields[:0]}
 	// Without a prefix the paths the scanner recorded are the model's
@@ -73,6 +75,7 @@ type parseScratch struct {
 	scan   scanBuffers
 	w      walker
 	fields []field
+	root   any // what the decoder decodes into
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(parseScratch) }}
@@ -104,6 +107,7 @@ func (sc *parseScratch) release() {
 		sc.scan.arena = nil
 	}
 	sc.w = walker{}
+	sc.root = nil
 	scratchPool.Put(sc)
 }
 
