@@ -301,31 +301,47 @@ func (a *auditor) envBlock() {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	var msg strings.Builder
-	msg.WriteString("passes " + plural(len(keys), "environment variable") + " to the server")
-	shown, hidden, forbidden := 0, 0, 0
-	var bad [16]bool
+	// The keys are judged first, so that the message is written into one
+	// allocation of its length.
+	shown, hidden, forbidden, shownBytes := 0, 0, 0, 0
+	var bad, safe [16]bool
 	for i, k := range keys {
-		if echoSafeKey(k) {
-			if shown == 0 {
-				msg.WriteString(": ")
-			} else {
-				msg.WriteString(", ")
-			}
-			msg.WriteString(k)
+		ok := echoSafeKey(k)
+		if ok {
 			shown++
+			shownBytes += len(k)
 		} else {
 			hidden++
 		}
-		if forbiddenKey(k) {
+		f := forbiddenKey(k)
+		if f {
 			forbidden++
-			if i < len(bad) {
-				bad[i] = true
-			}
+		}
+		if i < len(bad) {
+			bad[i], safe[i] = f, ok
+		}
+	}
+	const envNoun, hiddenNoun = "environment variable", "unprintable name"
+	n := len("passes ") + pluralLen(len(keys), envNoun) + len(" to the server") + 2*shown + shownBytes
+	if shown > 0 && hidden > 0 {
+		n += len(" and ") + pluralLen(hidden, hiddenNoun)
+	}
+	var msg strings.Builder
+	msg.Grow(n)
+	msg.WriteString("passes ")
+	writePlural(&msg, len(keys), envNoun)
+	msg.WriteString(" to the server")
+	sep := ": "
+	for i, k := range keys {
+		if (i < len(safe) && safe[i]) || (i >= len(safe) && echoSafeKey(k)) {
+			msg.WriteString(sep)
+			msg.WriteString(k)
+			sep = ", "
 		}
 	}
 	if shown > 0 && hidden > 0 {
-		msg.WriteString(" and " + plural(hidden, "unprintable name"))
+		msg.WriteString(" and ")
+		writePlural(&msg, hidden, hiddenNoun)
 	}
 	a.add(CodeChildEnv, "mcp.env", msg.String())
 	reported := 0
@@ -395,6 +411,28 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// writePlural writes plural(n, noun) to b.
+func writePlural(b *strings.Builder, n int, noun string) {
+	b.WriteString(strconv.Itoa(n))
+	b.WriteByte(' ')
+	b.WriteString(noun)
+	if n != 1 {
+		b.WriteByte('s')
+	}
+}
+
+// pluralLen is len(plural(n, noun)) for n >= 0.
+func pluralLen(n int, noun string) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	if n != 1 || d > 1 {
+		return d + 1 + len(noun) + 1
+	}
+	return d + 1 + len(noun)
 }
 
 // envSet judges one environment variable the wiring sets, by whatever

@@ -1,6 +1,9 @@
 package assess
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNpmPinned(t *testing.T) {
 	for spec, want := range map[string]bool{
@@ -156,5 +159,21 @@ func TestSafeText(t *testing.T) {
 	}
 	if got := safeText("abcdef", 3); got != "abc..." {
 		t.Errorf("safeText cut = %q, want %q", got, "abc...")
+	}
+}
+
+// TestPluralLen checks the length envBlock sizes its message with against
+// the text plural writes, and writePlural against plural.
+func TestPluralLen(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 9, 10, 11, 99, 100, 101, 1000, 12345} {
+		want := plural(n, "environment variable")
+		if got := pluralLen(n, "environment variable"); got != len(want) {
+			t.Errorf("pluralLen(%d) = %d, want %d (%q)", n, got, len(want), want)
+		}
+		var b strings.Builder
+		writePlural(&b, n, "environment variable")
+		if b.String() != want {
+			t.Errorf("writePlural(%d) = %q, want %q", n, b.String(), want)
+		}
 	}
 }
