@@ -46,6 +46,10 @@ const registryPageSize = 30
 
 var registryCountMax = 1_000 // a variable for the tests
 
+// registryFillReads is how many more reads a page of the registry makes at
+// most to fill itself when a read stops short.
+const registryFillReads = 3
+
 // registryOrders are the registry's orders, the default first, and
 // searchOrders its orders when it searches: best match first by default
 // (storage.ByRelevance), or by name.
@@ -99,6 +103,17 @@ func (h *Handler) registry(w http.ResponseWriter, r *http.Request, v *view) erro
 	if errors.Is(err, registry.ErrInvalid) { // a cursor this server did not make: start over
 		addons, next, err = h.d.Reader.Addons(ctx, f, storage.Page{Limit: registryPageSize})
 		first = true
+	}
+	// A search's page may stop short, where it has read as much of the
+	// index as a page may (storage.Reader.Addons): a few more reads from
+	// its cursor fill it, each bounded the same way.
+	for range registryFillReads {
+		if err != nil || next == "" || len(addons) >= registryPageSize {
+			break
+		}
+		var more []registry.Addon
+		more, next, err = h.d.Reader.Addons(ctx, f, storage.Page{Cursor: next, Limit: registryPageSize - len(addons)})
+		addons = append(addons, more...)
 	}
 	if err != nil {
 		return err

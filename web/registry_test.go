@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/registryd/registryd/internal/fixture"
+	"github.com/registryd/registryd/registry"
+	"github.com/registryd/registryd/storage"
 	"github.com/registryd/registryd/web"
 )
 
@@ -142,5 +145,52 @@ func TestRegistryCountStops(t *testing.T) {
 				t.Errorf("%s, second page: count %q, want %q", tt.query, m, tt.count)
 			}
 		}
+	}
+}
+
+// shortReader answers every list with at most seven addons and a cursor
+// where more follow, as a search does that stops where it has read its
+// share of the index.
+type shortReader struct{ web.Reader }
+
+func (r shortReader) Addons(ctx context.Context, f storage.AddonFilter, p storage.Page) ([]registry.Addon, string, error) {
+	p.Limit = min(p.Bounded(), 7)
+	return r.Reader.Addons(ctx, f, p)
+}
+
+// A page whose read stops short reads on from its cursor, a bounded number
+// of times, and links to the rest from where it got to: the pages, followed,
+// hold every match once, in order.
+func TestRegistryFillsShortPages(t *testing.T) {
+	e := newEnv(t, func(d *web.Deps) { d.Reader = shortReader{d.Reader} })
+	var want []string
+	for i := range 35 {
+		name := fmt.Sprintf("tool-%02d", i)
+		fixture.Publish(t, e.svc, fixture.Clean(name, "1.0.0"))
+		want = append(want, name)
+	}
+	b := e.browser()
+	var got []string
+	var sizes []int
+	for next := "/?q=tool&sort=name"; next != ""; {
+		p := b.get(next)
+		if p.status != http.StatusOK {
+			t.Fatalf("GET %s: status %d", next, p.status)
+		}
+		names := listed.FindAllStringSubmatch(p.body, -1)
+		for _, m := range names {
+			got = append(got, m[1])
+		}
+		sizes = append(sizes, len(names))
+		if next = p.link(nextLink); len(sizes) > 5 {
+			t.Fatalf("more pages than 35 addons need: %v", sizes)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the pages followed (-want +got):\n%s", diff)
+	}
+	// Four reads of seven fill 28 of the page's 30; the rest follows.
+	if diff := cmp.Diff([]int{28, 7}, sizes); diff != "" {
+		t.Errorf("addons a page (-want +got):\n%s", diff)
 	}
 }

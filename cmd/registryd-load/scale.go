@@ -27,7 +27,9 @@ type scaleRequest struct {
 	// at, for a search or a filter (a path with a query), is where in its
 	// matches the measured page starts: atFirst, atLast (the last page of
 	// 30), atPrefixEnd (past the names that start with the query: a
-	// fortieth of the registry for broadSearch).
+	// fortieth of the registry for broadSearch), atTail (the page the last
+	// page's cursor leads to, when a page that stopped where it had read
+	// its share of the index left one).
 	at int
 }
 
@@ -35,6 +37,7 @@ const (
 	atFirst = iota
 	atLast
 	atPrefixEnd
+	atTail
 )
 
 // scaleTarget is one server of a scale run, with what its requests need.
@@ -60,6 +63,7 @@ var scaleRequests = []scaleRequest{
 	{"search broad, last page", "/v1/addons?limit=30&q=" + broadSearch, loadtest.ModeGet, atLast},
 	{"search inside names (1/15 match)", "/v1/addons?limit=30&q=" + insideSearch, loadtest.ModeGet, atFirst},
 	{"search inside names, last page", "/v1/addons?limit=30&q=" + insideSearch, loadtest.ModeGet, atLast},
+	{"search inside names, after the last match", "/v1/addons?limit=30&q=" + insideSearch, loadtest.ModeGet, atTail},
 	{"search descriptions (1/6 match)", "/v1/addons?limit=30&q=" + descriptionSearch, loadtest.ModeGet, atFirst},
 	{"search inside names&verdict=review", "/v1/addons?limit=30&verdict=review&q=" + insideSearch, loadtest.ModeGet, atFirst},
 	{"search inside names&verdict=fail", "/v1/addons?limit=30&verdict=fail&q=" + insideSearch, loadtest.ModeGet, atFirst},
@@ -334,22 +338,28 @@ func (t *scaleTarget) prepare(ctx context.Context, client *http.Client) error {
 		case r.mode == loadtest.ModeSubmit && t.token == "":
 		case r.path == "" && deep != "":
 			t.paths[r.name] = "/v1/addons?limit=30&cursor=" + url.QueryEscape(deep)
-		case r.at == atLast || r.at == atPrefixEnd:
+		case r.at == atLast || r.at == atPrefixEnd || r.at == atTail:
 			_, query, _ := strings.Cut(r.path, "?")
 			depth := t.addons / len(services) // the names of a service
-			if r.at == atLast {
+			if r.at != atPrefixEnd {
 				n, err := countMatches(ctx, client, t.base, query)
 				if err != nil {
 					return err
 				}
 				depth = n - 1 - (n-1)%30
 			}
-			if depth <= 0 {
+			cursor := ""
+			if depth > 0 {
+				if cursor, err = matchCursor(ctx, client, t.base, query, depth); err != nil {
+					return err
+				}
+			} else if r.at != atTail {
 				continue // the first page: measured by another row
 			}
-			cursor, err := matchCursor(ctx, client, t.base, query, depth)
-			if err != nil {
-				return err
+			if r.at == atTail {
+				if cursor, err = t.tail(ctx, client, r.name, r.path, cursor); err != nil {
+					return err
+				}
 			}
 			if cursor != "" {
 				t.paths[r.name] = r.path + "&cursor=" + url.QueryEscape(cursor)
@@ -359,6 +369,31 @@ func (t *scaleTarget) prepare(ctx context.Context, client *http.Client) error {
 		}
 	}
 	return nil
+}
+
+// tail returns the cursor that the page of path at cursor (the last page
+// of its matches) leaves, "" when it leaves none; and says on standard
+// error how many pages, each without a match, follow it before a page
+// leaves no cursor.
+func (t *scaleTarget) tail(ctx context.Context, client *http.Client, name, path, cursor string) (string, error) {
+	u := t.base + path
+	if cursor != "" {
+		u += "&cursor=" + url.QueryEscape(cursor)
+	}
+	_, next, err := listPage(ctx, client, u)
+	if err != nil || next == "" {
+		return "", err
+	}
+	pages, found, c := 0, 0, next
+	for c != "" {
+		names, n, err := listPage(ctx, client, t.base+path+"&cursor="+url.QueryEscape(c))
+		if err != nil {
+			return "", err
+		}
+		pages, found, c = pages+1, found+len(names), n
+	}
+	fmt.Fprintf(os.Stderr, "%s: %s: %d more pages after the last page, %d addons on them\n", t.base, name, pages, found)
+	return next, nil
 }
 
 // countMatches counts what GET /v1/addons?query lists, paging through it.

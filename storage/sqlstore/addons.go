@@ -209,6 +209,14 @@ type rankedAddon struct {
 func searchCandidates(limit int) int { return 16 * (limit + 1) }
 func searchWalk(limit int) int       { return 128 * (limit + 1) }
 
+// searchScan is how many trigram postings a page of limit addons reads at
+// most past the names that start with the query (gramRanks). A page that
+// has read them stops there, with the addons it found, fewer than limit or
+// none, and a cursor at the last posting read: so a page's cost does not
+// grow with the postings between two matches, which grow with the
+// registry where a rank's matches are rare or absent.
+func searchScan(limit int) int { return 64 * (limit + 1) }
+
 // rankPos is a position in a search's order: after the addon called key in
 // rank rank, or at the start of rank when key is "".
 type rankPos struct {
@@ -274,28 +282,30 @@ func (r reader) addonsByRelevance(ctx context.Context, f storage.AddonFilter, c 
 			out = append(out, rankedAddon{x, rank})
 		}
 		if len(out) > limit {
-			return rankedPage(out, limit)
+			return rankedPage(out, limit, nil)
 		}
 		from = rankPos{rank: 2}
 	}
 	need := limit + 1 - len(out)
+	budget := searchScan(limit)
 	if grams := queryGrams(q); grams != nil {
-		rows, err := r.gramRanks(ctx, f, q, grams, from, need)
+		rows, stop, err := r.gramRanks(ctx, f, q, grams, from, need, budget)
 		if err != nil {
 			return nil, "", err
 		}
-		return rankedPage(append(out, rows...), limit)
+		return rankedPage(append(out, rows...), limit, stop)
 	}
 	rows, many, err := r.rankedMatches(ctx, f, q, from, need, searchCandidates(limit))
 	if err != nil {
 		return nil, "", err
 	}
+	var stop *rankPos
 	if many {
-		if rows, err = r.walkRanks(ctx, f, q, from, need, searchCandidates(limit), searchWalk(limit)); err != nil {
+		if rows, stop, err = r.walkRanks(ctx, f, q, from, need, searchCandidates(limit), searchWalk(limit)); err != nil {
 			return nil, "", err
 		}
 	}
-	return rankedPage(append(out, rows...), limit)
+	return rankedPage(append(out, rows...), limit, stop)
 }
 
 // rankedMatches returns the first need addons matching f (whose query,
@@ -370,47 +380,33 @@ func (r reader) rankedMatches(ctx context.Context, f storage.AddonFilter, q stri
 // through it when it has fewer than bound matches. Otherwise the names are
 // walked in order and each is checked against the rank's condition, so that
 // the cost follows the names read, not the matches. The walks read at most
-// budget names in all; where they have not filled the page by then, the
-// rest is read through the substring index (rankedMatches, unbounded) from
-// where the walk stopped.
-func (r reader) walkRanks(ctx context.Context, f storage.AddonFilter, q string, from rankPos, need, bound, budget int) ([]rankedAddon, error) {
-	var out []rankedAddon
+// budget names in all; where they have not filled the page by then, stop
+// is where the walk stopped (the page ends there, short).
+func (r reader) walkRanks(ctx context.Context, f storage.AddonFilter, q string, from rankPos, need, bound, budget int) (out []rankedAddon, stop *rankPos, err error) {
 	for pos := from; pos.rank <= 4; pos = (rankPos{rank: pos.rank + 1}) {
-		if budget == 0 {
-			bound = 0 // no walk left: the rank's own index, however many
-		}
 		rows, few, err := r.rankMatches(ctx, f, q, pos, need, bound)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if !few && budget > 0 {
-			hits, read, last, err := r.walkRank(ctx, f, q, pos, need, budget)
-			if err != nil {
-				return nil, err
+		if few {
+			if out, need = append(out, rows...), need-len(rows); need == 0 {
+				return out, nil, nil
 			}
-			if out, need = append(out, hits...), need-len(hits); need == 0 {
-				return out, nil
-			}
-			if read < budget { // the rank's last name is read
-				budget -= read
-				continue
-			}
-			// Stopped by the budget: the rest of the rank through its own
-			// index when it has one.
-			budget, pos.key = 0, last
-			if rows, few, err = r.rankMatches(ctx, f, q, pos, need, 0); err != nil {
-				return nil, err
-			}
+			continue
 		}
-		if !few { // the rest of every rank through the substring index
-			rest, _, err := r.rankedMatches(ctx, f, q, pos, need, 0)
-			return append(out, rest...), err
+		hits, read, last, err := r.walkRank(ctx, f, q, pos, need, budget)
+		if err != nil {
+			return nil, nil, err
 		}
-		if out, need = append(out, rows...), need-len(rows); need == 0 {
-			return out, nil
+		if out, need = append(out, hits...), need-len(hits); need == 0 {
+			return out, nil, nil
 		}
+		if read == budget { // stopped by the budget, at last
+			return out, &rankPos{rank: pos.rank, key: last}, nil
+		}
+		budget -= read // the rank's last name is read
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // rankMatches reads the matches of rank from.rank through the index of
@@ -543,9 +539,13 @@ func qualified(prefix, cols string) string {
 }
 
 // rankedPage returns the first limit addons of rows and the cursor after
-// them when there are more.
-func rankedPage(rows []rankedAddon, limit int) ([]registry.Addon, string, error) {
+// them when there are more; or, when the reads stopped short of the page's
+// end at stop (not nil), the rows and a cursor at stop.
+func rankedPage(rows []rankedAddon, limit int, stop *rankPos) ([]registry.Addon, string, error) {
 	rows, next := page(rows, limit, func(x rankedAddon) storage.Cursor { return storage.Cursor{Key: x.addon.Name, Rank: x.rank} })
+	if next == "" && stop != nil {
+		next = storage.Cursor{Key: stop.key, Rank: stop.rank}.Encode()
+	}
 	out := make([]registry.Addon, len(rows))
 	for i, x := range rows {
 		out[i] = x.addon
@@ -752,8 +752,11 @@ func rankPart(rank int) int { return max(rank-1, 1) }
 // not read at all. The names that start with q (ranks 0 and 1) are skipped
 // from rank 2 on, as a range of names, when step 1 read them. So a page
 // reads about the postings between its first and last match of the
-// trigram least common among the names there, not every match.
-func (r reader) gramRanks(ctx context.Context, f storage.AddonFilter, q string, grams []string, from rankPos, need int) ([]rankedAddon, error) {
+// trigram least common among the names there, not every match; and at
+// most budget postings in all: when it has read them before it found need
+// addons, stop is the position of the last posting read, where the next
+// page starts.
+func (r reader) gramRanks(ctx context.Context, f storage.AddonFilter, q string, grams []string, from rankPos, need, budget int) (out []rankedAddon, stop *rankPos, err error) {
 	// Every rank's trigram is picked at once, in one query: a page
 	// reads its ranks in as few round trips as it can.
 	var probes []gramProbeAt
@@ -766,30 +769,34 @@ func (r reader) gramRanks(ctx context.Context, f storage.AddonFilter, q string, 
 	}
 	picked, err := r.rarestGrams(ctx, grams, probes, gramProbe(need))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []rankedAddon
 	for pos := from; pos.rank <= 4 && need > 0; pos = (rankPos{rank: pos.rank + 1}) {
 		gram := picked[pos.rank-from.rank]
 		if gram == "" {
 			continue
 		}
 		for _, seg := range gramSegments(q, pos) {
-			rows, err := r.gramRank(ctx, f, q, gram, grams, pos.rank, seg, need)
+			rows, last, err := r.gramRank(ctx, f, q, gram, grams, pos.rank, seg, need, &budget)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if out, need = append(out, rows...), need-len(rows); need == 0 {
-				break
+				return out, nil, nil
+			}
+			if budget <= 0 {
+				return out, &rankPos{rank: pos.rank, key: last}, nil
 			}
 		}
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // gramSegment is a range of names, in name order: after after ("" for
-// from the first), from from on (when not ""), before to (when not "").
-type gramSegment struct{ after, from, to string }
+// from the first), from from on (when not ""), before to (when not ""),
+// up to and including the value of the SQL expression through (when not
+// "").
+type gramSegment struct{ after, from, to, through string }
 
 // cond returns the segment's conditions on the column col.
 func (g gramSegment) cond(a *args, col string) string {
@@ -802,6 +809,9 @@ func (g gramSegment) cond(a *args, col string) string {
 	}
 	if g.to != "" {
 		c = append(c, col+" < "+a.add(g.to))
+	}
+	if g.through != "" {
+		c = append(c, col+" <= "+g.through)
 	}
 	if len(c) == 0 {
 		return ""
@@ -895,75 +905,86 @@ func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeA
 
 // gramRank returns the first need addons matching f in rank rank within
 // seg, reading the postings of gram in the rank's part in name order, a
-// batch at a time, each batch in one statement: the batch's names are
-// taken from the postings' index, then those of their addons that match
-// (the rank's condition and f) are read by primary key, in name order, and
-// again after the batch's last name until the page is full or the postings
-// end. The first batch is the page and one more name (its candidates are
-// mostly matches), each next one twice the last.
+// window at a time, each window in one statement, and the name of the last
+// posting it read. A window is the next w postings of gram in seg (w
+// taken from *budget, which the postings read are counted off); of its
+// names, those of addons that match (the rank's condition and f) are read
+// by primary key, in name order, and the next window starts after its last
+// posting, until the page is full, the postings end or *budget is spent.
+// The first window is twice the page (its candidates are mostly matches),
+// each next one twice the last; each reads at least the page and one more
+// posting, so a page that stops has read past its position.
 //
-// The batch keeps only the postings whose names may still be a match,
+// The window keeps only the postings whose names may still be a match,
 // which the postings' index and the filters' indexes tell without reading
 // the addon's row (gramCandidates): so a rank whose postings are mostly
 // addons of an earlier rank (a description repeating a name that holds
 // the query), or of addons a filter rejects, costs a scan of the index
 // rather than a read of each row. (As one join with the rows, PostgreSQL
 // misjudged how many postings match and read every match through the
-// substring index instead: the batch is a subquery with its own LIMIT.)
-func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment, need int) ([]rankedAddon, error) {
-	var out []rankedAddon
-	for batch := need + 1; ; batch = min(2*batch, searchCandidates(need)) {
+// substring index instead: the candidates are a subquery with its own
+// LIMIT.)
+func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment, need int, budget *int) (out []rankedAddon, last string, err error) {
+	for w := 2 * (need + 1); ; w *= 2 {
+		w = max(min(w, *budget), need+1)
 		var a args
 		byName := f
 		byName.Query = ""
 		where, err := r.addonWhere(&a, byName)
 		if err != nil {
-			return nil, fmt.Errorf("search addons: %w", err)
+			return nil, "", fmt.Errorf("search addons: %w", err)
 		}
 		where = append(where, r.d.Like("search_text", a.add(containsPattern(q))), r.searchRankSQL(&a, q)+" = "+a.add(rank))
-		name := r.d.Bytewise("name")
-		window := r.gramCandidates(&a, f, q, gram, grams, rank, seg) + ` ORDER BY ` + r.d.Bytewise("g.name") + ` LIMIT ` + a.add(batch)
-		// Every name of the batch is counted, and its last one marked (lead
-		// looks one name ahead); the matches are kept, and the batch's
-		// last name, which says where the next batch starts. The read of
-		// the rows stops at the need-th match.
-		marked := `SELECT name, count(*) OVER () AS batch, CASE WHEN lead(name) OVER (ORDER BY ` + name + `) IS NULL THEN 1 ELSE 0 END AS last_name FROM (` +
-			window + `) win`
-		query := `SELECT ` + qualified("a.", addonCols) + `, k.batch, k.last_name, a.hit FROM (` + marked + `) k JOIN (SELECT ` + addonCols +
-			`, CASE WHEN ` + strings.Join(where, " AND ") + ` THEN 1 ELSE 0 END AS hit FROM addons) a ON a.name = k.name ` +
-			`WHERE a.hit = 1 OR k.last_name = 1 ORDER BY ` + r.d.Bytewise("k.name") + ` LIMIT ` + a.add(need)
-		type batchRow struct {
+		gname := r.d.Bytewise("g.name")
+		// The window: how many postings it holds, and the last. Its
+		// candidates are the postings up to the last that pass
+		// gramCandidates' rules.
+		window := `SELECT count(*) AS raw_n, max(n) AS raw_last FROM (SELECT ` + gname + ` AS n FROM addon_grams g WHERE g.gram = ` +
+			a.add(gram) + ` AND g.part = ` + a.add(rankPart(rank)) + seg.cond(&a, gname) + ` ORDER BY ` + gname + ` LIMIT ` + a.add(w) + `) win`
+		bounded := seg
+		bounded.through = `(SELECT raw_last FROM (` + window + `) b)`
+		cands := r.gramCandidates(&a, f, q, gram, grams, rank, bounded) + ` ORDER BY ` + gname + ` LIMIT ` + a.add(w)
+		// The matches, then one more row for the window's figures. Its
+		// addon columns are those of any addon and are not read: a row
+		// of a UNION must have the matches' columns, and the window may
+		// hold no match.
+		query := `SELECT ` + addonCols + `, 1 AS hit, 0 AS raw_n, '' AS raw_last FROM (SELECT ` + qualified("a.", addonCols) + ` FROM (` + cands +
+			`) k JOIN (SELECT ` + addonCols + `, CASE WHEN ` + strings.Join(where, " AND ") + ` THEN 1 ELSE 0 END AS hit FROM addons) a ` +
+			`ON a.name = k.name WHERE a.hit = 1 ORDER BY ` + r.d.Bytewise("k.name") + ` LIMIT ` + a.add(need) + `) m ` +
+			`UNION ALL SELECT ` + qualified("c.", addonCols) + `, 0, s.raw_n, s.raw_last FROM (` + window + `) s ` +
+			`JOIN (SELECT ` + addonCols + ` FROM addons LIMIT 1) c ON s.raw_n > 0`
+		type windowRow struct {
 			rankedAddon
-			batch, last, hit int
+			hit, rawN int
+			rawLast   string
 		}
-		rows, err := list(r, ctx, "search addons", func(row Row) (batchRow, error) {
-			x := batchRow{rankedAddon: rankedAddon{rank: rank}}
+		rows, err := list(r, ctx, "search addons", func(row Row) (windowRow, error) {
+			x := windowRow{rankedAddon: rankedAddon{rank: rank}}
 			dst, finish := r.addonFields(&x.addon)
-			if err := row.Scan(append(dst, &x.batch, &x.last, &x.hit)...); err != nil {
+			if err := row.Scan(append(dst, &x.hit, &x.rawN, &x.rawLast)...); err != nil {
 				return x, err
 			}
 			finish()
 			return x, nil
 		}, query, a...)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		if len(rows) == 0 { // no posting left
-			return out, nil
-		}
-		last := ""
+		n, start := 0, len(out)
 		for _, x := range rows {
 			if x.hit == 1 {
 				out, need = append(out, x.rankedAddon), need-1
-			}
-			if x.last == 1 {
-				last = x.addon.Name
+			} else {
+				n, last = x.rawN, x.rawLast
 			}
 		}
-		if need == 0 || rows[0].batch < batch || last == "" {
-			return out, nil
+		// A UNION ALL's rows come in no order SQL promises.
+		slices.SortFunc(out[start:], func(x, y rankedAddon) int { return strings.Compare(x.addon.Name, y.addon.Name) })
+		*budget -= n
+		if need == 0 || n < w || *budget <= 0 {
+			return out, last, nil
 		}
-		seg.after = last
+		seg.after, seg.from = last, ""
 	}
 }
 
@@ -1013,7 +1034,11 @@ func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, g
 		}
 		bound := r.d.ProbeEach()
 		if len(filters) > 0 {
-			bound = seg.cond(a, r.d.Bytewise("o.name"))
+			// Not through the window's end, which would read the window
+			// again: the merge ends with the segment's own postings.
+			from := seg
+			from.through = ""
+			bound = from.cond(a, r.d.Bytewise("o.name"))
 		}
 		conds = append(conds, `EXISTS (SELECT 1 FROM addon_grams o WHERE o.gram = `+a.add(o)+` AND o.part = `+part+
 			` AND `+r.d.Bytewise("o.name")+` = `+gname+bound+`)`)
