@@ -69,6 +69,10 @@ var scaleRequests = []scaleRequest{
 	{"search inside names&verdict=fail", "/v1/addons?limit=30&verdict=fail&q=" + insideSearch, loadtest.ModeGet, atFirst},
 	{"search none match", "/v1/addons?limit=30&q=zzqx", loadtest.ModeGet, atFirst},
 	{"tier=verified", "/v1/addons?limit=30&tier=verified", loadtest.ModeGet, atFirst},
+	// One in 150 addons is verified: 6 at 1,000, a page of 30 only from
+	// 4,500 on. A page of 5 is full at every size, so that its figures
+	// compare the same work.
+	{"tier=verified, 5 a page", "/v1/addons?limit=5&tier=verified", loadtest.ModeGet, atFirst},
 	{"tier=community", "/v1/addons?limit=30&tier=community", loadtest.ModeGet, atFirst},
 	{"verdict=pass", "/v1/addons?limit=30&verdict=pass", loadtest.ModeGet, atFirst},
 	{"verdict=review", "/v1/addons?limit=30&verdict=review", loadtest.ModeGet, atFirst},
