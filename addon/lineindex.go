@@ -30,15 +30,28 @@ const maxScannedLines = 64
 // back in all, recs saying where each ends and its line. It keeps a copy
 // of recs, not recs.
 func newLineIndex(all string, recs []pathRec) *lineIndex {
-	x := &lineIndex{all: all, recs: recs}
 	if len(recs) > maxScannedLines {
+		x := &lineIndex{all: all, recs: recs}
 		x.m = x.toMap()
 		x.all, x.recs = "", nil
 		return x
 	}
-	x.recs = slices.Clone(recs)
-	return x
+	if len(recs) <= smallLineIndex {
+		// The index and its records in one allocation.
+		b := &struct {
+			x lineIndex
+			r [smallLineIndex]pathRec
+		}{x: lineIndex{all: all}}
+		b.x.recs = append(b.r[:0:len(recs)], recs...)
+		return &b.x
+	}
+	return &lineIndex{all: all, recs: slices.Clone(recs)}
 }
+
+// smallLineIndex is the number of records up to which newLineIndex keeps
+// them in the index's own allocation: about what an ordinary manifest
+// records.
+const smallLineIndex = 8
 
 // toMap returns every recorded path with its first line, as a new map.
 func (x *lineIndex) toMap() map[string]int {
