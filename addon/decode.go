@@ -32,11 +32,12 @@ func ParseTOML(b []byte) (*Manifest, error) {
 		return nil, tooLarge("manifest", MaxManifestBytes)
 	}
 	b = bytes.TrimPrefix(b, byteOrderMark)
-	src := string(b)
 	sc := scratchPool.Get().(*parseScratch)
 	defer sc.release()
-	pos := scanTOMLInto(src, &sc.scan)
-	if fe := rawProblem(src, pos.lines); fe != nil {
+	// The scan and the document check read b itself, and the decoder
+	// copies it as it reads: no copy of the manifest is made here.
+	pos := scanTOMLInto(b, &sc.scan)
+	if fe := rawProblem(b, pos.lines); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
 	if pos.deepLine > 0 {
@@ -50,9 +51,10 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	// Into an empty interface the decoder hands over the tables it built;
 	// into a map it would copy the top level and record its keys again.
 	// The interface is the scratch's, so that handing the decoder a
-	// pointer to it does not allocate one.
-	if _, err := toml.Decode(src, &sc.root); err != nil {
-		return nil, tomlError(src, err)
+	// pointer to it does not allocate one. toml.Decode is this call on a
+	// strings.Reader.
+	if _, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&sc.root); err != nil {
+		return nil, tomlError(string(b), err)
 	}
 	root := sc.root
 	w := &sc.w
@@ -121,7 +123,7 @@ func ParseJSON(b []byte) (*Manifest, error) {
 		return nil, tooLarge("manifest", MaxManifestBytes)
 	}
 	b = bytes.TrimPrefix(b, byteOrderMark)
-	if fe := rawProblem(string(b), nil); fe != nil {
+	if fe := rawProblem(b, nil); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
 	v, lines, fe := decodeJSON(b, MaxDepth, MaxArgs)
@@ -145,7 +147,7 @@ func ParseRegistryFile(b []byte) ([]*Manifest, error) {
 		return nil, tooLarge("registry file", MaxRegistryFileBytes)
 	}
 	b = bytes.TrimPrefix(b, byteOrderMark)
-	if fe := rawProblem(string(b), nil); fe != nil {
+	if fe := rawProblem(b, nil); fe != nil {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
 	}
 	v, lines, fe := decodeJSON(b, MaxDepth+2, MaxRegistryEntries)
@@ -229,17 +231,17 @@ func tooLarge(what string, limit int) error {
 // carries, anywhere (comments included), a character that safetext refuses,
 // other than the tab and line breaks that separate lines. lines, when known,
 // names the key on the offending line.
-func rawProblem(src string, lines *lineIndex) *registry.FieldError {
+func rawProblem(src []byte, lines *lineIndex) *registry.FieldError {
 	if plainText(src, true) {
 		return nil
 	}
-	err := safetext.Check(src, safetext.Lines|safetext.CR)
+	err := safetext.Check(string(src), safetext.Lines|safetext.CR)
 	if err == nil {
 		return nil
 	}
 	var e *safetext.Error
 	errors.As(err, &e)
-	line := 1 + strings.Count(src[:e.Offset], "\n")
+	line := 1 + bytes.Count(src[:e.Offset], []byte{'\n'})
 	var paths map[string]int
 	if lines != nil {
 		paths = lines.toMap()

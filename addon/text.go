@@ -28,7 +28,7 @@ func textProblem(s string) string {
 // text that safetext.Check accepts (with safetext.Lines|safetext.CR when
 // lines is true) without a look at any character's class. Manifests are
 // almost always such text; false sends s to safetext, which decides.
-func plainText(s string, lines bool) bool {
+func plainText[T string | []byte](s T, lines bool) bool {
 	t := &plainOneLine
 	if lines {
 		t = &plainLines
@@ -55,7 +55,7 @@ func plainText(s string, lines bool) bool {
 // high bit set already. The first two tests are exact only when no byte
 // has its high bit set, which the third covers. A word with a tab or a
 // line break fails, and plainText looks at its bytes one by one.
-func printableWord(w string) bool {
+func printableWord[T string | []byte](w T) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	_ = w[7]
 	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |

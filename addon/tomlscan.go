@@ -1,9 +1,11 @@
 package addon
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // tomlPositions is what a light pass over TOML source learns before the
@@ -22,11 +24,11 @@ type tomlPositions struct {
 	wideLine  int // line of the first array longer than MaxArgs, or 0
 	widePath  string
 	arrayIdx  map[string]int // array-of-tables path -> index of its last element
-	src       string
+	src       []byte
 	pos, line int
 	// segs backs the key segments keyPath returns, which every caller has
 	// finished with before the next call.
-	segs [4]string
+	segs [4][]byte
 	// path is the path being read. Each path recorded is copied to the end
 	// of arena, and recs says where and on which line; lines is filled at
 	// the end from one string made of arena, so that recording a path
@@ -52,7 +54,7 @@ type scanBuffers struct {
 // scanTOMLInto scans src, recording into buf, which it leaves with the
 // memory it grew; the path it returns is buf's path, for the walker's
 // lookups.
-func scanTOMLInto(src string, buf *scanBuffers) tomlPositions {
+func scanTOMLInto(src []byte, buf *scanBuffers) tomlPositions {
 	hint := positionsHint(src)
 	s := tomlPositions{src: src, line: 1, recs: slices.Grow(buf.recs[:0], hint), arena: slices.Grow(buf.arena[:0], 12*hint),
 		path: slices.Grow(buf.path[:0], 64)}
@@ -69,8 +71,8 @@ func scanTOMLInto(src string, buf *scanBuffers) tomlPositions {
 // bounded so that a large document cannot make the scanner reserve much
 // memory before it has read anything. Counting one byte is a vectorised
 // pass, far cheaper than the scan.
-func positionsHint(src string) int {
-	return min(strings.Count(src, "\n")+strings.Count(src, ",")+2, 128)
+func positionsHint(src []byte) int {
+	return min(bytes.Count(src, []byte{'\n'})+bytes.Count(src, []byte{','})+2, 128)
 }
 
 // set records the current path at line; the first line recorded for a path
@@ -88,7 +90,7 @@ func (s *tomlPositions) set(line int) {
 
 // push adds a key to the current path and returns the length to go back
 // to.
-func (s *tomlPositions) push(k string) int {
+func (s *tomlPositions) push(k []byte) int {
 	n := len(s.path)
 	if n > 0 {
 		s.path = append(s.path, '.')
@@ -151,7 +153,7 @@ func (s *tomlPositions) run() {
 		}
 		line := s.line
 		if s.peek() == '[' {
-			array := strings.HasPrefix(s.src[s.pos:], "[[")
+			array := hasPrefix(s.src[s.pos:], "[[")
 			if array {
 				s.pos += 2
 			} else {
@@ -166,7 +168,7 @@ func (s *tomlPositions) run() {
 			if array {
 				closing = "]]"
 			}
-			if !strings.HasPrefix(s.src[s.pos:], closing) {
+			if !hasPrefix(s.src[s.pos:], closing) {
 				return
 			}
 			s.pos += len(closing)
@@ -204,7 +206,7 @@ func (s *tomlPositions) run() {
 // headerPath resolves a table header to its path (left in s.path),
 // inserting the current index of every enclosing array of tables, and
 // records its line.
-func (s *tomlPositions) headerPath(segs []string, array bool, line int) {
+func (s *tomlPositions) headerPath(segs [][]byte, array bool, line int) {
 	s.path = s.path[:0]
 	for i, k := range segs {
 		s.push(k)
@@ -234,7 +236,7 @@ func (s *tomlPositions) headerPath(segs []string, array bool, line int) {
 }
 
 // keyPath reads a dotted key (bare or quoted segments).
-func (s *tomlPositions) keyPath() ([]string, bool) {
+func (s *tomlPositions) keyPath() ([][]byte, bool) {
 	segs := s.segs[:0]
 	for {
 		s.skip(false)
@@ -251,7 +253,7 @@ func (s *tomlPositions) keyPath() ([]string, bool) {
 	}
 }
 
-func (s *tomlPositions) key() (string, bool) {
+func (s *tomlPositions) key() ([]byte, bool) {
 	switch s.peek() {
 	case '"':
 		start := s.pos
@@ -263,18 +265,23 @@ func (s *tomlPositions) key() (string, bool) {
 			s.pos++
 		}
 		if s.peek() != '"' {
-			return "", false
+			return nil, false
 		}
 		s.pos++
 		raw := s.src[start:s.pos]
-		if k, err := strconv.Unquote(raw); err == nil {
-			return k, true
+		// Without a backslash, in valid UTF-8, the key is the bytes
+		// between the quotes (what strconv.Unquote returns, without
+		// making a string of them).
+		if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+			if k, err := strconv.Unquote(string(raw)); err == nil {
+				return []byte(k), true
+			}
 		}
 		return raw[1 : len(raw)-1], true
 	case '\'':
-		end := strings.IndexAny(s.src[s.pos+1:], "'\n")
+		end := bytes.IndexAny(s.src[s.pos+1:], "'\n")
 		if end < 0 || s.src[s.pos+1+end] != '\'' {
-			return "", false
+			return nil, false
 		}
 		k := s.src[s.pos+1 : s.pos+1+end]
 		s.pos += end + 2
@@ -401,10 +408,10 @@ func (s *tomlPositions) str(q byte) bool {
 	if q == '\'' {
 		triple = "'''"
 	}
-	if strings.HasPrefix(s.src[s.pos:], triple) {
+	if hasPrefix(s.src[s.pos:], triple) {
 		s.pos += 3
 		for s.pos < len(s.src) {
-			if strings.HasPrefix(s.src[s.pos:], triple) {
+			if hasPrefix(s.src[s.pos:], triple) {
 				s.pos += 3
 				// Up to two more quotes may close a multi-line string.
 				for i := 0; i < 2 && s.peek() == q; i++ {
@@ -465,6 +472,11 @@ var basicStringStops, literalStringStops = func() (basic, literal [256]bool) {
 	literal['\''], literal['\n'] = true, true
 	return basic, literal
 }()
+
+// hasPrefix reports whether b begins with p.
+func hasPrefix(b []byte, p string) bool {
+	return len(b) >= len(p) && string(b[:len(p)]) == p
+}
 
 func join(path, key string) string {
 	if path == "" {
