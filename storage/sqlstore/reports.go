@@ -288,6 +288,12 @@ func (t *tx) ClaimStaleReports(ctx context.Context, ruleset string, after storag
 	if limit <= 0 {
 		return b, nil
 	}
+	if after.Key == "" { // a pass's first claim: is there anything to claim?
+		any, err := t.anyStaleReport(ctx, ruleset)
+		if err != nil || !any {
+			return b, err
+		}
+	}
 	a := args{ruleset}
 	where := staleWhere
 	if after.Key != "" {
@@ -378,10 +384,30 @@ func (t *tx) MarkReportsStale(ctx context.Context) (int, error) {
 	return int(n), nil
 }
 
+// anyStaleReport says whether any report is stale for ruleset (staleWhere)
+// through the indexes alone (reports_stale, and reports_ruleset on each
+// side of ruleset), without reading the reports: where none is, as after
+// every re-assessment, the claim that walks the submissions in order would
+// read every one of them to find none.
+func (r reader) anyStaleReport(ctx context.Context, ruleset string) (bool, error) {
+	var n int
+	err := r.c.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 AS x FROM (SELECT 1 FROM reports WHERE stale LIMIT 1) s `+
+		`UNION ALL SELECT 1 FROM (SELECT 1 FROM reports WHERE ruleset < $1 LIMIT 1) b `+
+		`UNION ALL SELECT 1 FROM (SELECT 1 FROM reports WHERE ruleset > $1 LIMIT 1) l) stale`, ruleset).Scan(&n)
+	if err != nil {
+		return false, r.err("find stale reports", err)
+	}
+	return n > 0, nil
+}
+
 // CountStaleReports returns how many reports ClaimStaleReports would claim
-// for ruleset from the start, locked or not. It reads every report's
-// ruleset: one scan.
+// for ruleset from the start, locked or not: none, through the indexes
+// alone, where anyStaleReport finds none; otherwise one scan of every
+// report's ruleset.
 func (r reader) CountStaleReports(ctx context.Context, ruleset string) (int, error) {
+	if any, err := r.anyStaleReport(ctx, ruleset); err != nil || !any {
+		return 0, err
+	}
 	var n int
 	if err := r.c.QueryRow(ctx, `SELECT count(*) FROM reports rp WHERE `+staleWhere, ruleset).Scan(&n); err != nil {
 		return 0, r.err("count stale reports", err)

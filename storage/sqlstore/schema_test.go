@@ -81,6 +81,18 @@ func TestListedFilterPlan(t *testing.T) {
 	})
 }
 
+// Whether any report is stale is read from indexes alone: the partial
+// index of reports marked stale (00029), and the rulesets' on each side of
+// the current one.
+func TestStaleReportsPlan(t *testing.T) {
+	fixture.EachBackend(t, func(t *testing.T, b fixture.Backend) {
+		s := b.Open(t)
+		wantPlan(t, s, `SELECT 1 FROM reports WHERE stale LIMIT 1`, nil, "reports_stale")
+		wantPlan(t, s, `SELECT 1 FROM reports WHERE ruleset < $1 LIMIT 1`, []any{"2026.12.1"}, "reports_ruleset")
+		wantPlan(t, s, `SELECT 1 FROM reports WHERE ruleset > $1 LIMIT 1`, []any{"2026.12.1"}, "reports_ruleset")
+	})
+}
+
 // wantPlan checks that the plan of query (placeholders $1, $2, …) with
 // args names each of wantIndexes. PostgreSQL is told to avoid sequential
 // scans, as it would on tables this small, so that the plan shows which

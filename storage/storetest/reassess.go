@@ -137,6 +137,42 @@ func testClaimStaleReports(t *testing.T, s storage.Store) {
 	if n, err := s.CountStaleReports(ctx, "new"); err != nil || n != 3 {
 		t.Errorf("CountStaleReports = %d, %v; want 3", n, err)
 	}
+
+	// With every report current nothing is claimed or counted (found
+	// through the indexes alone); a report of a ruleset that sorts before
+	// the current one is stale again, as is every report marked stale.
+	claim := func(want ...string) {
+		t.Helper()
+		want = append([]string{}, want...)
+		inTx(t, s, func(tx storage.Tx) error {
+			b, err := tx.ClaimStaleReports(ctx, "new", storage.Cursor{}, 10, false)
+			if diff := cmp.Diff(want, claimIDs(b)); diff != "" {
+				t.Errorf("claimed (-want +got):\n%s", diff)
+			}
+			return err
+		})
+		if n, err := s.CountStaleReports(ctx, "new"); err != nil || n != len(want) {
+			t.Errorf("CountStaleReports = %d, %v; want %d", n, err, len(want))
+		}
+	}
+	inTx(t, s, func(tx storage.Tx) error {
+		for _, id := range []string{"sub_2", "sub_3", "sub_5"} {
+			if err := tx.PutReport(ctx, report(id, "new", `{}`), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	claim()
+	inTx(t, s, func(tx storage.Tx) error { return tx.PutReport(ctx, report("sub_4", "a-earlier", `{}`), nil) })
+	claim("sub_4")
+	inTx(t, s, func(tx storage.Tx) error { return tx.PutReport(ctx, report("sub_4", "new", `{}`), nil) })
+	claim()
+	inTx(t, s, func(tx storage.Tx) error {
+		_, err := tx.MarkReportsStale(ctx)
+		return err
+	})
+	claim("sub_0", "sub_1", "sub_2", "sub_3", "sub_4", "sub_5")
 }
 
 func testMarkReportsStale(t *testing.T, s storage.Store) {
