@@ -50,10 +50,11 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	}
 	// Into an empty interface the decoder hands over the tables it built;
 	// into a map it would copy the top level and record its keys again.
-	// The interface is the scratch's, so that handing the decoder a
-	// pointer to it does not allocate one. toml.Decode is this call on a
-	// strings.Reader.
-	if _, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&sc.root); err != nil {
+	// The interface and the reader are the scratch's, so that handing
+	// the decoder pointers to them allocates neither. toml.Decode is this
+	// call on a strings.Reader.
+	sc.in.Reset(b)
+	if _, err := toml.NewDecoder(&sc.in).Decode(&sc.root); err != nil {
 		return nil, tomlError(string(b), err)
 	}
 	root := sc.root
@@ -77,7 +78,8 @@ type parseScratch struct {
 	scan   scanBuffers
 	w      walker
 	fields []field
-	root   any // what the decoder decodes into
+	root   any          // what the decoder decodes into
+	in     bytes.Reader // what it reads from
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(parseScratch) }}
@@ -110,6 +112,7 @@ func (sc *parseScratch) release() {
 	}
 	sc.w = walker{}
 	sc.root = nil
+	sc.in.Reset(nil)
 	scratchPool.Put(sc)
 }
 
