@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/registryd/registryd/addon"
 	"github.com/registryd/registryd/envpolicy"
@@ -214,11 +215,15 @@ func (a *auditor) wiring() {
 		a.envBlock()
 		return
 	}
-	argv := make([]arg, 1, 1+len(m.MCP.Args))
-	argv[0] = arg{text: m.MCP.Command, path: "mcp.command", lit: true}
+	// The command line's words live only as long as this audit: their
+	// slice comes from a pool rather than a new allocation per manifest.
+	buf := argvPool.Get().(*[]arg)
+	defer putArgv(buf)
+	argv := append((*buf)[:0], arg{text: m.MCP.Command, path: "mcp.command", lit: true})
 	for i, s := range m.MCP.Args {
 		argv = append(argv, arg{text: s, path: argPath(i), lit: true})
 	}
+	*buf = argv
 	for _, w := range argv {
 		a.blob(w.text, w.path)
 	}
@@ -227,6 +232,23 @@ func (a *auditor) wiring() {
 	}
 	a.command(argv, 0, ctxTop)
 	a.envBlock()
+}
+
+// argvPool holds the slices wiring builds the [mcp] command line in.
+var argvPool = sync.Pool{New: func() any { return new([]arg) }}
+
+// maxPooledArgs bounds the slices argvPool keeps: a longer one (a
+// manifest with many arguments) is left to the collector.
+const maxPooledArgs = 64
+
+// putArgv hands buf back to argvPool, without the manifest's strings.
+func putArgv(buf *[]arg) {
+	if cap(*buf) > maxPooledArgs {
+		return
+	}
+	clear((*buf)[:cap(*buf)])
+	*buf = (*buf)[:0]
+	argvPool.Put(buf)
 }
 
 func argPath(i int) string {
