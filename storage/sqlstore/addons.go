@@ -215,7 +215,7 @@ func searchWalk(limit int) int       { return 128 * (limit + 1) }
 // none, and a cursor at the last posting read: so a page's cost does not
 // grow with the postings between two matches, which grow with the
 // registry where a rank's matches are rare or absent.
-func searchScan(limit int) int { return 64 * (limit + 1) }
+func searchScan(limit int) int { return 16 * (limit + 1) }
 
 // rankPos is a position in a search's order: after the addon called key in
 // rank rank, or at the start of rank when key is "".
@@ -911,9 +911,11 @@ func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeA
 // names, those of addons that match (the rank's condition and f) are read
 // by primary key, in name order, and the next window starts after its last
 // posting, until the page is full, the postings end or *budget is spent.
-// The first window is twice the page (its candidates are mostly matches),
-// each next one twice the last; each reads at least the page and one more
-// posting, so a page that stops has read past its position.
+// The first window is eight times the page, each next one twice the last
+// (a window costs a statement, and reading the postings' key alone is
+// cheap: the candidates' rules and rows are read only until the page is
+// full); each reads at least the page and one more posting, so a page
+// that stops has read past its position.
 //
 // The window keeps only the postings whose names may still be a match,
 // which the postings' index and the filters' indexes tell without reading
@@ -925,7 +927,7 @@ func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeA
 // substring index instead: the candidates are a subquery with its own
 // LIMIT.)
 func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment, need int, budget *int) (out []rankedAddon, last string, err error) {
-	for w := 2 * (need + 1); ; w *= 2 {
+	for w := 8 * (need + 1); ; w *= 2 {
 		w = max(min(w, *budget), need+1)
 		var a args
 		byName := f
