@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -98,6 +99,7 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 		urls, pids, dataDirs, dbURLs string
 		c                            loadtest.Config
 		only                         string
+		rounds                       int
 	)
 	fs := flag.NewFlagSet("registryd-load scale", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -114,6 +116,9 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(w, "--rate-limit 0 --cacheable-rate-limit 0. With -pid, each server's CPU time per request")
 		fmt.Fprintln(w, "is shown too (and with -database-url, its PostgreSQL backends' added to it): on a")
 		fmt.Fprintln(w, "busy machine a steadier measure of the work a request costs than its latency.")
+		fmt.Fprintln(w, "With -rounds N each request runs N times on each server in turn, and every")
+		fmt.Fprintln(w, "figure is the median of its N rounds: a shared machine's load moves one round's")
+		fmt.Fprintln(w, "p99 by more than the difference most comparisons look for.")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Flags:")
 		fs.PrintDefaults()
@@ -125,6 +130,7 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 	fs.StringVar(&dataDirs, "data-dir", "", "the servers' SQLite directories, comma-separated like -url, to report their size (on PostgreSQL, ask it: SELECT pg_database_size(current_database()))")
 	fs.StringVar(&dbURLs, "database-url", "", "the servers' PostgreSQL URLs, comma-separated like -url (empty for SQLite), to add their backends' CPU time to the servers' (PostgreSQL on this machine)")
 	fs.StringVar(&only, "only", "", "measure only the requests whose names contain this text")
+	fs.IntVar(&rounds, "rounds", 1, "how many times each request runs on each server, in turn (1 to 99); the table gives each figure's median")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -133,6 +139,9 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("unexpected argument %s", strconv.QuoteToASCII(fs.Arg(0)))}
+	}
+	if rounds < 1 || rounds > 99 {
+		return &exitError{code: 2, err: fmt.Errorf("rounds: must be 1 to 99, got %d", rounds)}
 	}
 	split := func(s string) []string {
 		if s == "" {
@@ -176,7 +185,11 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
-	fmt.Fprintf(stdout, "each request %s at concurrency %d on each server in turn\n\n", c.Duration, c.Concurrency)
+	if rounds > 1 {
+		fmt.Fprintf(stdout, "each request %s at concurrency %d on each server in turn, %d rounds; medians of the rounds\n\n", c.Duration, c.Concurrency, rounds)
+	} else {
+		fmt.Fprintf(stdout, "each request %s at concurrency %d on each server in turn\n\n", c.Duration, c.Concurrency)
+	}
 	withCPU := pidList != nil
 	head, rule := "| request |", "|---|"
 	for _, t := range targets {
@@ -211,46 +224,63 @@ func runScale(ctx context.Context, args []string, getenv func(string) string, st
 		if withCPU {
 			dash += " – |"
 		}
-		for _, t := range targets {
-			path, ok := t.paths[r.name]
-			if !ok {
+		// Each round runs the request on every server in turn, so that a
+		// change of the machine's load falls on all of them alike.
+		runs := make([][]scaleRun, len(targets))
+		for range rounds {
+			for i, t := range targets {
+				path, ok := t.paths[r.name]
+				if !ok {
+					continue
+				}
+				rc := c
+				rc.URL, rc.Mode = t.base+path, r.mode
+				// Lists and searches are kept in memory by their raw query:
+				// spelled differently each time, each request reads the
+				// database, which is what the table measures. Reports,
+				// badges and addon pages are meant to be served from memory.
+				rc.VaryQuery = strings.Contains(path, "?")
+				if r.mode == loadtest.ModeSubmit {
+					rc.Token = t.token
+				}
+				cpu0 := t.cpu()
+				res, err := loadtest.Run(ctx, rc)
+				cpu := t.cpu().since(cpu0)
+				if err != nil || res.Errors > 0 {
+					failed = true
+					fmt.Fprintf(stderr, "registryd-load scale: %s on %s: %v %v\n", r.name, t.base, err, res.ErrorSamples)
+				}
+				run := scaleRun{failed: err != nil}
+				if err == nil {
+					run.perSecond, run.p50, run.p99 = res.PerSecond(), res.P50, res.P99
+					if cpu > 0 && res.Requests > 0 {
+						run.cpu = cpu / time.Duration(res.Requests)
+					}
+				}
+				runs[i] = append(runs[i], run)
+			}
+		}
+		for i, t := range targets {
+			if _, ok := t.paths[r.name]; !ok {
 				row += dash
 				p99s, cpus = append(p99s, 0), append(cpus, 0)
 				continue
 			}
-			rc := c
-			rc.URL, rc.Mode = t.base+path, r.mode
-			// Lists and searches are kept in memory by their raw query:
-			// spelled differently each time, each request reads the
-			// database, which is what the table measures. Reports,
-			// badges and addon pages are meant to be served from memory.
-			rc.VaryQuery = strings.Contains(path, "?")
-			if r.mode == loadtest.ModeSubmit {
-				rc.Token = t.token
-			}
-			cpu0 := t.cpu()
-			res, err := loadtest.Run(ctx, rc)
-			cpu := t.cpu().since(cpu0)
-			if err != nil || res.Errors > 0 {
-				failed = true
-				fmt.Fprintf(stderr, "registryd-load scale: %s on %s: %v %v\n", r.name, t.base, err, res.ErrorSamples)
-			}
-			if err != nil {
+			m, ok := medianRun(runs[i])
+			if !ok {
 				row += " error" + strings.TrimPrefix(dash, " –")
 				p99s, cpus = append(p99s, 0), append(cpus, 0)
 				continue
 			}
-			row += fmt.Sprintf(" %.0f | %s | %s |", res.PerSecond(), ms(res.P50), ms(res.P99))
-			p99s = append(p99s, res.P99)
+			row += fmt.Sprintf(" %.0f | %s | %s |", m.perSecond, ms(m.p50), ms(m.p99))
+			p99s = append(p99s, m.p99)
 			if withCPU {
-				var per time.Duration
-				if cpu > 0 && res.Requests > 0 {
-					per = cpu / time.Duration(res.Requests)
-					row += fmt.Sprintf(" %.2f |", float64(per)/float64(time.Millisecond))
+				if m.cpu > 0 {
+					row += fmt.Sprintf(" %.2f |", float64(m.cpu)/float64(time.Millisecond))
 				} else {
 					row += " – |"
 				}
-				cpus = append(cpus, per)
+				cpus = append(cpus, m.cpu)
 			}
 		}
 		if len(targets) > 1 {
@@ -320,6 +350,44 @@ func (r cpuReading) since(from cpuReading) time.Duration {
 		return 0
 	}
 	return r.server - from.server + loadtest.Spent(from.db, r.db)
+}
+
+// scaleRun is one round of a request on one server.
+type scaleRun struct {
+	failed    bool
+	perSecond float64
+	p50, p99  time.Duration
+	cpu       time.Duration // a request's, 0 when not read
+}
+
+// medianRun returns the median of each figure over the rounds that did not
+// fail (each figure on its own: the median p99 need not be the median
+// round's), and false when every round failed. With an even number of
+// rounds it takes the higher of the two middle values.
+func medianRun(runs []scaleRun) (scaleRun, bool) {
+	var rate []float64
+	var p50, p99, cpu []time.Duration
+	for _, r := range runs {
+		if r.failed {
+			continue
+		}
+		rate, p50, p99 = append(rate, r.perSecond), append(p50, r.p50), append(p99, r.p99)
+		if r.cpu > 0 {
+			cpu = append(cpu, r.cpu)
+		}
+	}
+	if len(rate) == 0 {
+		return scaleRun{}, false
+	}
+	median := func(d []time.Duration) time.Duration {
+		if len(d) == 0 {
+			return 0
+		}
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	slices.Sort(rate)
+	return scaleRun{perSecond: rate[len(rate)/2], p50: median(p50), p99: median(p99), cpu: median(cpu)}, true
 }
 
 // prepare reads what t's requests need from its registry: an addon's
