@@ -319,21 +319,8 @@ func assemble(in Input, rb rulebook) (*Report, error) {
 	}
 
 	m := in.Parsed
-	// The report, and the findings of a report with few, in one
-	// allocation: most reports carry one or two.
-	block := &struct {
-		r Report
-		f [2]Finding
-	}{}
-	n := len(in.Result.Findings)
-	var findings []Finding
-	if n <= len(block.f) {
-		findings = block.f[:0:n] // no room beyond: an append elsewhere copies
-	} else {
-		findings = make([]Finding, 0, n)
-	}
+	r, findings := newReport(len(in.Result.Findings))
 	manifestHex, wiringHex := digests(in.Manifest, m)
-	r := &block.r
 	*r = Report{
 		Schema:         Schema,
 		Ruleset:        assess.Ruleset,
@@ -394,6 +381,42 @@ func assemble(in Input, rb rulebook) (*Report, error) {
 		r.Verdict = registry.VerdictFail
 	}
 	return r, nil
+}
+
+// newReport returns a zero report and an empty list with room for n
+// findings, in one allocation of about their size when n is small: most
+// reports carry one or two findings, some none, a few three or four. The
+// list has no room beyond n, so that an append elsewhere copies.
+func newReport(n int) (*Report, []Finding) {
+	switch n {
+	case 0:
+		return new(Report), []Finding{}
+	case 1:
+		b := new(struct {
+			r Report
+			f [1]Finding
+		})
+		return &b.r, b.f[:0:1]
+	case 2:
+		b := new(struct {
+			r Report
+			f [2]Finding
+		})
+		return &b.r, b.f[:0:2]
+	case 3:
+		b := new(struct {
+			r Report
+			f [3]Finding
+		})
+		return &b.r, b.f[:0:3]
+	case 4:
+		b := new(struct {
+			r Report
+			f [4]Finding
+		})
+		return &b.r, b.f[:0:4]
+	}
+	return new(Report), make([]Finding, 0, n)
 }
 
 // compareFindings is the report's total order: level descending, then code,
