@@ -99,7 +99,12 @@ func (sc *parseScratch) release() {
 		sc.scan.path = nil
 	}
 	if fields := sc.w.fieldBuf; keep(cap(fields)) {
-		clear(fields[:cap(fields)])
+		// The walker only appends to its list, and the lists it hands
+		// out are capped at their length: past fields' length nothing
+		// was written, and clearing up to it leaves the whole list zero
+		// (clearing its capacity cost a write barrier per field beyond
+		// it while the collector marks).
+		clear(fields)
 		sc.fields = fields[:0]
 	} else {
 		sc.fields = nil

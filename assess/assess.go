@@ -224,6 +224,9 @@ func (a *auditor) wiring() {
 		argv = append(argv, arg{text: s, path: argPath(i), lit: true})
 	}
 	*buf = argv
+	// Capped at its length, so that no append of the walk below writes
+	// into the pool's memory past it: putArgv clears only these words.
+	argv = argv[:len(argv):len(argv)]
 	for _, w := range argv {
 		a.blob(w.text, w.path)
 	}
@@ -242,11 +245,15 @@ var argvPool = sync.Pool{New: func() any { return new([]arg) }}
 const maxPooledArgs = 64
 
 // putArgv hands buf back to argvPool, without the manifest's strings.
+// Only the words of *buf were written (wiring's walk gets them capped at
+// their length), so clearing those leaves the whole slice zero: clearing
+// its capacity cost a write barrier per word beyond them while the
+// collector marks, which is much of the time.
 func putArgv(buf *[]arg) {
 	if cap(*buf) > maxPooledArgs {
 		return
 	}
-	clear((*buf)[:cap(*buf)])
+	clear(*buf)
 	*buf = (*buf)[:0]
 	argvPool.Put(buf)
 }
