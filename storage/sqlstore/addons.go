@@ -807,7 +807,11 @@ func (g gramSegment) cond(a *args, col string) string {
 	if g.from != "" {
 		c = append(c, col+" >= "+a.add(g.from))
 	}
-	if g.to != "" {
+	// A window's last posting (through) lies before to: the one bound
+	// then stands alone, as SQLite ends an index's range at one upper
+	// bound only and checks any other on each row of the range, to its
+	// end.
+	if g.to != "" && g.through == "" {
 		c = append(c, col+" < "+a.add(g.to))
 	}
 	if g.through != "" {
