@@ -92,6 +92,8 @@ func (dialect) WritesInWith() bool { return true }
 
 func (dialect) ProbeEach() string { return " OFFSET 0" }
 
+func (dialect) FirstThen(first, then string) string { return first + " AND " + then }
+
 // utcTime scans a timestamptz into a time.Time in UTC (pgx gives local
 // time).
 type utcTime struct{ dst *time.Time }

@@ -98,6 +98,10 @@ func (dialect) WritesInWith() bool { return false }
 
 func (dialect) ProbeEach() string { return "" }
 
+func (dialect) FirstThen(first, then string) string {
+	return "CASE WHEN " + first + " THEN " + then + " ELSE 0 END"
+}
+
 // microsTime scans integer microseconds into a time.Time in UTC.
 type microsTime struct{ dst *time.Time }
 

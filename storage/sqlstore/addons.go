@@ -1015,8 +1015,8 @@ func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, g
 	if rank >= 3 {
 		conds = append(conds, `NOT (`+r.d.Like("g.name", a.add(containsPattern(q)))+`)`)
 	}
-	// The filter first: SQLite probes in the order written, and a filter
-	// that few addons pass spares the probes of the other trigrams.
+	// The filter first (FirstThen): a filter that few addons pass spares
+	// the probes of the other trigrams.
 	var filters []string
 	if f.Tier != "" {
 		filters = append(filters, `x.tier = `+a.add(string(f.Tier)))
@@ -1024,8 +1024,9 @@ func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, g
 	if f.Verdict != "" {
 		filters = append(filters, `x.latest_verdict = `+a.add(string(f.Verdict)))
 	}
+	filtered := ""
 	if len(filters) > 0 {
-		conds = append(conds, `EXISTS (SELECT 1 FROM addons x WHERE x.name = g.name AND `+strings.Join(filters, " AND ")+`)`)
+		filtered = `EXISTS (SELECT 1 FROM addons x WHERE x.name = g.name AND ` + strings.Join(filters, " AND ") + `)`
 	}
 	// Without a filter most postings that hold the other trigrams are
 	// matches, so a batch probes about its own size: each check is an
@@ -1034,6 +1035,7 @@ func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, g
 	// order costs less than a probe each; the segment's bounds are given
 	// on the other trigrams' postings too, so that the merge starts where
 	// the segment does.
+	var others []string
 	for _, o := range grams {
 		if o == gram {
 			continue
@@ -1046,8 +1048,16 @@ func (r reader) gramCandidates(a *args, f storage.AddonFilter, q, gram string, g
 			from.through = ""
 			bound = from.cond(a, r.d.Bytewise("o.name"))
 		}
-		conds = append(conds, `EXISTS (SELECT 1 FROM addon_grams o WHERE o.gram = `+a.add(o)+` AND o.part = `+part+
+		others = append(others, `EXISTS (SELECT 1 FROM addon_grams o WHERE o.gram = `+a.add(o)+` AND o.part = `+part+
 			` AND `+r.d.Bytewise("o.name")+` = `+gname+bound+`)`)
+	}
+	switch {
+	case filtered != "" && len(others) > 0:
+		conds = append(conds, r.d.FirstThen(filtered, strings.Join(others, " AND ")))
+	case filtered != "":
+		conds = append(conds, filtered)
+	default:
+		conds = append(conds, others...)
 	}
 	return `SELECT g.name AS name FROM addon_grams g WHERE ` + strings.Join(conds, " AND ")
 }

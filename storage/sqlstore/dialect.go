@@ -116,4 +116,12 @@ type Dialect interface {
 	// trigram's postings to check a few names); "" on SQLite, which
 	// probes per row anyway.
 	ProbeEach() string
+
+	// FirstThen returns a condition true where first and then hold,
+	// then evaluated only on the rows first holds on, so that a test few
+	// rows pass spares the others' probes: CASE on SQLite, whose planner
+	// may evaluate a WHERE clause's EXISTS terms in another order than
+	// written; first AND then on PostgreSQL, whose planner chooses how to
+	// join each EXISTS and would lose that choice inside a CASE.
+	FirstThen(first, then string) string
 }
