@@ -908,18 +908,18 @@ func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeA
 }
 
 // gramRank returns the first need addons matching f in rank rank within
-// seg, reading the postings of gram in the rank's part in name order, a
-// window at a time, each window in one statement, and the name of the last
-// posting it read. A window is the next w postings of gram in seg (w
-// taken from *budget, which the postings read are counted off); of its
-// names, those of addons that match (the rank's condition and f) are read
-// by primary key, in name order, and the next window starts after its last
-// posting, until the page is full, the postings end or *budget is spent.
-// The first window is eight times the page, each next one twice the last
-// (a window costs a statement, and reading the postings' key alone is
-// cheap: the candidates' rules and rows are read only until the page is
-// full); each reads at least the page and one more posting, so a page
-// that stops has read past its position.
+// seg, reading the postings of gram in the rank's part in name order, and
+// the name of the last posting it read. It reads one window, in one
+// statement: the next w postings of gram in seg, w being what is left of
+// *budget (which the postings read are counted off), but at least the
+// page and one more posting, so that a page that stops has read past its
+// position. Of the window's names, those of addons that match (the rank's
+// condition and f) are read by primary key, in name order, up to need:
+// the candidates' rules and rows are read only until the page is full,
+// while reading the postings' key alone is cheap, so a window as large as
+// the budget costs little more than a small one where matches are dense,
+// and spares the statements of further windows where they are sparse (a
+// statement costs more than a hundred postings read).
 //
 // The window keeps only the postings whose names may still be a match,
 // which the postings' index and the filters' indexes tell without reading
@@ -931,67 +931,62 @@ func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeA
 // substring index instead: the candidates are a subquery with its own
 // LIMIT.)
 func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment, need int, budget *int) (out []rankedAddon, last string, err error) {
-	for w := 8 * (need + 1); ; w *= 2 {
-		w = max(min(w, *budget), need+1)
-		var a args
-		byName := f
-		byName.Query = ""
-		where, err := r.addonWhere(&a, byName)
-		if err != nil {
-			return nil, "", fmt.Errorf("search addons: %w", err)
-		}
-		where = append(where, r.d.Like("search_text", a.add(containsPattern(q))), r.searchRankSQL(&a, q)+" = "+a.add(rank))
-		gname := r.d.Bytewise("g.name")
-		// The window: how many postings it holds, and the last. Its
-		// candidates are the postings up to the last that pass
-		// gramCandidates' rules.
-		window := `SELECT count(*) AS raw_n, max(n) AS raw_last FROM (SELECT ` + gname + ` AS n FROM addon_grams g WHERE g.gram = ` +
-			a.add(gram) + ` AND g.part = ` + a.add(rankPart(rank)) + seg.cond(&a, gname) + ` ORDER BY ` + gname + ` LIMIT ` + a.add(w) + `) win`
-		bounded := seg
-		bounded.through = `(SELECT raw_last FROM (` + window + `) b)`
-		cands := r.gramCandidates(&a, f, q, gram, grams, rank, bounded) + ` ORDER BY ` + gname + ` LIMIT ` + a.add(w)
-		// The matches, then one more row for the window's figures. Its
-		// addon columns are those of any addon and are not read: a row
-		// of a UNION must have the matches' columns, and the window may
-		// hold no match.
-		query := `SELECT ` + addonCols + `, 1 AS hit, 0 AS raw_n, '' AS raw_last FROM (SELECT ` + qualified("a.", addonCols) + ` FROM (` + cands +
-			`) k JOIN (SELECT ` + addonCols + `, CASE WHEN ` + strings.Join(where, " AND ") + ` THEN 1 ELSE 0 END AS hit FROM addons) a ` +
-			`ON a.name = k.name WHERE a.hit = 1 ORDER BY ` + r.d.Bytewise("k.name") + ` LIMIT ` + a.add(need) + `) m ` +
-			`UNION ALL SELECT ` + qualified("c.", addonCols) + `, 0, s.raw_n, s.raw_last FROM (` + window + `) s ` +
-			`JOIN (SELECT ` + addonCols + ` FROM addons LIMIT 1) c ON s.raw_n > 0`
-		type windowRow struct {
-			rankedAddon
-			hit, rawN int
-			rawLast   string
-		}
-		rows, err := list(r, ctx, "search addons", func(row Row) (windowRow, error) {
-			x := windowRow{rankedAddon: rankedAddon{rank: rank}}
-			dst, finish := r.addonFields(&x.addon)
-			if err := row.Scan(append(dst, &x.hit, &x.rawN, &x.rawLast)...); err != nil {
-				return x, err
-			}
-			finish()
-			return x, nil
-		}, query, a...)
-		if err != nil {
-			return nil, "", err
-		}
-		n, start := 0, len(out)
-		for _, x := range rows {
-			if x.hit == 1 {
-				out, need = append(out, x.rankedAddon), need-1
-			} else {
-				n, last = x.rawN, x.rawLast
-			}
-		}
-		// A UNION ALL's rows come in no order SQL promises.
-		slices.SortFunc(out[start:], func(x, y rankedAddon) int { return strings.Compare(x.addon.Name, y.addon.Name) })
-		*budget -= n
-		if need == 0 || n < w || *budget <= 0 {
-			return out, last, nil
-		}
-		seg.after, seg.from = last, ""
+	w := max(*budget, need+1)
+	var a args
+	byName := f
+	byName.Query = ""
+	where, err := r.addonWhere(&a, byName)
+	if err != nil {
+		return nil, "", fmt.Errorf("search addons: %w", err)
 	}
+	where = append(where, r.d.Like("search_text", a.add(containsPattern(q))), r.searchRankSQL(&a, q)+" = "+a.add(rank))
+	gname := r.d.Bytewise("g.name")
+	// The window: how many postings it holds, and the last. Its
+	// candidates are the postings up to the last that pass
+	// gramCandidates' rules.
+	window := `SELECT count(*) AS raw_n, max(n) AS raw_last FROM (SELECT ` + gname + ` AS n FROM addon_grams g WHERE g.gram = ` +
+		a.add(gram) + ` AND g.part = ` + a.add(rankPart(rank)) + seg.cond(&a, gname) + ` ORDER BY ` + gname + ` LIMIT ` + a.add(w) + `) win`
+	bounded := seg
+	bounded.through = `(SELECT raw_last FROM (` + window + `) b)`
+	cands := r.gramCandidates(&a, f, q, gram, grams, rank, bounded) + ` ORDER BY ` + gname + ` LIMIT ` + a.add(w)
+	// The matches, then one more row for the window's figures. Its
+	// addon columns are those of any addon and are not read: a row of a
+	// UNION must have the matches' columns, and the window may hold no
+	// match.
+	query := `SELECT ` + addonCols + `, 1 AS hit, 0 AS raw_n, '' AS raw_last FROM (SELECT ` + qualified("a.", addonCols) + ` FROM (` + cands +
+		`) k JOIN (SELECT ` + addonCols + `, CASE WHEN ` + strings.Join(where, " AND ") + ` THEN 1 ELSE 0 END AS hit FROM addons) a ` +
+		`ON a.name = k.name WHERE a.hit = 1 ORDER BY ` + r.d.Bytewise("k.name") + ` LIMIT ` + a.add(need) + `) m ` +
+		`UNION ALL SELECT ` + qualified("c.", addonCols) + `, 0, s.raw_n, s.raw_last FROM (` + window + `) s ` +
+		`JOIN (SELECT ` + addonCols + ` FROM addons LIMIT 1) c ON s.raw_n > 0`
+	type windowRow struct {
+		rankedAddon
+		hit, rawN int
+		rawLast   string
+	}
+	rows, err := list(r, ctx, "search addons", func(row Row) (windowRow, error) {
+		x := windowRow{rankedAddon: rankedAddon{rank: rank}}
+		dst, finish := r.addonFields(&x.addon)
+		if err := row.Scan(append(dst, &x.hit, &x.rawN, &x.rawLast)...); err != nil {
+			return x, err
+		}
+		finish()
+		return x, nil
+	}, query, a...)
+	if err != nil {
+		return nil, "", err
+	}
+	n := 0
+	for _, x := range rows {
+		if x.hit == 1 {
+			out = append(out, x.rankedAddon)
+		} else {
+			n, last = x.rawN, x.rawLast
+		}
+	}
+	// A UNION ALL's rows come in no order SQL promises.
+	slices.SortFunc(out, func(x, y rankedAddon) int { return strings.Compare(x.addon.Name, y.addon.Name) })
+	*budget -= n
+	return out, last, nil
 }
 
 // gramCandidates returns the query of the names, as g.name, whose postings
