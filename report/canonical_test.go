@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,42 +149,6 @@ func FuzzEncode(f *testing.F) {
 		}
 		checkEncode(t, r)
 	})
-}
-
-// TestPlainWord holds plainWord to asIs: a word passes exactly when each
-// of its bytes is one asIs marks, for every byte at every position among
-// bytes that pass, and for random words.
-func TestPlainWord(t *testing.T) {
-	for c := range 256 {
-		for pos := range 8 {
-			w := []byte("abcdefgh")
-			w[pos] = byte(c)
-			if got, want := plainWord(word(string(w))), asIs[c]; got != want {
-				t.Errorf("plainWord(%q) = %v, want %v", w, got, want)
-			}
-		}
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 200000 {
-		var w [8]byte
-		want := true
-		for i := range w {
-			// Mostly bytes near the edges of the range, where a carry or
-			// a borrow would show.
-			switch r.IntN(3) {
-			case 0:
-				w[i] = byte(r.IntN(256))
-			case 1:
-				w[i] = byte(0x1e + r.IntN(6))
-			default:
-				w[i] = byte(0x7c + r.IntN(6))
-			}
-			want = want && asIs[w[i]]
-		}
-		if got := plainWord(word(string(w[:]))); got != want {
-			t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
-		}
-	}
 }
 
 // TestEncodedSizeHint: for every golden report, the capacity Encode starts

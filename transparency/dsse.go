@@ -10,9 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+
+	"github.com/registryd/registryd/internal/canonjson"
 )
 
 // PayloadType is the DSSE payloadType of a registryd report envelope.
@@ -79,7 +80,7 @@ func AssembleEnvelope(report, signatures []byte) []byte {
 	dst = append(dst, `{"payload":"`...)
 	dst = base64.StdEncoding.AppendEncode(dst, report)
 	dst = append(dst, `","payloadType":`...)
-	dst = appendJSONString(dst, PayloadType)
+	dst = canonjson.AppendString(dst, PayloadType)
 	dst = append(dst, `,"signatures":`...)
 	dst = append(dst, signatures...)
 	return append(dst, '}')
@@ -99,9 +100,9 @@ func appendEnvelope(dst []byte, env *dsse.Envelope) []byte {
 	}
 	dst = slices.Grow(dst, n)
 	dst = append(dst, `{"payload":`...)
-	dst = appendJSONString(dst, env.Payload)
+	dst = canonjson.AppendString(dst, env.Payload)
 	dst = append(dst, `,"payloadType":`...)
-	dst = appendJSONString(dst, env.PayloadType)
+	dst = canonjson.AppendString(dst, env.PayloadType)
 	dst = append(dst, `,"signatures":`...)
 	dst = appendSignatures(dst, env.Signatures)
 	return append(dst, '}')
@@ -119,62 +120,12 @@ func appendSignatures(dst []byte, sigs []dsse.Signature) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"keyid":`...)
-		dst = appendJSONString(dst, s.KeyID)
+		dst = canonjson.AppendString(dst, s.KeyID)
 		dst = append(dst, `,"sig":`...)
-		dst = appendJSONString(dst, s.Sig)
+		dst = canonjson.AppendString(dst, s.Sig)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
-}
-
-// appendJSONString appends s as an RFC 8785 string (§3.2.2.2): `"` and `\`
-// escaped with a backslash; U+0008, U+0009, U+000A, U+000C and U+000D as
-// \b, \t, \n, \f and \r; every other control below U+0020 as \u00hh in
-// lower-case hex; everything else (U+2028, U+2029, <, > and & included) as
-// its UTF-8 bytes. A byte that does not start a valid UTF-8 sequence is
-// written as U+FFFD, as encoding/json replaces it before canonicalization.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0 // s[start:i] is to be copied as it is
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\ufffd"...)
-				start = i + 1
-			}
-			i += size
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // OpenEnvelope verifies a DSSE envelope against the given keys and returns

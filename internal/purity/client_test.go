@@ -10,11 +10,12 @@ import (
 
 // clientSide are the packages of this module that package client (what an
 // install client runs on a user's machine) may depend on: the report it
-// decodes and what that is built from, the formats it verifies, and the
-// rule for text it prints. Nothing of the server — storage, the workflow,
+// decodes and what that is built from, the formats it verifies (and the
+// canonical JSON strings they are written with), and the rule for text it
+// prints. Nothing of the server — storage, the workflow,
 // the HTTP surface, the job queue, a database driver — so that importing
 // the client brings none of it.
-var clientSide = []string{"client", "transparency", "report", "assess", "addon", "envpolicy", "registry", "safetext"}
+var clientSide = []string{"client", "transparency", "report", "assess", "addon", "envpolicy", "registry", "safetext", "internal/canonjson"}
 
 func TestClientStaysClientSide(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
