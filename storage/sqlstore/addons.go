@@ -57,6 +57,18 @@ func (r reader) Addon(ctx context.Context, name string) (registry.Addon, error) 
 	return a, nil
 }
 
+// filterWhere returns the WHERE terms of f's tier, verdict and other
+// filters without its search text: the terms each search query adds its
+// own conditions on the text to.
+func (r reader) filterWhere(a *args, f storage.AddonFilter) ([]string, error) {
+	f.Query = ""
+	where, err := r.addonWhere(a, f)
+	if err != nil {
+		return nil, fmt.Errorf("search addons: %w", err)
+	}
+	return where, nil
+}
+
 // addonWhere returns the WHERE terms selecting the addons f matches,
 // values bound through a. An unknown Tier is a validation error naming the
 // field "tier".
@@ -259,11 +271,9 @@ func (r reader) addonsByRelevance(ctx context.Context, f storage.AddonFilter, c 
 	}
 	if end, ok := prefixEnd(q); ok && from.rank <= 1 {
 		var a args
-		byName := f
-		byName.Query = ""
-		where, err := r.addonWhere(&a, byName)
+		where, err := r.filterWhere(&a, f)
 		if err != nil {
-			return nil, "", fmt.Errorf("search addons: %w", err)
+			return nil, "", err
 		}
 		where = append(where, name+" >= "+a.add(q), name+" < "+a.add(end))
 		if c != nil {
@@ -423,11 +433,9 @@ func (r reader) rankMatches(ctx context.Context, f storage.AddonFilter, q string
 	if part == "" {
 		return nil, false, nil
 	}
-	byName := f
-	byName.Query = ""
-	where, err := r.addonWhere(&a, byName)
+	where, err := r.filterWhere(&a, f)
 	if err != nil {
-		return nil, false, fmt.Errorf("search addons: %w", err)
+		return nil, false, err
 	}
 	// The part holding q implies the search text does, which the rank's
 	// condition assumes.
@@ -477,11 +485,9 @@ func (r reader) rankMatches(ctx context.Context, f storage.AddonFilter, q string
 // match f in rank from.rank, how many names it read, and the last of them.
 func (r reader) walkRank(ctx context.Context, f storage.AddonFilter, q string, from rankPos, need, budget int) (hits []rankedAddon, read int, last string, err error) {
 	var a args
-	byName := f
-	byName.Query = ""
-	where, err := r.addonWhere(&a, byName)
+	where, err := r.filterWhere(&a, f)
 	if err != nil {
-		return nil, 0, "", fmt.Errorf("search addons: %w", err)
+		return nil, 0, "", err
 	}
 	where = append(where, r.d.Like("search_text", a.add(containsPattern(q))), r.searchRankSQL(&a, q)+" = "+a.add(from.rank))
 	name := r.d.Bytewise("name")
@@ -933,11 +939,9 @@ func (r reader) rarestGrams(ctx context.Context, grams []string, at []gramProbeA
 func (r reader) gramRank(ctx context.Context, f storage.AddonFilter, q, gram string, grams []string, rank int, seg gramSegment, need int, budget *int) (out []rankedAddon, last string, err error) {
 	w := max(*budget, need+1)
 	var a args
-	byName := f
-	byName.Query = ""
-	where, err := r.addonWhere(&a, byName)
+	where, err := r.filterWhere(&a, f)
 	if err != nil {
-		return nil, "", fmt.Errorf("search addons: %w", err)
+		return nil, "", err
 	}
 	where = append(where, r.d.Like("search_text", a.add(containsPattern(q))), r.searchRankSQL(&a, q)+" = "+a.add(rank))
 	gname := r.d.Bytewise("g.name")
