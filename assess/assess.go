@@ -27,8 +27,13 @@ import (
 // re-assessed and rendered again. 2026.11.2: reports carry the wiring
 // digest, and their tier is bound to it. 2026.12.1: cmd.exe, PowerShell,
 // wsl and ssh lines, Deno, command strings, command-line env values and
-// artifacts are read; doc_placeholder and command_line.
-const Ruleset = "2026.12.1"
+// artifacts are read; doc_placeholder and command_line. 2026.12.2: ssh's
+// options after the destination, git's -c command-line values, Deno's
+// options before its subcommand, programs' own pagers and editors
+// (GH_PAGER, KUBE_EDITOR …) and RSYNC_RSH as command-line env values;
+// tsx, ts-node, Julia, Groovy, PHP's -B/-R/-E and awk programs are inline
+// code.
+const Ruleset = "2026.12.2"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -391,7 +396,7 @@ func (a *auditor) envBlock() {
 				a.add(CodeForbiddenEnv, p, msg)
 			}
 		}
-		command := commandEnv[strings.ToUpper(k)]
+		command := commandEnvName(k)
 		if command {
 			a.envCommand(arg{text: v, path: p, lit: true}, 0)
 		}
@@ -473,16 +478,26 @@ func (a *auditor) envSet(key string, value arg, depth int) {
 
 // envValue judges the value of a variable that holds a command line.
 func (a *auditor) envValue(key string, value arg, depth int) {
-	if value.lit && commandEnv[strings.ToUpper(key)] {
+	if value.lit && commandEnvName(key) {
 		a.envCommand(value, depth)
 	}
 }
 
 // commandEnv are variables whose value a program runs as a command line
 // through a shell (git, man, less, sudo …, when they need a pager, an
-// editor, an ssh transport or a browser).
+// editor, an ssh transport or a browser), or splits into one (rsync's
+// remote shell, whose ssh options may run commands here).
 var commandEnv = set("GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-	"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE")
+	"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE", "RSYNC_RSH")
+
+// commandEnvName reports whether the variable key holds a command line:
+// one of commandEnv, or a program's own pager or editor, which programs
+// name after themselves (GH_PAGER, PSQL_PAGER, SYSTEMD_PAGER, AWS_PAGER,
+// KUBE_EDITOR, SUDO_EDITOR …) and run the same way.
+func commandEnvName(key string) bool {
+	k := strings.ToUpper(key)
+	return commandEnv[k] || strings.HasSuffix(k, "_PAGER") || strings.HasSuffix(k, "_EDITOR")
+}
 
 // envCommand judges the value of a command-line variable like any script
 // the wiring runs, one quoting level down. The program runs it only when it

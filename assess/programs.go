@@ -168,10 +168,15 @@ func init() {
 		"npm": pkgManager, "pnpm": pkgManager, "yarn": pkgManager, "bun": pkgManager,
 		// Interpreters: a program written inline is inline code.
 		"python": interpreter, "node": interpreter, "perl": interpreter, "ruby": interpreter, "php": interpreter,
-		"lua": interpreter, "osascript": interpreter, "rscript": interpreter,
+		"lua": interpreter, "osascript": interpreter, "rscript": interpreter, "tsx": interpreter, "ts-node": interpreter,
+		"julia": interpreter, "groovy": interpreter,
+		// awk: its first word that is not an option is a program.
+		"awk": {judge: (*auditor).awk}, "gawk": {judge: (*auditor).awk}, "mawk": {judge: (*auditor).awk},
+		"nawk":  {judge: (*auditor).awk},
 		"tclsh": interpreter, "jshell": interpreter,
-		// Tools with subcommands that fetch.
-		"git": networkSubcommands("clone", "fetch", "pull", "ls-remote"),
+		// Tools with subcommands that fetch (git, whose -c values may also
+		// be command lines).
+		"git": {judge: (*auditor).git},
 		"pip": networkSubcommands("install", "download"), "pip3": networkSubcommands("install", "download"),
 		"go": {judge: (*auditor).goTool},
 		// Schedulers and service managers: registering a program is

@@ -91,7 +91,7 @@ var ruleTable = []registry.Rule{
 		"The wiring sets an environment variable that turns a trusted program into another one (loader, interpreter option, PATH) or selects the user's configuration or credentials (HOME, AWS_PROFILE, KUBECONFIG …); at most 8 per env block are listed.",
 		"Remove the variable. A credential or configuration selector (AWS_PROFILE, KUBECONFIG, GOOGLE_APPLICATION_CREDENTIALS, HOME …) is refused by the host that spawns the server, so the manifest would not install: leave it out, and the server reads the user's own profile or file from the user's environment. Pass any other setting as a program argument or a config file of the server."),
 	rule(CodeInlineCode, registry.LevelDanger, true,
-		"An interpreter runs a program written inline in the wiring (python -c, node -e, perl -e, deno eval …), also behind a wrapper (uv run python -c, poetry run …) or in a command string.",
+		"An interpreter runs a program written inline in the wiring (python -c, node -e, perl -e, deno eval, an awk program …), also behind a wrapper (uv run python -c, poetry run …) or in a command string.",
 		"Ship the program as a file of a pinned package and run that."),
 	rule(CodeUnparsableShell, registry.LevelWarn, true,
 		"A shell script, encoded command or wrapper chain of the wiring could not be parsed, or is beyond the analysis limits (8 nested scripts or wrappers, 32 wrappers on one command line, 64 nested brackets, 16 KiB per script, 10,000 syntax nodes per audit).",

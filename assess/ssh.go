@@ -17,39 +17,54 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 	info := cmdInfo{name: c.name, fetches: c.name == "sftp"}
 	args := c.args()
 	subsystem := false
-	i := 0
-	for ; i < len(args); i++ {
-		t := args[i].text
-		if t == "--" {
-			i++
-			break
+	// options reads options from args[i:] as ssh's getopt does: it returns
+	// the index of the first word that is not one, and whether -- ended
+	// them.
+	options := func(i int) (int, bool) {
+		for ; i < len(args); i++ {
+			t := args[i].text
+			if t == "--" {
+				return i + 1, true
+			}
+			if len(t) < 2 || t[0] != '-' {
+				return i, false
+			}
+			for j := 1; j < len(t); j++ {
+				if t[j] == 's' {
+					subsystem = true
+				}
+				if strings.IndexByte(sshValueFlags, t[j]) < 0 {
+					continue
+				}
+				v := arg{text: t[j+1:], path: args[i].path, lit: args[i].lit}
+				if v.text == "" && i+1 < len(args) {
+					i++
+					v = args[i]
+				}
+				if t[j] == 'o' {
+					a.sshOption(v, c.depth)
+				}
+				break
+			}
 		}
-		if len(t) < 2 || t[0] != '-' {
-			break
-		}
-		for j := 1; j < len(t); j++ {
-			if t[j] == 's' {
-				subsystem = true
-			}
-			if strings.IndexByte(sshValueFlags, t[j]) < 0 {
-				continue
-			}
-			v := arg{text: t[j+1:], path: args[i].path, lit: args[i].lit}
-			if v.text == "" && i+1 < len(args) {
-				i++
-				v = args[i]
-			}
-			if t[j] == 'o' {
-				a.sshOption(v, c.depth)
-			}
-			break
-		}
+		return i, false
 	}
-	if c.name != "ssh" || subsystem || i+1 >= len(args) {
+	host, ended := options(0)
+	if c.name != "ssh" || host >= len(args) {
+		return info
+	}
+	// OpenSSH reads options again after the destination unless -- ended
+	// them before it: `ssh host -o ProxyCommand=… cmd` runs that
+	// ProxyCommand here, and `ssh host -- cmd` runs cmd there.
+	command := host + 1
+	if !ended {
+		command, _ = options(command)
+	}
+	if subsystem || command >= len(args) {
 		return info
 	}
 	saved := a.inferred
-	a.shellLine(args[i+1:], c.depth, false, false)
+	a.shellLine(args[command:], c.depth, false, false)
 	a.inferred = saved
 	return info
 }

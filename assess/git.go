@@ -1,0 +1,112 @@
+package assess
+
+import "strings"
+
+// gitValueOptions are git's options before the subcommand that take the
+// next word as their value when it is not joined with `=`.
+var gitValueOptions = set("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env")
+
+// gitNetwork are the subcommands that reach a remote.
+var gitNetwork = set("clone", "fetch", "pull", "ls-remote")
+
+// git judges git: the subcommands that reach a remote use the network, and
+// a configuration value given with -c that git runs as a command line
+// (core.sshCommand, core.pager, an alias starting with `!` …) is judged
+// like any script, as the same value in GIT_SSH_COMMAND or GIT_PAGER is.
+func (a *auditor) git(c invocation) cmdInfo {
+	args := c.args()
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" || len(t) < 2 || t[0] != '-' {
+			break
+		}
+		name, _, joined := strings.Cut(t, "=")
+		if !gitValueOptions[name] || joined {
+			continue
+		}
+		if i+1 >= len(args) {
+			break
+		}
+		i++
+		if t == "-c" {
+			a.gitConfig(args[i], c.depth)
+		}
+	}
+	if i < len(args) && gitNetwork[args[i].text] {
+		a.inferred.Network = true
+	}
+	return cmdInfo{name: c.name}
+}
+
+// gitConfig judges one `-c key=value` of git: the value is a command line
+// when the key names one. git runs it only when it needs it, so what it
+// does is not counted as what the server uses.
+func (a *auditor) gitConfig(kv arg, depth int) {
+	if !kv.lit {
+		return
+	}
+	key, value, ok := strings.Cut(kv.text, "=")
+	if !ok {
+		return
+	}
+	script, ok := gitCommandValue(key, value)
+	if !ok {
+		return
+	}
+	a.envCommand(arg{text: script, path: kv.path, lit: true}, depth)
+}
+
+// gitCommandValue returns the command line that the configuration value
+// value of key holds, and whether it holds one. The section and the last
+// part of a key are case-insensitive; a subsection (diff.<driver>.command)
+// is written between them.
+func gitCommandValue(key, value string) (string, bool) {
+	key = strings.ToLower(key)
+	section, rest, _ := strings.Cut(key, ".")
+	name := rest
+	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+		name = rest[i+1:]
+	}
+	sub := rest != name // a key with a subsection
+	switch {
+	case !sub && gitCommandKeys[section+"."+name]:
+	case sub && gitSubsectionCommandKeys[section+".*."+name]:
+	case section == "pager":
+		// pager.<command>: a boolean, or the pager to use for it.
+		if _, isBool := gitBooleans[strings.ToLower(strings.TrimSpace(value))]; isBool {
+			return "", false
+		}
+	case section == "alias" || (section == "credential" && name == "helper"):
+		// Only a value starting with `!` is a shell command; otherwise an
+		// alias names git's own subcommand and a helper git-credential-<name>.
+		v := strings.TrimSpace(value)
+		if !strings.HasPrefix(v, "!") {
+			return "", false
+		}
+		return v[1:], true
+	default:
+		return "", false
+	}
+	if key == "core.fsmonitor" {
+		// true or false select git's own monitor; anything else is a hook
+		// it runs.
+		if _, isBool := gitBooleans[strings.ToLower(strings.TrimSpace(value))]; isBool {
+			return "", false
+		}
+	}
+	return value, true
+}
+
+// gitCommandKeys are the keys without a subsection whose value git runs
+// as a command line.
+var gitCommandKeys = set("core.sshcommand", "core.pager", "core.editor", "core.askpass", "core.fsmonitor",
+	"core.gitproxy", "diff.external", "sequence.editor", "gpg.program", "uploadpack.packobjectshook")
+
+// gitSubsectionCommandKeys are those with a subsection (a diff or merge
+// driver, a difftool, a filter, a signing format), written with * for it.
+var gitSubsectionCommandKeys = set("diff.*.command", "diff.*.textconv", "difftool.*.cmd", "mergetool.*.cmd",
+	"merge.*.driver", "filter.*.clean", "filter.*.smudge", "filter.*.process", "gpg.*.program")
+
+// gitBooleans are the spellings of a git boolean.
+var gitBooleans = map[string]struct{}{"true": {}, "false": {}, "yes": {}, "no": {}, "on": {}, "off": {}, "1": {}, "0": {}, "": {}}
