@@ -32,8 +32,9 @@ import (
 // options before its subcommand, programs' own pagers and editors
 // (GH_PAGER, KUBE_EDITOR …) and RSYNC_RSH as command-line env values;
 // tsx, ts-node, Julia, Groovy, PHP's -B/-R/-E and awk programs are inline
-// code.
-const Ruleset = "2026.12.2"
+// code. 2026.12.3: the interpreter a package runner starts (npx tsx -e,
+// uvx python -c), and npx -p's command after --.
+const Ruleset = "2026.12.3"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -221,6 +221,16 @@ func TestAuditInlineBehindWrappers(t *testing.T) {
 		{"command string", stdio(`uv run python -c "print(1)"`), []string{"danger inline_code mcp.command", "warn command_line mcp.command"}, true, false},
 		{"wrappers within wrappers", stdio("env", "A=1", "tini", "--", "hatch", "run", "python", "-c", "x"), []string{"danger inline_code mcp.args[7]"}, false, false},
 		{"cmd /c string", stdio("cmd", "/c", "node -e \"require('x')\""), []string{"danger inline_code mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
+		// Package runners start interpreters too.
+		{"npx runs tsx -e", stdio("npx", "-y", "tsx@4.19.0", "-e", "console.log(1)"), []string{"danger inline_code mcp.args[3]"}, true, false},
+		{"npx -p installs the interpreter", stdio("npx", "-p", "tsx@4.19.0", "tsx", "-e", "1"), []string{"danger inline_code mcp.args[4]"}, true, false},
+		{"npx -p, then --", stdio("npx", "-p", "ts-node@10.9.2", "--", "ts-node", "--eval", "1"), []string{"danger inline_code mcp.args[5]"}, true, false},
+		{"uvx python -c", stdio("uvx", "python@3.12", "-c", "import os"), []string{"danger inline_code mcp.args[2]"}, true, false},
+		{"uvx --from, then python -c", stdio("uvx", "--from", "pkg==1.0", "python", "-c", "1"), []string{"danger inline_code mcp.args[4]"}, true, false},
+		{"uv tool run python -c", stdio("uv", "tool", "run", "python@3.12", "-c", "1"), []string{"danger inline_code mcp.args[4]"}, true, false},
+		{"a server package's own -e option is not a program", stdio("npx", "-y", "mcp-server-x@1.0.0", "-e", "1"), []string{}, true, false},
+		{"npx -p proxy, then --: the proxy's target", stdio("npx", "-p", "mcp-remote@0.1.0", "--", "mcp-remote", "https://x.example/mcp"), []string{
+			"danger remote_endpoint mcp.args[4]"}, true, false},
 	})
 }
 

