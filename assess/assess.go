@@ -33,8 +33,9 @@ import (
 // (GH_PAGER, KUBE_EDITOR …) and RSYNC_RSH as command-line env values;
 // tsx, ts-node, Julia, Groovy, PHP's -B/-R/-E and awk programs are inline
 // code. 2026.12.3: the interpreter a package runner starts (npx tsx -e,
-// uvx python -c), and npx -p's command after --.
-const Ruleset = "2026.12.3"
+// uvx python -c), and npx -p's command after --. 2026.12.4: a container
+// given the host's memory or a raw disk device is container_host_access.
+const Ruleset = "2026.12.4"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

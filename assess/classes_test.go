@@ -153,6 +153,20 @@ func TestAuditGitConfig(t *testing.T) {
 	})
 }
 
+func TestAuditContainerDevices(t *testing.T) {
+	runCases(t, []auditCase{
+		{"a raw disk", stdio("docker", "run", "--device", "/dev/sda", "img:1"), []string{"danger container_host_access mcp.args[2]"}, true, false},
+		{"host memory, joined", stdio("podman", "run", "--device=/dev/mem", "img:1"), []string{"danger container_host_access mcp.args[1]"}, true, false},
+		{"an NVMe disk mapped to another name", stdio("docker", "run", "--device", "/dev/nvme0n1:/dev/xvda:r", "img:1"), []string{
+			"danger container_host_access mcp.args[2]"}, true, false},
+		{"a device-mapper volume", stdio("docker", "run", "--device", "/dev/mapper/root", "img:1"), []string{"danger container_host_access mcp.args[2]"}, true, false},
+		{"a GPU is not the host", stdio("docker", "run", "--device", "/dev/dri", "img:1"), []string{}, true, false},
+		{"a sound device is not the host", stdio("docker", "run", "--device", "/dev/snd", "img:1"), []string{}, true, false},
+		{"a serial port is not the host", stdio("docker", "run", "--device", "/dev/ttyUSB0", "img:1"), []string{}, true, false},
+		{"a raw disk mounted as a volume", stdio("docker", "run", "-v", "/dev/sda1:/disk", "img:1"), []string{"danger container_host_access mcp.args[2]"}, true, false},
+	})
+}
+
 func TestAuditSSHRemote(t *testing.T) {
 	runCases(t, []auditCase{
 		{"remote command chain", stdio("ssh", "-t", "u@gpu", "cd", "/srv", "&&", "python", "s.py"), []string{

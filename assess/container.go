@@ -162,15 +162,41 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 		s := strings.TrimRight(strings.ReplaceAll(src, `\`, "/"), "/")
 		switch {
 		case s == "" && strings.HasPrefix(src, "/"), strings.HasSuffix(s, "docker.sock"), strings.HasSuffix(s, "podman.sock"),
-			s == "/etc", s == "/root", s == "/var/run", s == "/run", s == "/proc", s == "/sys", s == "/dev":
+			s == "/etc", s == "/root", s == "/var/run", s == "/run", s == "/proc", s == "/sys", s == "/dev", hostControlDevice(s):
 			a.add(CodeContainerHostAccess, v.path, "mounts a host location that gives the container control of the host")
 		}
 		if persistencePath(src) {
 			a.add(CodePersistence, v.path, "mounts a location that runs code at login or boot into the container")
+		}
+	case "--device":
+		// --device=/dev/sda:/dev/xvdc:rwm: the host's device comes first.
+		if host, _, _ := strings.Cut(v.text, ":"); hostControlDevice(host) {
+			a.add(CodeContainerHostAccess, v.path, "gives the container the host device "+safeText(host, 80)+", which reaches the host's memory or disks")
 		}
 	case "--pull":
 		if strings.ToLower(v.text) == "never" {
 			*pull = false
 		}
 	}
+}
+
+// hostControlDevice reports whether a host device handed to a container
+// reaches the host's memory (/dev/mem, /dev/kmem, /dev/port) or a raw disk
+// (/dev/sda, /dev/nvme0n1, /dev/mapper/…), from which the host can be read
+// and rewritten.
+func hostControlDevice(p string) bool {
+	name, ok := strings.CutPrefix(strings.TrimRight(p, "/"), "/dev/")
+	if !ok {
+		return false
+	}
+	switch name {
+	case "mem", "kmem", "port":
+		return true
+	}
+	for _, disk := range []string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "dm-", "mapper/", "disk/"} {
+		if strings.HasPrefix(name, disk) && len(name) > len(disk) {
+			return true
+		}
+	}
+	return false
 }

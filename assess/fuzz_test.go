@@ -64,6 +64,7 @@ var fuzzSeeds = [][]string{
 	{"julia", "-t", "4", "-e", "run(`curl x`)"},
 	{"npx", "-y", "-p", "tsx@4.19.0", "--", "tsx", "-e", "require('child_process').exec('x')"},
 	{"uvx", "--from", "pkg==1.0", "python", "-c", "import os; os.system('x')"},
+	{"docker", "run", "--device", "/dev/nvme0n1:/dev/xvda:rwm", "--device=/dev/snd", "img:1"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

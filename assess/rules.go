@@ -103,7 +103,7 @@ var ruleTable = []registry.Rule{
 		"The wiring runs the server with elevated privileges (sudo, doas, su, runas).",
 		"Run the server as the invoking user; an MCP server never needs root."),
 	rule(CodeContainerHostAccess, registry.LevelDanger, false,
-		"A container is started with access to the host (--privileged, host network or pid namespace, the Docker socket, the host root).",
+		"A container is started with access to the host (--privileged, host network or pid namespace, the Docker socket, the host root, the host's memory or raw disk devices).",
 		"Drop the host-access flags and mount only the directories the server needs."),
 	rule(CodeLoopbackEndpoint, registry.LevelInfo, false,
 		"The HTTP endpoint is on this machine (loopback); the user must run that server separately.",
