@@ -266,6 +266,7 @@ func TestAuditInlineInterpreters(t *testing.T) {
 		{"awk program after --", stdio("awk", "--", "{ print }"), []string{"danger inline_code mcp.args[1]"}, false, false},
 		{"awk program from a file", stdio("mawk", "-f", "prog.awk", "in.txt"), []string{}, false, false},
 		{"awk program file attached", stdio("awk", "-fprog.awk"), []string{}, false, false},
+		{"-f as an option's value is not a program file", stdio("awk", "-F", "-f", `{ system("id") }`), []string{"danger inline_code mcp.args[2]"}, false, true},
 		{"awk behind a wrapper", stdio("env", "LC_ALL=C", "awk", "{print}"), []string{"danger inline_code mcp.args[2]"}, false, false},
 	})
 }

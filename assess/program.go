@@ -420,7 +420,9 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 var awkValueFlags = set("-F", "-v", "-f", "-i", "-l", "-E", "--field-separator", "--assign", "--file", "--include", "--load", "--exec")
 
 // awk judges awk: unless -f names a program file, the first word that is
-// not an option is the program, written inline in the wiring.
+// not an option is the program, written inline in the wiring. It walks the
+// options itself rather than through skipFlags, so that an option's value
+// (awk -F -f '{…}', -f as the field separator) is not taken for -f.
 func (a *auditor) awk(c invocation) cmdInfo {
 	args := c.args()
 	i := 0

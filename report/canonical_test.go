@@ -77,20 +77,14 @@ func TestEncodeStringsMatchReference(t *testing.T) {
 		s    string
 		want string // a fragment the encoded report must contain
 	}{
-		{"empty", "", `""`},
+		// A few of each kind: internal/canonjson's tests hold the string
+		// writer to the reference case by case; here every string field
+		// of a whole report goes through it.
 		{"plain", "npx -y @scope/pkg@1.2.3", `"npx -y @scope/pkg@1.2.3"`},
 		{"quote and backslash", `say "hi" \ bye`, `"say \"hi\" \\ bye"`},
-		{"short escapes", "\b\t\n\f\r", `"\b\t\n\f\r"`},
 		{"every C0 control", controls.String(), `"\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000b\f\r\u000e\u000f\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f"`},
-		{"DEL and C1 stay raw", "\x7f\u0085\u009f", "\"\x7f\u0085\u009f\""},
-		{"HTML characters stay raw", "<script>&amp;</script>", `"<script>&amp;</script>"`},
-		{"line and paragraph separators stay raw", "a\u2028b\u2029c", "\"a\u2028b\u2029c\""},
-		{"non-ASCII", "é ✓ 😀 \ufffd", "\"é ✓ 😀 \ufffd\""},
+		{"HTML characters and separators stay raw", "<script>&amp;</script>\u2028", "\"<script>&amp;</script>\u2028\""},
 		{"invalid byte", "a\xffb", "\"a\ufffdb\""},
-		{"truncated sequence", "a\xe2\x9c", "\"a\ufffd\ufffd\""},
-		{"encoded surrogate", "\xed\xa0\x80", "\"\ufffd\ufffd\ufffd\""},
-		{"overlong encoding", "\xc0\xaf", "\"\ufffd\ufffd\""},
-		{"escape at both ends", "\"x\"", `"\"x\""`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
