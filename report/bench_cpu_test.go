@@ -127,3 +127,62 @@ func BenchmarkAuditStagesCPU(b *testing.B) {
 	})
 	b.Run("corpus", func(b *testing.B) { measure(b, corpusManifests(b)) })
 }
+
+// BenchmarkAuditPrefixesCPU measures the audit's stages the way the server
+// runs them, one manifest at a time, by growing prefixes of the audit: the
+// decode into an empty interface alone, addon.ParseTOML, ParseTOML and the
+// rules, and the whole audit, each in its own sub-benchmark, each reported
+// against the baseline decode as BenchmarkAuditVsDecodeCPU reports the
+// whole. A stage's share is the difference between two prefixes.
+// BenchmarkAuditStagesCPU runs each stage over every input before the next
+// and keeps every parsed manifest alive, which changes how often the
+// collector runs and what the processor's caches hold: its shares add up to
+// less than the whole.
+func BenchmarkAuditPrefixesCPU(b *testing.B) {
+	prefixes := []struct {
+		name string
+		run  func(b *testing.B, data []byte)
+	}{
+		{"decode-any", func(b *testing.B, data []byte) {
+			var v any
+			if _, err := toml.Decode(string(data), &v); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"parse", func(b *testing.B, data []byte) {
+			if _, err := addon.ParseTOML(data); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"parse+rules", func(b *testing.B, data []byte) {
+			m, err := addon.ParseTOML(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			assess.Audit(m)
+		}},
+		{"audit", auditOnce},
+	}
+	inputs := corpusManifests(b)
+	for _, p := range prefixes {
+		b.Run(p.name, func(b *testing.B) {
+			var decode, prefix time.Duration
+			for b.Loop() {
+				t0 := cpuTime(b)
+				for _, data := range inputs {
+					decodeOnce(b, data)
+				}
+				t1 := cpuTime(b)
+				for _, data := range inputs {
+					p.run(b, data)
+				}
+				t2 := cpuTime(b)
+				decode += t1 - t0
+				prefix += t2 - t1
+			}
+			if decode > 0 {
+				b.ReportMetric(float64(prefix)/float64(decode), "prefix/decode")
+			}
+		})
+	}
+}
