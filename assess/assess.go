@@ -35,7 +35,9 @@ import (
 // code. 2026.12.3: the interpreter a package runner starts (npx tsx -e,
 // uvx python -c), and npx -p's command after --. 2026.12.4: a container
 // given the host's memory or a raw disk device is container_host_access.
-const Ruleset = "2026.12.4"
+// 2026.12.5: a container given the user's credential folders (~/.aws,
+// ~/.ssh, ~/.kube …) or home directory is credential_mount.
+const Ruleset = "2026.12.5"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

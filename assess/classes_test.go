@@ -167,6 +167,34 @@ func TestAuditContainerDevices(t *testing.T) {
 	})
 }
 
+func TestAuditCredentialMounts(t *testing.T) {
+	const cm = "danger credential_mount mcp.args[2]"
+	runCases(t, []auditCase{
+		{"AWS credentials under ~", stdio("docker", "run", "-v", "~/.aws:/root/.aws:ro", "img:1"), []string{cm}, true, false},
+		{"kubeconfig file under ${HOME}", stdio("docker", "run", "-v", "${HOME}/.kube/config:/k", "img:1"), []string{cm}, true, false},
+		{"a README's full path", stdio("docker", "run", "--volume", "/full/path/to/.aws:/app/.aws", "img:1"), []string{cm}, true, false},
+		{"gcloud under .config", stdio("podman", "run", "-v", "/home/me/.config/gcloud:/g", "img:1"), []string{cm}, true, false},
+		{"Windows path, other case", stdio("docker", "run", "-v", `C:\Users\Me\.SSH:/s`, "img:1"), []string{cm}, true, false},
+		{"an SSH private key by --mount", stdio("docker", "run", "--mount", "type=bind,source=/Users/me/.ssh/id_ed25519,target=/k", "img:1"), []string{cm}, true, false},
+		{"joined --volume=", stdio("docker", "run", "--volume=%USERPROFILE%\\.azure:/a", "img:1"), []string{"danger credential_mount mcp.args[1]"}, true, false},
+		{"the home directory", stdio("docker", "run", "-v", "$HOME:/h", "img:1"), []string{cm}, true, false},
+		{"a home by its path", stdio("docker", "run", "-v", "/Users/me/:/h", "img:1"), []string{cm}, true, false},
+		{"a Windows home", stdio("docker", "run", "-v", `C:\Users\Me:/h`, "img:1"), []string{cm}, true, false},
+		{"every user's home", stdio("docker", "run", "-v", "/home:/h", "img:1"), []string{cm}, true, false},
+		{"the settings folder", stdio("docker", "run", "-v", "~/.config:/c", "img:1"), []string{cm}, true, false},
+		{"a program's own settings", stdio("docker", "run", "-v", "~/.config/myserver:/c", "img:1"), []string{}, true, false},
+		{"a relative folder named home", stdio("docker", "run", "-v", "home:/h", "img:1"), []string{}, true, false},
+		{"netrc", stdio("docker", "run", "-v", "/home/me/.netrc:/root/.netrc:ro", "img:1"), []string{cm}, true, false},
+		{"behind a shell", stdio("sh", "-c", "docker run -v ~/.docker:/d img:1"), []string{"danger credential_mount mcp.args[1]", "danger shell_exec mcp.args[1]"}, true, true},
+		{"known_hosts alone is public", stdio("docker", "run", "-v", "/home/me/.ssh/known_hosts:/k:ro", "img:1"), []string{}, true, false},
+		{"a public key is public", stdio("docker", "run", "-v", "~/.ssh/id_ed25519.pub:/k.pub", "img:1"), []string{}, true, false},
+		{"a project under the home", stdio("docker", "run", "-v", "/home/me/project:/w", "img:1"), []string{}, true, false},
+		{"a look-alike name", stdio("docker", "run", "-v", "/data/.aws-cache:/c", "img:1"), []string{}, true, false},
+		{"a named volume", stdio("docker", "run", "-v", "awscreds:/root/.aws", "img:1"), []string{}, true, false},
+		{"the target alone is a credential path", stdio("docker", "run", "-v", "/srv/cfg:/root/.kube", "img:1"), []string{}, true, false},
+	})
+}
+
 func TestAuditSSHRemote(t *testing.T) {
 	runCases(t, []auditCase{
 		{"remote command chain", stdio("ssh", "-t", "u@gpu", "cd", "/srv", "&&", "python", "s.py"), []string{

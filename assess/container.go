@@ -168,6 +168,9 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 		if persistencePath(src) {
 			a.add(CodePersistence, v.path, "mounts a location that runs code at login or boot into the container")
 		}
+		if what := credentialMount(s); what != "" {
+			a.add(CodeCredentialMount, v.path, "mounts "+what+" into the container, where whatever runs can read and use them")
+		}
 	case "--device":
 		// --device=/dev/sda:/dev/xvdc:rwm: the host's device comes first.
 		if host, _, _ := strings.Cut(v.text, ":"); hostControlDevice(host) {
@@ -199,4 +202,80 @@ func hostControlDevice(p string) bool {
 		}
 	}
 	return false
+}
+
+// credentialFolders are the files and folders in a user's home where
+// programs keep the user's credentials, by their path below the home, with
+// what they hold. Matching ignores case, as Windows and macOS file names do.
+var credentialFolders = map[string]string{
+	".ssh":             "the user's SSH keys",
+	".aws":             "the user's AWS credentials",
+	".kube":            "the user's Kubernetes credentials",
+	".azure":           "the user's Azure credentials",
+	".config/gcloud":   "the user's Google Cloud credentials",
+	".docker":          "the user's container registry logins",
+	".gnupg":           "the user's GnuPG keys",
+	".netrc":           "the user's saved logins (.netrc)",
+	"_netrc":           "the user's saved logins (_netrc)",
+	".git-credentials": "the user's git credentials",
+	".config/gh":       "the user's GitHub CLI token",
+	".npmrc":           "the user's npm registry token",
+	".pypirc":          "the user's PyPI credentials",
+	".pgpass":          "the user's PostgreSQL passwords",
+	".vault-token":     "the user's Vault token",
+	".terraform.d":     "the user's Terraform credentials",
+	".oci":             "the user's Oracle Cloud credentials",
+	".password-store":  "the user's password store",
+}
+
+// credentialMount says what of the user's credentials a bind mount of the
+// host path p (separators already "/", no trailing "/") hands to a
+// container: a credential folder or file of credentialFolders wherever it
+// lies (~/.aws, ${HOME}/.kube, /Users/me/.ssh/id_ed25519, and the
+// /full/path/to/.aws of vendors' READMEs), or the home directory itself.
+// It returns "" for any other path. SSH's public files (known_hosts, *.pub)
+// are not secrets; a mount of one of them alone is not reported.
+func credentialMount(p string) string {
+	if homeDir(p) {
+		return "the user's home directory, with every credential kept in it,"
+	}
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		name := strings.ToLower(seg)
+		if name == ".config" {
+			if i+1 == len(segs) {
+				return "the user's settings folder, with the logins programs keep in it (gcloud, gh …),"
+			}
+			name += "/" + strings.ToLower(segs[i+1])
+		}
+		what, ok := credentialFolders[name]
+		if !ok {
+			continue
+		}
+		if name == ".ssh" && i == len(segs)-2 {
+			if last := strings.ToLower(segs[i+1]); last == "known_hosts" || strings.HasSuffix(last, ".pub") {
+				return ""
+			}
+		}
+		return what
+	}
+	return ""
+}
+
+// homeDir reports whether p names a user's home directory: ~, $HOME,
+// ${HOME}, %USERPROFILE%, $env:USERPROFILE, /home/NAME, /Users/NAME or
+// C:/Users/NAME, or the folder of every user's (/home, /Users).
+func homeDir(p string) bool {
+	switch strings.ToLower(p) {
+	case "~", "$home", "${home}", "%userprofile%", "$env:userprofile", "${env:userprofile}":
+		return true
+	}
+	if len(p) >= 2 && p[1] == ':' {
+		p = p[2:] // a drive letter
+	}
+	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if len(segs) > 2 || (len(segs) == 1 && !strings.HasPrefix(p, "/")) {
+		return false
+	}
+	return segs[0] == "home" || strings.EqualFold(segs[0], "users")
 }

@@ -65,6 +65,7 @@ var fuzzSeeds = [][]string{
 	{"npx", "-y", "-p", "tsx@4.19.0", "--", "tsx", "-e", "require('child_process').exec('x')"},
 	{"uvx", "--from", "pkg==1.0", "python", "-c", "import os; os.system('x')"},
 	{"docker", "run", "--device", "/dev/nvme0n1:/dev/xvda:rwm", "--device=/dev/snd", "img:1"},
+	{"docker", "run", "-v", "~/.aws:/root/.aws:ro", "--mount", "type=bind,src=C:\\Users\\Me\\.config\\gcloud,dst=/g", "-v", "$HOME:/h", "-v", "/home/me/.ssh/known_hosts:/k", "img:1"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -35,6 +35,7 @@ const (
 	CodeLoopbackEndpoint    = "loopback_endpoint"
 	CodeDocPlaceholder      = "doc_placeholder"
 	CodeCommandLine         = "command_line"
+	CodeCredentialMount     = "credential_mount"
 )
 
 // ruleTable is the single source of each code's level and blocking status.
@@ -105,6 +106,9 @@ var ruleTable = []registry.Rule{
 	rule(CodeContainerHostAccess, registry.LevelDanger, false,
 		"A container is started with access to the host (--privileged, host network or pid namespace, the Docker socket, the host root, the host's memory or raw disk devices).",
 		"Drop the host-access flags and mount only the directories the server needs."),
+	rule(CodeCredentialMount, registry.LevelDanger, false,
+		"A container is given the user's credentials: the wiring mounts a folder or file where programs keep them (~/.ssh, ~/.aws, ~/.kube, ~/.config/gcloud, ~/.azure, ~/.docker, ~/.gnupg, ~/.netrc …) or the whole home directory, so whatever runs in the container can read them and act as the user.",
+		"Mount only the one file the server needs, read-only (a kubeconfig with one context rather than ~/.kube), or pass a scoped credential as a ${VAR} placeholder the user fills in; never mount the home directory, ~/.ssh or ~/.gnupg."),
 	rule(CodeLoopbackEndpoint, registry.LevelInfo, false,
 		"The HTTP endpoint is on this machine (loopback); the user must run that server separately.",
 		"Nothing to fix; document how the local server is started."),

@@ -66,6 +66,7 @@ func TestRules(t *testing.T) {
 		"loopback_endpoint":     {registry.LevelInfo, false},
 		"doc_placeholder":       {registry.LevelWarn, false},
 		"command_line":          {registry.LevelWarn, true},
+		"credential_mount":      {registry.LevelDanger, false},
 	}
 	got := map[string]lb{}
 	for c, r := range seen {
@@ -80,7 +81,8 @@ func TestRules(t *testing.T) {
 		assess.CodeCapExecOverdeclared, assess.CodePipeToShell, assess.CodeObfuscatedExec, assess.CodePersistence,
 		assess.CodeEncodedBlob, assess.CodeForbiddenEnv, assess.CodeInlineCode, assess.CodeUnparsableShell,
 		assess.CodeLiteralSecret, assess.CodePrivilegeEscalation, assess.CodeContainerHostAccess,
-		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine} {
+		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine,
+		assess.CodeCredentialMount} {
 		if _, ok := assess.RuleFor(c); !ok {
 			t.Errorf("code constant %s has no rule", c)
 		}
