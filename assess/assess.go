@@ -36,8 +36,12 @@ import (
 // uvx python -c), and npx -p's command after --. 2026.12.4: a container
 // given the host's memory or a raw disk device is container_host_access.
 // 2026.12.5: a container given the user's credential folders (~/.aws,
-// ~/.ssh, ~/.kube …) or home directory is credential_mount.
-const Ruleset = "2026.12.5"
+// ~/.ssh, ~/.kube …) or home directory is credential_mount. 2026.12.6:
+// Nix (nix run/shell/develop, nix-shell --run), environment and version
+// managers (devbox, flox, volta, fnm, nvm, pyenv …, bundle exec, rustup
+// run, corepack), sandboxes, tracers and locks (bwrap, firejail, unshare,
+// strace, watch, script -c, flock …) and kubectl exec/run are peeled.
+const Ruleset = "2026.12.6"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

