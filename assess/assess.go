@@ -41,7 +41,13 @@ import (
 // managers (devbox, flox, volta, fnm, nvm, pyenv …, bundle exec, rustup
 // run, corepack), sandboxes, tracers and locks (bwrap, firejail, unshare,
 // strace, watch, script -c, flock …) and kubectl exec/run are peeled.
-const Ruleset = "2026.12.6"
+// 2026.12.7: commands, scripts and code given in a program's options
+// (find -exec, vim -c, emacs --eval, gdb -ex, tar --to-command, nc -e,
+// socat EXEC:/SYSTEM:, node --import data:…, perl -M with code, expect -c
+// …) and the Windows programs that fetch or run script (mshta, rundll32
+// javascript:, regsvr32 /i:, msiexec of a URL, certutil -urlcache,
+// bitsadmin) are judged; ssh-agent and dbus-run-session are peeled.
+const Ruleset = "2026.12.7"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -76,6 +76,8 @@ func family(name string) string {
 		return "node"
 	case "py":
 		return "python"
+	case "luajit":
+		return "lua"
 	}
 	return name
 }

@@ -70,6 +70,11 @@ func (a *auditor) denoModule(spec arg, runner string, pkg bool) {
 	s := spec.text
 	lower := strings.ToLower(s)
 	switch {
+	case strings.HasPrefix(lower, "data:"):
+		a.add(CodeInlineCode, spec.path, quoted(runner)+" runs a program written inline in the wiring as a data: URL module")
+		if spec.lit {
+			a.inlineCode(s, spec.path)
+		}
 	case strings.HasPrefix(s, "npm:"):
 		a.inferred.Network = true
 		if !npmPinned(npmPackage(s[len("npm:"):])) {

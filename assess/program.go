@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -325,7 +326,7 @@ func (a *auditor) interpreter(c invocation) cmdInfo {
 	case code != nil:
 		a.add(CodeInlineCode, code.path, "runs a "+quoted(fam)+" program written inline in the wiring")
 		if code.lit {
-			a.codeHeuristics(code.text, code.path)
+			a.inlineCode(code.text, code.path)
 		}
 	case stdin:
 		info.stdinScript = true
@@ -338,13 +339,18 @@ var (
 	inlineCodeFlags = map[string]string{
 		"python": "c", "perl": "eE", "ruby": "e", "php": "rBRE", "lua": "e", "osascript": "e",
 		"rscript": "e", "node": "ep", "bun": "ep", "tsx": "ep", "ts-node": "ep", "julia": "eE",
-		"groovy": "e", "tclsh": "", "jshell": "",
+		"groovy": "e", "tclsh": "", "jshell": "", "expect": "c", "racket": "e", "guile": "c", "sbcl": "",
+		"bb": "e", "elixir": "e",
 	}
 	// inlineValueFlags are the single-letter flags whose value follows.
 	inlineValueFlags = map[string]string{
 		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC",
-		"lua": "l", "bun": "r", "tsx": "rC", "ts-node": "rP", "julia": "JLCOtp",
+		"lua": "l", "bun": "r", "tsx": "rC", "ts-node": "rP", "julia": "JLCOtp", "expect": "Dfb",
+		"racket": "tlfrkmiWLS", "guile": "slLex", "bb": "fmx", "elixir": "r",
 	}
+	// perlModule is what perl's -M and -m take as a module: a name, with
+	// import arguments after "=" (perl quotes them as data) or in qw().
+	perlModule = regexp.MustCompile(`^-?[A-Za-z_]\w*(::\w+)*(=.*|\s+qw\([\w\s:,.-]*\))?$`)
 	// separateCode are the interpreters whose program is always the next
 	// word, never the rest of the flag's word: node -pe 'code' is -p with
 	// -e, not the program "e".
@@ -379,7 +385,19 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 					return &args[i+1], nil, false
 				}
 				return nil, nil, false
-			case "--require", "--import", "--loader", "--experimental-loader", "--conditions", "--input-type", "--env-file", "--title":
+			case "--require", "--import", "--loader", "--experimental-loader":
+				// A data: URL module is a program written inline.
+				w := args[i]
+				if !hasVal && i+1 < len(args) {
+					i++
+					w = args[i]
+				} else {
+					w.text = val
+				}
+				if strings.HasPrefix(strings.TrimSpace(w.text), "data:") {
+					return &w, nil, false
+				}
+			case "--conditions", "--input-type", "--env-file", "--title", "--load":
 				if !hasVal {
 					i++
 				}
@@ -398,6 +416,10 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 						return &args[i+1], nil, false
 					}
 					return nil, nil, false
+				}
+				if fam == "perl" && (c == 'M' || c == 'm') && j+1 < len(letters) && !perlModule.MatchString(letters[j+1:]) {
+					// -M'strict;system …' is `use strict;system …;`: code.
+					return &arg{text: letters[j+1:], path: args[i].path, lit: args[i].lit}, nil, false
 				}
 				if strings.IndexByte(valueFlags, c) >= 0 {
 					if j == len(letters)-1 {
@@ -452,6 +474,19 @@ func (a *auditor) awk(c invocation) cmdInfo {
 	return cmdInfo{name: c.name}
 }
 
+// inlineCode reads an inline program: one written in a data: URL module
+// (node --import data:…) is read once decoded, and one in base64 is
+// encoded text made to run.
+func (a *auditor) inlineCode(code, path string) {
+	if src, encoded, ok := dataModule(code); ok {
+		if encoded {
+			a.add(CodeObfuscatedExec, path, "runs a program written in base64 in a data: URL")
+		}
+		code = src
+	}
+	a.codeHeuristics(code, path)
+}
+
 // codeHeuristics reads an inline program of a language registryd does not
 // parse for what it plainly does: network use, subprocesses, and decoding
 // text it then executes.
@@ -462,7 +497,7 @@ func (a *auditor) codeHeuristics(code, path string) {
 		a.inferred.Network = true
 	}
 	if containsAny(s, "child_process", "subprocess", "os.system", "os.popen", "spawn", "system(", "popen", "execsync",
-		"exec(", "pty.", "runtime.getruntime") {
+		"exec(", "pty.", "runtime.getruntime", "shell-command", "call-process", "start-process", "make-process") {
 		a.inferred.Exec = true
 	}
 	decodes := containsAny(s, "b64decode", "base64", "atob(", "frombase64", "decode64", "unpack(", "codecs.decode", "bytes.fromhex", "unhexlify")

@@ -124,6 +124,10 @@ func init() {
 		"tini":       skipOptions("-p", "-e"),
 		"dumb-init":  skipOptions("-r", "--rewrite"),
 		"xvfb-run":   skipOptions("-n", "-s", "-f", "-e", "-w", "-p"),
+		// Session helpers that start the command they are given.
+		"ssh-agent":        getoptThen("-a", "-E", "-P", "-t", "-O"),
+		"dbus-run-session": getoptThen("--config-file", "--dbus-daemon"),
+		"dbus-launch":      getoptThen("--autolaunch", "--config-file"),
 		// Nix: flakes are fetched and must be pinned; shell and develop
 		// run the command of --command, nix-shell its --run script.
 		"nix":       peelNix,
@@ -190,6 +194,9 @@ func init() {
 	foreignShell := programRule{judge: (*auditor).shellProgram, exec: true, shell: otherShell}
 	fetcher := programRule{judge: (*auditor).fetcher, net: true, exec: true}
 	netTool := programRule{judge: (*auditor).netTool, net: true}
+	netExecTool := programRule{judge: (*auditor).netExec, net: true}
+	editor := programRule{judge: (*auditor).vim}
+	evaluator := programRule{judge: (*auditor).evaluator}
 	sshTool := programRule{judge: (*auditor).sshTool, net: true}
 	interpreter := programRule{judge: (*auditor).interpreter}
 	reader := programRule{reader: true}
@@ -211,7 +218,9 @@ func init() {
 		"iex":  {judge: (*auditor).psInvoke, exec: true}, "invoke-expression": {judge: (*auditor).psInvoke, exec: true},
 		// Remote access and transfer.
 		"ssh": sshTool, "scp": sshTool, "sftp": sshTool, "rsync": {judge: (*auditor).rsync, net: true},
-		"nc": netTool, "ncat": netTool, "netcat": netTool, "socat": netTool, "telnet": netTool, "ftp": netTool,
+		"telnet": netTool, "ftp": netTool,
+		// Network tools that can hand their connection to a program.
+		"nc": netExecTool, "ncat": netExecTool, "netcat": netExecTool, "socat": netExecTool,
 		// Package runners: the package must be pinned.
 		"npx":  {judge: npmRunnerAs("npx"), net: true},
 		"pnpx": {judge: npmRunnerAs("pnpx"), net: true},
@@ -229,7 +238,22 @@ func init() {
 		// awk: its first word that is not an option is a program.
 		"awk": {judge: (*auditor).awk}, "gawk": {judge: (*auditor).awk}, "mawk": {judge: (*auditor).awk},
 		"nawk":  {judge: (*auditor).awk},
-		"tclsh": interpreter, "jshell": interpreter,
+		"tclsh": interpreter, "jshell": interpreter, "expect": interpreter, "racket": interpreter,
+		"guile": interpreter, "sbcl": interpreter, "bb": interpreter, "elixir": interpreter,
+		// Programs that run a command, or code of their own language, given
+		// in an option.
+		"find": {judge: (*auditor).find},
+		"vim":  editor, "vi": editor, "nvim": editor, "ex": editor, "view": editor, "gvim": editor,
+		"vimdiff": editor, "rvim": editor, "evim": editor, "gview": editor,
+		"emacs": evaluator, "emacsclient": evaluator, "gdb": evaluator, "lldb": evaluator,
+		"tar": {judge: (*auditor).tar}, "bsdtar": {judge: (*auditor).tar}, "gtar": {judge: (*auditor).tar},
+		// Windows programs that fetch or run script: mshta, rundll32
+		// javascript:, regsvr32 /i:URL, msiexec of a URL, bitsadmin.
+		"mshta":     {judge: (*auditor).mshta},
+		"rundll32":  {judge: (*auditor).rundll32},
+		"regsvr32":  {judge: (*auditor).regsvr32},
+		"msiexec":   {judge: (*auditor).msiexec},
+		"bitsadmin": fetcher,
 		// Tools with subcommands that fetch (git, whose -c values may also
 		// be command lines).
 		"git": {judge: (*auditor).git},
@@ -249,7 +273,7 @@ func init() {
 		"uudecode": decodes(), "gunzip": decodes(), "zcat": decodes(), "gzcat": decodes(), "unxz": decodes(),
 		"xzcat": decodes(), "bunzip2": decodes(), "bzcat": decodes(), "zstdcat": decodes(),
 		"gzip": decompressor, "xz": decompressor, "bzip2": decompressor, "zstd": decompressor,
-		"certutil": decodes("-decode", "/decode", "-decodehex"),
+		"certutil": {judge: (*auditor).certutil},
 		// Readers: a startup file they name is read, not written.
 		"source": reader, ".": reader, "cat": reader, "head": reader, "tail": reader, "less": reader, "more": reader,
 		"grep": reader, "test": reader, "[": reader, "ls": reader, "stat": reader, "wc": reader, "diff": reader,

@@ -1,0 +1,406 @@
+package assess
+
+import (
+	"encoding/base64"
+	"net/url"
+	"strings"
+)
+
+// Programs that run a command, a script or a program given in one of
+// their options: find -exec, an editor's or debugger's commands, tar's
+// command options, a network tool that hands its connection to a program,
+// and the Windows programs that fetch or run script from a URL. What they
+// run is judged like the wiring's own command.
+
+// find judges `find … -exec|-execdir|-ok|-okdir command… ;|+`: each
+// command runs once per file found.
+func (a *auditor) find(c invocation) cmdInfo {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		switch args[i].text {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			end := i + 1
+			for end < len(args) && args[end].text != ";" && args[end].text != "+" {
+				end++
+			}
+			if end > i+1 {
+				a.inferred.Exec = true
+				a.command(args[i+1:end], c.depth+1, ctxNested)
+			}
+			i = end
+		}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// vim judges the commands vim runs from its command line (-c CMD, --cmd
+// CMD, +CMD): they are a program written inline, and a shell command among
+// them (:!cmd, :r !cmd, :w !cmd) is parsed as a script.
+func (a *auditor) vim(c invocation) cmdInfo {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		var cmd arg
+		switch {
+		case t == "--":
+			i = len(args)
+			continue
+		case t == "-c" || t == "--cmd":
+			if i+1 >= len(args) {
+				continue
+			}
+			i++
+			cmd = args[i]
+		case len(t) > 1 && t[0] == '+' && !isDigits(t[1:]) && t[1] != '/' && t[1] != '?':
+			cmd = args[i]
+			cmd.text = t[1:]
+		default:
+			continue
+		}
+		a.editorCommand(c, cmd)
+	}
+	return cmdInfo{name: c.name}
+}
+
+// editorCommand reports an editor's or debugger's command given in the
+// wiring, and parses the shell command it runs, if any (after vim's "!"
+// or gdb's "shell").
+func (a *auditor) editorCommand(c invocation, cmd arg) {
+	a.add(CodeInlineCode, cmd.path, "runs "+quoted(c.name)+" commands written inline in the wiring")
+	if !cmd.lit {
+		return
+	}
+	a.codeHeuristics(cmd.text, cmd.path)
+	if sh, ok := shellEscape(cmd.text); ok {
+		a.inferred.Exec = true
+		sc := &scan{a: a, path: cmd.path, depth: c.depth + 1}
+		sc.script(sh)
+	}
+}
+
+// shellEscape returns the shell command of an editor's or debugger's
+// command line: what follows a "!" that starts the command or follows a
+// blank (vim's :!cmd, :r !cmd, :w !cmd, gdb's !cmd), or gdb's "shell cmd".
+func shellEscape(cmd string) (string, bool) {
+	s := strings.TrimLeft(cmd, ": \t")
+	if rest, ok := strings.CutPrefix(s, "shell "); ok {
+		return rest, true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '!' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t') {
+			return s[i+1:], true
+		}
+	}
+	return "", false
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// evalOptions are, per program, the options whose value is a command or
+// expression of the program's language: emacs --eval, gdb -ex.
+var evalOptions = map[string]map[string]bool{
+	"emacs":       set("--eval", "-eval", "--execute", "-execute"),
+	"emacsclient": set("-e", "--eval"),
+	"gdb":         set("-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex", "-init-eval-command", "--init-eval-command"),
+	"lldb":        set("-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash"),
+}
+
+// evaluator judges a program whose options run expressions or commands of
+// its own language.
+func (a *auditor) evaluator(c invocation) cmdInfo {
+	opts := evalOptions[c.name]
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			break
+		}
+		flag, val, joined := strings.Cut(t, "=")
+		if !opts[flag] {
+			continue
+		}
+		cmd := args[i]
+		if joined {
+			cmd.text = val
+		} else if i+1 < len(args) {
+			i++
+			cmd = args[i]
+		} else {
+			break
+		}
+		a.editorCommand(c, cmd)
+	}
+	return cmdInfo{name: c.name}
+}
+
+// tarCommandOptions are tar's options whose value is a command line tar
+// hands to a shell.
+var tarCommandOptions = set("--to-command", "--use-compress-program", "-I", "--info-script",
+	"--new-volume-script", "-F", "--rsh-command")
+
+// tar judges the command lines of tar's options (--to-command,
+// --use-compress-program, --checkpoint-action=exec=…, …). tar hands each
+// to sh -c; one plain command (-I zstd, --use-compress-program='xz -9') is
+// judged as that command rather than as an inline script.
+func (a *auditor) tar(c invocation) cmdInfo {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		flag, val, joined := strings.Cut(t, "=")
+		if flag == "--checkpoint-action" {
+			if cmd, ok := strings.CutPrefix(val, "exec="); ok && joined {
+				w := args[i]
+				w.text = cmd
+				a.tarCommand(w, c.depth)
+			}
+			continue
+		}
+		if !tarCommandOptions[flag] {
+			continue
+		}
+		w := args[i]
+		if joined {
+			w.text = val
+		} else if i+1 < len(args) {
+			i++
+			w = args[i]
+		} else {
+			break
+		}
+		a.tarCommand(w, c.depth)
+	}
+	return cmdInfo{name: c.name}
+}
+
+// tarCommand judges a command line tar hands to sh -c.
+func (a *auditor) tarCommand(w arg, depth int) {
+	a.inferred.Exec = true
+	if !w.lit {
+		return
+	}
+	words := strings.Fields(w.text)
+	for _, f := range words {
+		if !plainShellWord(f) {
+			a.inlineShell("tar", w, depth, true)
+			return
+		}
+	}
+	argv := make([]arg, len(words))
+	for i, f := range words {
+		argv[i] = arg{text: f, path: w.path, lit: true}
+	}
+	a.command(argv, depth+1, ctxNested)
+}
+
+// netExec judges a network tool that hands its connection to a program:
+// nc -e PROG, nc -c CMD, ncat --exec/--sh-exec, socat's EXEC: and SYSTEM:
+// addresses. A shell or interpreter given the connection executes what
+// arrives over the network.
+func (a *auditor) netExec(c invocation) cmdInfo {
+	info := cmdInfo{name: c.name, fetches: true}
+	args := c.args()
+	if c.name == "socat" {
+		for _, w := range args {
+			typ, rest, ok := strings.Cut(w.text, ":")
+			if !ok || len(typ) < 2 || typ[0] == '-' {
+				continue
+			}
+			v := w
+			v.text = socatValue(rest)
+			switch strings.ToUpper(typ) {
+			case "EXEC":
+				a.connectionTo(c, v, false)
+			case "SYSTEM":
+				a.connectionTo(c, v, true)
+			}
+		}
+		return info
+	}
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		flag, val, joined := strings.Cut(t, "=")
+		shell := flag == "-c" || flag == "--sh-exec"
+		if !shell && flag != "-e" && flag != "--exec" {
+			continue
+		}
+		w := args[i]
+		if joined {
+			w.text = val
+		} else if i+1 < len(args) {
+			i++
+			w = args[i]
+		} else {
+			break
+		}
+		// OpenBSD's nc reads -c as "use TLS" and -e as a certificate name;
+		// only a value that names a program is a program.
+		if (flag == "-c" || flag == "-e") && !looksLikeCommand(w.text) {
+			continue
+		}
+		a.connectionTo(c, w, shell)
+	}
+	return info
+}
+
+// looksLikeCommand reports whether an nc option's value names a program
+// (a path, or a word with arguments) rather than a host name.
+func looksLikeCommand(s string) bool {
+	return strings.ContainsAny(s, "/\\ ") || isPOSIXShell(progName(s))
+}
+
+// socatValue returns the command of a socat EXEC: or SYSTEM: address: up
+// to the first comma outside quotes, where the address's options begin.
+func socatValue(s string) string {
+	var q byte
+	for i := 0; i < len(s); i++ {
+		switch {
+		case q != 0 && s[i] == q:
+			q = 0
+		case q == 0 && (s[i] == '"' || s[i] == '\''):
+			q = s[i]
+		case q == 0 && s[i] == ',':
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// connectionTo judges the program a network tool starts with the
+// connection as its input: a command line split into words (shell: read by
+// sh -c). A shell or interpreter reading it executes what arrives.
+func (a *auditor) connectionTo(c invocation, w arg, shell bool) {
+	a.inferred.Exec = true
+	if !w.lit {
+		return
+	}
+	var info cmdInfo
+	if shell {
+		sc := &scan{a: a, path: w.path, depth: c.depth + 1}
+		info = sc.script(w.text)
+	} else {
+		words := strings.Fields(w.text)
+		argv := make([]arg, len(words))
+		for i, f := range words {
+			argv[i] = arg{text: strings.Trim(f, `"'`), path: w.path, lit: true}
+		}
+		info = a.command(argv, c.depth+1, ctxNested)
+	}
+	if info.stdinScript {
+		a.add(CodePipeToShell, w.path, "hands the network connection of "+quoted(c.name)+" to "+quoted(info.name)+", which executes what arrives")
+	}
+}
+
+// mshta judges mshta: a vbscript: or javascript: argument is a program
+// written inline; a URL is an HTML application downloaded and run.
+func (a *auditor) mshta(c invocation) cmdInfo {
+	for _, w := range c.args() {
+		a.scriptURL(c, w)
+	}
+	return cmdInfo{name: c.name}
+}
+
+// scriptURL judges a word that a Windows script host runs: script in a
+// vbscript: or javascript: URL, or a document fetched by URL and run.
+func (a *auditor) scriptURL(c invocation, w arg) {
+	lw := strings.ToLower(strings.TrimSpace(w.text))
+	switch {
+	case strings.HasPrefix(lw, "vbscript:") || strings.HasPrefix(lw, "javascript:"):
+		a.add(CodeInlineCode, w.path, "runs a script written inline in the wiring through "+quoted(c.name))
+		if w.lit {
+			a.codeHeuristics(w.text, w.path)
+		}
+	case strings.HasPrefix(lw, "http://") || strings.HasPrefix(lw, "https://") || strings.HasPrefix(lw, `\\`):
+		a.inferred.Network = true
+		a.add(CodeFetchExec, w.path, quoted(c.name)+" downloads a script and runs it")
+	}
+}
+
+// rundll32 judges rundll32 javascript:… (script run by mshtml).
+func (a *auditor) rundll32(c invocation) cmdInfo {
+	for _, w := range c.args() {
+		if i := strings.Index(strings.ToLower(w.text), "javascript:"); i >= 0 {
+			v := w
+			v.text = w.text[i:]
+			a.scriptURL(c, v)
+		}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// regsvr32 judges regsvr32 /i:URL (a scriptlet fetched and run by
+// scrobj.dll).
+func (a *auditor) regsvr32(c invocation) cmdInfo {
+	for _, w := range c.args() {
+		lw := strings.ToLower(w.text)
+		for _, p := range []string{"/i:", "-i:"} {
+			if rest, ok := strings.CutPrefix(lw, p); ok {
+				v := w
+				v.text = rest
+				a.scriptURL(c, v)
+			}
+		}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// msiexec judges an installer package given by URL: it is downloaded and
+// installed.
+func (a *auditor) msiexec(c invocation) cmdInfo {
+	for _, w := range c.args() {
+		lw := strings.ToLower(w.text)
+		if strings.HasPrefix(lw, "http://") || strings.HasPrefix(lw, "https://") {
+			a.inferred.Network = true
+			a.add(CodeFetchExec, w.path, "`msiexec` downloads an installer package and runs it")
+		}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// certutil judges certutil: -urlcache and -verifyctl with a URL download
+// a file; -decode turns encoded text back into what it encodes.
+func (a *auditor) certutil(c invocation) cmdInfo {
+	info := cmdInfo{name: c.name}
+	fetch := false
+	for _, w := range c.args() {
+		switch lw := strings.ToLower(w.text); lw {
+		case "-decode", "/decode", "-decodehex", "/decodehex":
+			info.decodes = true
+		case "-urlcache", "/urlcache", "-verifyctl", "/verifyctl":
+			fetch = true
+		}
+	}
+	if fetch {
+		a.inferred.Network = true
+		a.add(CodeFetchExec, c.argv[0].path, "runs `certutil -urlcache`, which downloads content when the server starts")
+		info.fetches = true
+	}
+	return info
+}
+
+// dataModule returns the program of a data: URL module specifier (node
+// --import data:text/javascript,…, deno run data:…), and whether it is
+// written in base64. ok is false for any other specifier.
+func dataModule(spec string) (code string, encoded, ok bool) {
+	rest, found := strings.CutPrefix(strings.TrimSpace(spec), "data:")
+	if !found {
+		return "", false, false
+	}
+	meta, body, _ := strings.Cut(rest, ",")
+	if strings.HasSuffix(strings.ToLower(meta), ";base64") {
+		if b, err := base64.StdEncoding.DecodeString(body); err == nil {
+			return string(b), true, true
+		}
+		return body, true, true
+	}
+	if s, err := url.PathUnescape(body); err == nil {
+		body = s
+	}
+	return body, false, true
+}
