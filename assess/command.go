@@ -112,6 +112,15 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		c := invocation{name: progName(argv[0].text), argv: argv, depth: depth, ctx: ctx}
 		peel, ok := wrappers[c.name]
 		if !ok {
+			if (ctx == ctxTop || peeled > 0) && placeholderProgram(argv[0].text) {
+				// ${SHELL} -c '…' runs whatever the user's variable names:
+				// neither the program nor what its words do is known. (The
+				// words after a container's image may be arguments of its
+				// entrypoint, and a placeholder is then a value.)
+				a.limit(argv[0].path, "the program is a placeholder the user fills in ("+quoted(argv[0].text)+
+					"), so what runs and what its arguments do cannot be judged")
+				return cmdInfo{}
+			}
 			return a.program(c)
 		}
 		next, info, done := peel(a, c)
@@ -120,6 +129,17 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		}
 		argv = next
 	}
+}
+
+// placeholderProgram reports whether a program word names its program by a
+// placeholder (${SHELL}, %COMSPEC%, <executable>): its base name is one. A
+// placeholder directory before a named program (${HOME}/bin/srv) names it.
+func placeholderProgram(s string) bool {
+	base := strings.TrimSpace(s)
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 && !strings.HasSuffix(base, "}") {
+		base = base[i+1:]
+	}
+	return base != "" && placeholder(base)
 }
 
 // skipFlags drops leading options (and the values of the options in

