@@ -48,8 +48,10 @@ import (
 // javascript:, regsvr32 /i:, msiexec of a URL, certutil -urlcache,
 // bitsadmin) are judged; ssh-agent and dbus-run-session are peeled.
 // 2026.12.8: a program named by a placeholder (${SHELL} -c …) is
-// unparsable_shell: what runs cannot be judged.
-const Ruleset = "2026.12.8"
+// unparsable_shell: what runs cannot be judged. 2026.12.9: package
+// registries and indexes over plain http and certificate checks turned off
+// (by a tool's option or a variable) are insecure_url.
+const Ruleset = "2026.12.9"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -416,6 +418,7 @@ func (a *auditor) envBlock() {
 		if command {
 			a.envCommand(arg{text: v, path: p, lit: true}, 0)
 		}
+		a.envTrust(k, arg{text: v, path: p, lit: true})
 		if secretName(k) && literalSecret(v) {
 			a.add(CodeLiteralSecret, p, "the environment variable "+keyLabel(k)+" holds a literal credential")
 		}
@@ -492,10 +495,14 @@ func (a *auditor) envSet(key string, value arg, depth int) {
 	a.envValue(key, value, depth)
 }
 
-// envValue judges the value of a variable that holds a command line.
+// envValue judges the value of a variable that holds a command line, a
+// package registry or a certificate setting.
 func (a *auditor) envValue(key string, value arg, depth int) {
 	if value.lit && commandEnvName(key) {
 		a.envCommand(value, depth)
+	}
+	if value.lit {
+		a.envTrust(key, value)
 	}
 }
 

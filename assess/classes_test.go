@@ -407,6 +407,39 @@ func TestAuditPlaceholderProgram(t *testing.T) {
 	})
 }
 
+// TestAuditPackageSources holds package downloads over plain http and
+// certificate checks turned off, by a tool's option or a variable.
+func TestAuditPackageSources(t *testing.T) {
+	const env = "danger insecure_url mcp.env.%s"
+	runCases(t, []auditCase{
+		{"npx --registry=http", stdio("npx", "--registry=http://r.example", "-y", "pkg@1.0.0"), []string{"danger insecure_url mcp.args[0]"}, true, false},
+		{"uvx --index-url http", stdio("uvx", "--index-url", "http://r.example/simple", "pkg==1.0"), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"uvx after another option's value", stdio("uvx", "--from", "pkg==1.0", "-i", "http://r.example/simple", "srv"), []string{"danger insecure_url mcp.args[3]"}, true, false},
+		{"behind uv run's options", stdio("uv", "run", "--allow-insecure-host", "r.example", "npx", "--registry=http://r.example", "-y", "p@1.0.0"), []string{
+			"danger insecure_url mcp.args[1]", "danger insecure_url mcp.args[4]"}, true, false},
+		{"uv run --index NAME=URL", stdio("uv", "run", "--index", "corp=http://r.example/simple", "srv.py"), []string{"danger insecure_url mcp.args[2]"}, true, false},
+		{"pip install --trusted-host", stdio("pip", "install", "--trusted-host", "r.example", "pkg==1"), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"uv --allow-insecure-host", stdio("uv", "tool", "run", "--allow-insecure-host=r.example", "pkg==1.0"), []string{"danger insecure_url mcp.args[2]"}, true, false},
+		{"npm exec --strict-ssl=false", stdio("npm", "exec", "--strict-ssl=false", "--", "pkg@1.0.0"), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"deno --unsafely-ignore-certificate-errors", stdio("deno", "run", "--unsafely-ignore-certificate-errors", "jsr:@x/y@1.0.0"), []string{
+			"danger insecure_url mcp.args[1]"}, true, false},
+		{"NODE_TLS_REJECT_UNAUTHORIZED=0", withEnv(stdio("node"), "NODE_TLS_REJECT_UNAUTHORIZED", "0"), []string{
+			fmt.Sprintf(env, "NODE_TLS_REJECT_UNAUTHORIZED"), "info child_env mcp.env"}, false, false},
+		{"PIP_INDEX_URL over http", withEnv(stdio("srv"), "PIP_INDEX_URL", "http://r.example/simple https://pypi.org/simple"), []string{
+			fmt.Sprintf(env, "PIP_INDEX_URL"), "info child_env mcp.env"}, false, false},
+		{"PIP_TRUSTED_HOST", withEnv(stdio("srv"), "PIP_TRUSTED_HOST", "r.example"), []string{
+			fmt.Sprintf(env, "PIP_TRUSTED_HOST"), "info child_env mcp.env"}, false, false},
+		{"behind env, in lower case", stdio("env", "node_tls_reject_unauthorized=0", "node", "s.js"), []string{"danger insecure_url mcp.args[0]"}, false, false},
+
+		// Look-alikes.
+		{"a registry over https", stdio("npx", "--registry", "https://r.example", "-y", "pkg@1.0.0"), []string{}, true, false},
+		{"a local registry", stdio("npx", "--registry", "http://localhost:4873", "-y", "pkg@1.0.0"), []string{}, true, false},
+		{"the package's own option", stdio("npx", "-y", "pkg@1.0.0", "--registry", "http://r.example"), []string{}, true, false},
+		{"checks left on", withEnv(stdio("node"), "NODE_TLS_REJECT_UNAUTHORIZED", "1"), []string{"info child_env mcp.env"}, false, false},
+		{"a placeholder host", withEnv(stdio("srv"), "PIP_TRUSTED_HOST", "${HOST}"), []string{"info child_env mcp.env"}, false, false},
+	})
+}
+
 func TestAuditSSHRemote(t *testing.T) {
 	runCases(t, []auditCase{
 		{"remote command chain", stdio("ssh", "-t", "u@gpu", "cd", "/srv", "&&", "python", "s.py"), []string{

@@ -283,6 +283,7 @@ func peelTimeout(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
 // peelUV judges uv: `uv tool run` is a package runner, `uv run` syncs the
 // project environment and runs a command, other subcommands may fetch.
 func peelUV(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	a.packageSources(c)
 	argv := c.argv
 	if len(argv) > 2 && argv[1].text == "tool" && argv[2].text == "run" {
 		a.inferred.Network = true

@@ -405,7 +405,8 @@ func (a *auditor) goRun(args []arg) {
 var uvRunValueFlags = set("--python", "-p", "--package", "--extra", "--group", "--only-group", "--directory",
 	"--project", "--index", "--index-url", "--extra-index-url", "--default-index", "--env-file",
 	"--config-file", "--cache-dir", "-f", "--find-links", "--with-requirements", "--with-editable",
-	"--python-preference", "--no-group", "--exclude-newer")
+	"--python-preference", "--no-group", "--exclude-newer", "--allow-insecure-host", "--index-strategy",
+	"--keyring-provider", "--resolution", "--prerelease", "--link-mode", "--color")
 
 // peelUVRun judges `uv run`'s options (its --with packages must be pinned)
 // and returns the command it runs.

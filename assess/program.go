@@ -10,6 +10,9 @@ import (
 func (a *auditor) program(c invocation) cmdInfo {
 	rule := programFor(c.name)
 	a.words(c, rule)
+	if packageTools[c.name] != "" {
+		a.packageSources(c)
+	}
 	if rule.net {
 		a.inferred.Network = true
 	}

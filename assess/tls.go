@@ -1,0 +1,149 @@
+package assess
+
+import "strings"
+
+// Where package tools download from, and whether they check who they talk
+// to: a registry or index reached over plain http, and certificate checks
+// turned off (by an option or a variable), let anyone on the way replace
+// what is downloaded, pinned versions included, and read what is sent.
+
+// packageTools are the programs whose registry and index options are read,
+// by the ecosystem whose options they take.
+var packageTools = map[string]string{
+	"npx": "npm", "pnpx": "npm", "bunx": "npm", "npm": "npm", "pnpm": "npm", "yarn": "npm", "bun": "npm",
+	"uvx": "python", "uv": "python", "pipx": "python", "pip": "python", "pip3": "python",
+	"deno": "deno",
+}
+
+// sourceOptions are, per ecosystem, the options whose value is where
+// packages come from; trustOptions the options that turn a host's
+// certificate checks off.
+var (
+	sourceOptions = map[string]map[string]bool{
+		"npm":    set("--registry"),
+		"python": set("--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--default-index", "--index"),
+	}
+	trustOptions = map[string]map[string]bool{
+		"npm":    set("--no-strict-ssl"),
+		"python": set("--trusted-host", "--allow-insecure-host"),
+		"deno":   set("--unsafely-ignore-certificate-errors"),
+	}
+)
+
+// toolValueOptions are the options of the package tools, other than
+// sourceOptions, that take the next word as their value; toolSubcommands
+// the words that name what the tool does before its options go on.
+var (
+	toolValueOptions = set("-p", "--package", "-c", "--call", "--prefix", "-C", "--dir", "-w", "--workspace",
+		"--filter", "-F", "--cwd", "--userconfig", "--cache", "--from", "--with", "--with-editable",
+		"--with-requirements", "--python", "--constraint", "--directory", "--project", "--spec", "-r",
+		"--requirement", "-e", "--editable", "--target", "-t", "--config-file", "--env-file", "-L", "--log-level")
+	toolSubcommands = set("exec", "dlx", "x", "run", "install", "i", "add", "tool", "pip", "sync", "create",
+		"start", "test", "lock", "venv", "eval", "serve")
+)
+
+// packageSources judges the registry, index and certificate options of a
+// package tool: its options and subcommands up to the package or command
+// it runs, whose own words are its own.
+func (a *auditor) packageSources(c invocation) {
+	eco := packageTools[c.name]
+	sources, trust := sourceOptions[eco], trustOptions[eco]
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if w.text == "--" || !w.lit {
+			return
+		}
+		if !strings.HasPrefix(w.text, "-") {
+			if toolSubcommands[w.text] {
+				continue
+			}
+			return // the package or command: its words are its own
+		}
+		flag, val, joined := strings.Cut(w.text, "=")
+		switch {
+		case trust[flag]:
+			a.add(CodeInsecureURL, w.path, quoted(c.name)+" turns certificate checks off ("+safeText(flag, 40)+
+				"), so what it downloads can be replaced on the way")
+			if !joined && (flag == "--trusted-host" || flag == "--allow-insecure-host") {
+				i++ // the host
+			}
+		case eco == "npm" && flag == "--strict-ssl" && joined && strings.EqualFold(val, "false"):
+			a.add(CodeInsecureURL, w.path, quoted(c.name)+" turns certificate checks off (--strict-ssl=false), so what it downloads can be replaced on the way")
+		case sources[flag]:
+			v := w
+			if joined {
+				v.text = val
+			} else if i+1 < len(args) {
+				i++
+				v = args[i]
+			} else {
+				return
+			}
+			if eco == "python" && flag == "--index" {
+				// uv's --index [NAME=]URL
+				if k, u, ok := strings.Cut(v.text, "="); ok && !strings.Contains(k, "/") {
+					v.text = u
+				}
+			}
+			a.packageSource(quoted(c.name)+" downloads packages", v)
+		case toolValueOptions[flag] && !joined:
+			i++
+		}
+	}
+}
+
+// packageSource judges a registry or index URL: credentials in it are
+// literal secrets, and plain http lets the packages be replaced on the way.
+// subject says who downloads (`npx` downloads packages).
+func (a *auditor) packageSource(subject string, w arg) {
+	if !w.lit {
+		return
+	}
+	a.urlSecrets(w.text, w.path)
+	u, ok := parseAnyURL(strings.TrimSpace(w.text))
+	if ok && strings.EqualFold(u.Scheme, "http") && !loopbackHost(u.Hostname()) {
+		a.add(CodeInsecureURL, w.path, subject+" from "+safeText(u.Host, 80)+
+			" over plain http, which anyone on the way can replace")
+	}
+}
+
+// Variables that name a package registry or index, and those that turn
+// certificate checks off, with the value that does.
+var (
+	sourceEnv = set("NPM_CONFIG_REGISTRY", "YARN_NPM_REGISTRY_SERVER", "YARN_REGISTRY", "BUN_CONFIG_REGISTRY",
+		"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
+		"UV_DEFAULT_INDEX", "UV_INDEX", "UV_FIND_LINKS")
+	trustOffEnv = map[string]string{
+		"NODE_TLS_REJECT_UNAUTHORIZED":            "0",
+		"PYTHONHTTPSVERIFY":                       "0",
+		"NPM_CONFIG_STRICT_SSL":                   "false",
+		"YARN_ENABLE_STRICT_SSL":                  "false",
+		"PIP_TRUSTED_HOST":                        "",
+		"UV_INSECURE_HOST":                        "",
+		"DENO_UNSAFELY_IGNORE_CERTIFICATE_ERRORS": "",
+	}
+)
+
+// envTrust judges a variable that points package downloads elsewhere or
+// turns certificate checks off. Names are matched without case, as npm
+// reads npm_config_registry like NPM_CONFIG_REGISTRY.
+func (a *auditor) envTrust(key string, value arg) {
+	k := strings.ToUpper(key)
+	if sourceEnv[k] {
+		for _, f := range strings.Fields(value.text) { // pip's lists are blank-separated
+			v := value
+			v.text = f
+			a.packageSource("the variable "+k+" has packages downloaded", v)
+		}
+		return
+	}
+	off, ok := trustOffEnv[k]
+	if !ok {
+		return
+	}
+	v := strings.TrimSpace(value.text)
+	if off == "" && v != "" && !placeholder(v) || off != "" && strings.EqualFold(v, off) {
+		a.add(CodeInsecureURL, value.path, "the variable "+k+" turns certificate checks off, so what the server downloads or sends can be read and replaced on the way")
+	}
+}
