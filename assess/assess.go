@@ -50,8 +50,9 @@ import (
 // 2026.12.8: a program named by a placeholder (${SHELL} -c …) is
 // unparsable_shell: what runs cannot be judged. 2026.12.9: package
 // registries and indexes over plain http and certificate checks turned off
-// (by a tool's option or a variable) are insecure_url.
-const Ruleset = "2026.12.9"
+// (by a tool's option or a variable) are insecure_url. 2026.12.10: docker
+// compose run/exec, git clone --config and ext:: URLs, tmux and screen.
+const Ruleset = "2026.12.10"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -35,6 +35,9 @@ func (a *auditor) container(c invocation) cmdInfo {
 	if len(rest) == 0 {
 		return info
 	}
+	if rest[0].text == "compose" {
+		return a.compose(name, rest[1:], depth)
+	}
 	sub := rest[0].text
 	if sub != "run" && sub != "exec" && sub != "create" {
 		if sub == "pull" {
@@ -278,4 +281,95 @@ func homeDir(p string) bool {
 		return false
 	}
 	return segs[0] == "home" || strings.EqualFold(segs[0], "users")
+}
+
+// composeGlobalFlags are the options of docker compose before its
+// subcommand that take a value; composeValueFlags those of run and exec
+// that do, other than the ones containerOption judges.
+var (
+	composeGlobalFlags = set("-f", "--file", "-p", "--project-name", "--project-directory", "--env-file",
+		"--profile", "--ansi", "--progress", "--parallel")
+	composeValueFlags = set("-w", "--workdir", "-u", "--user", "--name", "-l", "--label", "-p", "--publish",
+		"--index", "--cap-drop")
+	composeJudged = set("-e", "--env", "-v", "--volume", "--cap-add", "--entrypoint", "--pull")
+)
+
+// compose judges `docker compose [options] run|exec [options] SERVICE
+// [command…]` (and docker-compose, podman-compose): the images of the
+// compose file are pulled, options of run are judged as docker run's, and
+// the command given for the service is judged. What the compose file
+// itself says is not part of the wiring and is not read.
+func (a *auditor) compose(name string, args []arg, depth int) cmdInfo {
+	info := cmdInfo{name: name}
+	rest := skipFlags(args, composeGlobalFlags)
+	if len(rest) == 0 {
+		return info
+	}
+	sub := rest[0].text
+	switch sub {
+	case "up", "create", "start", "pull", "build":
+		a.inferred.Network = true
+		return info
+	case "run", "exec":
+	default:
+		return info
+	}
+	if sub == "run" {
+		a.inferred.Network = true
+	}
+	pull := true
+	var entrypoint *arg
+	opts := rest[1:]
+	i := 0
+	for ; i < len(opts); i++ {
+		t := opts[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			break
+		}
+		flag, val, joined := strings.Cut(t, "=")
+		if !strings.HasPrefix(t, "--") {
+			flag, val, joined = t, "", false
+			if f, v, j := shortCluster(t, composeJudged); f != "" {
+				flag, val, joined = f, v, j
+			} else if f, _, j := shortCluster(t, composeValueFlags); f != "" && !j {
+				i++
+				continue
+			}
+		}
+		switch {
+		case composeJudged[flag]:
+			v := opts[i]
+			if joined {
+				v.text = val
+			} else if i+1 < len(opts) {
+				i++
+				v = opts[i]
+			} else {
+				return info
+			}
+			a.containerOption(flag, v, &pull, depth)
+			if flag == "--entrypoint" {
+				ep := v
+				entrypoint = &ep
+			}
+		case composeValueFlags[flag] && !joined:
+			i++
+		}
+	}
+	if i >= len(opts) {
+		return info
+	}
+	cmd := opts[i+1:] // after the service
+	if entrypoint != nil {
+		cmd = append([]arg{*entrypoint}, cmd...)
+	}
+	if len(cmd) > 0 {
+		inner := a.command(cmd, depth+1, ctxNested)
+		info.stdinScript = inner.stdinScript
+	}
+	return info
 }

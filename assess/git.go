@@ -36,6 +36,9 @@ func (a *auditor) git(c invocation) cmdInfo {
 	if i < len(args) && gitNetwork[args[i].text] {
 		a.inferred.Network = true
 	}
+	if i < len(args) {
+		a.gitSubcommand(args[i].text, args[i+1:], c.depth)
+	}
 	return cmdInfo{name: c.name}
 }
 
@@ -110,3 +113,60 @@ var gitSubsectionCommandKeys = set("diff.*.command", "diff.*.textconv", "difftoo
 
 // gitBooleans are the spellings of a git boolean.
 var gitBooleans = map[string]struct{}{"true": {}, "false": {}, "yes": {}, "no": {}, "on": {}, "off": {}, "1": {}, "0": {}, "": {}}
+
+// gitRemoteSubcommands are the subcommands that take a repository URL: an
+// ext:: URL among their words runs a command here.
+var gitRemoteSubcommands = set("clone", "fetch", "pull", "ls-remote", "push", "archive", "submodule", "remote")
+
+// gitSubcommand judges the words after git's subcommand: clone's -c/--config
+// values are configuration as git -c's are, and an ext:: URL (git's
+// remote helper that runs a command: ext::sh -c …) is a command line.
+func (a *auditor) gitSubcommand(sub string, args []arg, depth int) {
+	if !gitRemoteSubcommands[sub] {
+		return
+	}
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		name, val, joined := strings.Cut(t, "=")
+		switch {
+		case sub == "clone" && (name == "-c" || name == "--config"):
+			if w, ok := optValue(args, &i, val, joined); ok {
+				a.gitConfig(w, depth)
+			}
+		case strings.HasPrefix(t, "ext::") && args[i].lit:
+			a.inferred.Exec = true
+			words := gitExtWords(t[len("ext::"):])
+			argv := make([]arg, len(words))
+			for j, w := range words {
+				argv[j] = arg{text: w, path: args[i].path, lit: true}
+			}
+			a.command(argv, depth+1, ctxNested)
+		}
+	}
+}
+
+// gitExtWords splits the command of an ext:: URL as git-remote-ext does:
+// words are separated by blanks, "% " is a blank inside a word and "%%" a
+// percent sign; %S, %s, %G and %V are git's own substitutions.
+func gitExtWords(s string) []string {
+	var words []string
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '%'):
+			b.WriteByte(s[i+1])
+			i++
+		case c == ' ':
+			if b.Len() > 0 {
+				words = append(words, b.String())
+				b.Reset()
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if b.Len() > 0 {
+		words = append(words, b.String())
+	}
+	return words
+}

@@ -182,6 +182,12 @@ func init() {
 		"proxychains":  usesNetwork(getoptThen("-f")),
 		"proxychains4": usesNetwork(getoptThen("-f")),
 		"torsocks":     usesNetwork(getoptThen("-u", "-p", "-a", "-P", "--user", "--pass", "--address", "--port")),
+		// Terminal multiplexers: the program of a new session or window.
+		"tmux":   done((*auditor).tmux),
+		"screen": getoptThen("-c", "-S", "-s", "-t", "-p", "-h", "-e", "-T"),
+		// Compose: the service's command, and the options of run.
+		"docker-compose": done(func(a *auditor, c invocation) cmdInfo { return a.compose(c.name, c.args(), c.depth) }),
+		"podman-compose": done(func(a *auditor, c invocation) cmdInfo { return a.compose(c.name, c.args(), c.depth) }),
 		// Kubernetes: exec runs the command in a pod; run pulls an image.
 		"kubectl": done((*auditor).kubectl),
 		// Containers: the image is pulled; the command runs inside.

@@ -459,3 +459,59 @@ func peelBwrap(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 func archOptions(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	return a.peelOptions(c.args(), set("-arch", "-d", "-e"), set("-e"), c.depth, false), cmdInfo{}, false
 }
+
+// tmuxValueFlags are the options of tmux's commands that start a program
+// that take a value, tmuxRunners those commands.
+var (
+	tmuxValueFlags = set("-s", "-n", "-c", "-t", "-x", "-y", "-e", "-F", "-l", "-p", "-L", "-S", "-f", "-T", "-d")
+	tmuxRunners    = set("new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane",
+		"respawnp", "respawn-window", "respawnw", "run-shell", "run", "display-popup", "popup")
+)
+
+// tmux judges the program a tmux command starts: one word goes to the
+// shell (sh -c), several are run as they are; `tmux -c command` hands its
+// command to the shell.
+func (a *auditor) tmux(c invocation) cmdInfo {
+	args := c.args()
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "-c" && i+1 < len(args) {
+			return a.shellOption(c, args[i+1])
+		}
+		if len(t) < 2 || t[0] != '-' {
+			break
+		}
+		if t == "-L" || t == "-S" || t == "-f" || t == "-T" {
+			i++
+		}
+	}
+	if i >= len(args) || !tmuxRunners[args[i].text] {
+		return cmdInfo{name: c.name}
+	}
+	sub := args[i].text
+	words := args[i+1:]
+	j := 0
+	for ; j < len(words); j++ {
+		t := words[j].text
+		if t == "--" {
+			j++
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			break
+		}
+		// run-shell -d takes a delay; new-session -d only detaches.
+		if f := t[len(t)-1:]; tmuxValueFlags["-"+f] && !(f == "d" && sub != "run-shell" && sub != "run") {
+			j++
+		}
+	}
+	if j >= len(words) {
+		return cmdInfo{name: c.name}
+	}
+	a.inferred.Exec = true
+	if cmd := words[j:]; len(cmd) > 1 {
+		return a.command(cmd, c.depth+1, ctxNested)
+	}
+	return a.shellLine(words[j:], c.depth, false, false)
+}
