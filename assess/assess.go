@@ -52,7 +52,8 @@ import (
 // registries and indexes over plain http and certificate checks turned off
 // (by a tool's option or a variable) are insecure_url. 2026.12.10: docker
 // compose run/exec, git clone --config and ext:: URLs, tmux and screen.
-const Ruleset = "2026.12.10"
+// 2026.12.11: wmic process call create, forfiles /c and hh of a URL.
+const Ruleset = "2026.12.11"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -404,3 +404,67 @@ func dataModule(spec string) (code string, encoded, ok bool) {
 	}
 	return body, false, true
 }
+
+// windowsCommand judges a command line that a Windows program starts
+// (wmic process call create "…", forfiles /c "…"): the first word is the
+// program; a cmd.exe or PowerShell line is handed to it whole, as the
+// program is given the rest of the line to read.
+func (a *auditor) windowsCommand(c invocation, w arg) {
+	a.inferred.Exec = true
+	if !w.lit {
+		return
+	}
+	line := strings.TrimSpace(w.text)
+	cmds, _ := cmdParse(line)
+	if len(cmds) == 0 || len(cmds[0].words) == 0 {
+		return
+	}
+	first := cmds[0].words[0]
+	argv := []arg{{text: first.text, path: w.path, lit: true}}
+	switch progName(first.text) {
+	case "cmd", "powershell", "pwsh":
+		// The rest of the line after the program's word, as written.
+		end := strings.IndexAny(line, " \t")
+		if strings.HasPrefix(line, `"`) {
+			end = strings.IndexByte(line[1:], '"') + 2
+		}
+		if end > 0 && end < len(line) {
+			if rest := strings.TrimSpace(line[end:]); rest != "" {
+				argv = append(argv, arg{text: rest, path: w.path, lit: true})
+			}
+		}
+	default:
+		for _, word := range cmds[0].words[1:] {
+			argv = append(argv, arg{text: word.text, path: w.path, lit: true})
+		}
+	}
+	a.command(argv, c.depth+1, ctxNested)
+}
+
+// wmic judges `wmic … process call create "command line"`.
+func (a *auditor) wmic(c invocation) cmdInfo {
+	args := c.args()
+	for i := 0; i+2 < len(args); i++ {
+		if strings.EqualFold(args[i].text, "call") && strings.EqualFold(args[i+1].text, "create") {
+			w := args[i+2]
+			if k, v, ok := strings.Cut(w.text, "="); ok && strings.EqualFold(strings.TrimSpace(k), "CommandLine") {
+				w.text = strings.Trim(strings.TrimSpace(v), `"`)
+			}
+			a.windowsCommand(c, w)
+			break
+		}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// forfiles judges `forfiles … /c "command"`, run once per file found.
+func (a *auditor) forfiles(c invocation) cmdInfo {
+	args := c.args()
+	for i := 0; i+1 < len(args); i++ {
+		if t := strings.ToLower(args[i].text); t == "/c" || t == "-c" {
+			a.windowsCommand(c, args[i+1])
+			break
+		}
+	}
+	return cmdInfo{name: c.name}
+}

@@ -260,6 +260,11 @@ func init() {
 		"regsvr32":  {judge: (*auditor).regsvr32},
 		"msiexec":   {judge: (*auditor).msiexec},
 		"bitsadmin": fetcher,
+		"hh":        {judge: (*auditor).mshta},
+		// Windows programs that start a command line: wmic process call
+		// create, forfiles /c.
+		"wmic":     {judge: (*auditor).wmic},
+		"forfiles": {judge: (*auditor).forfiles},
 		// Tools with subcommands that fetch (git, whose -c values may also
 		// be command lines).
 		"git": {judge: (*auditor).git},

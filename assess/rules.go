@@ -53,7 +53,7 @@ var ruleTable = []registry.Rule{
 		"The wiring runs an inline shell script (sh -c, a cmd /c line that chains or is written as one string, powershell -Command, npx -c …): arbitrary command execution. What the script runs is judged too.",
 		"Run the server binary directly with its arguments instead of through a shell."),
 	rule(CodeFetchExec, registry.LevelDanger, true,
-		"The wiring runs a download or eval primitive (curl, wget, Invoke-WebRequest, eval, certutil -urlcache, bitsadmin) that fetches or executes external content, or a program that downloads and runs what it fetches (mshta, regsvr32 /i: or msiexec of a URL).",
+		"The wiring runs a download or eval primitive (curl, wget, Invoke-WebRequest, eval, certutil -urlcache, bitsadmin) that fetches or executes external content, or a program that downloads and runs what it fetches (mshta, hh, regsvr32 /i: or msiexec of a URL).",
 		"Ship the server as a pinned package or binary and run it directly."),
 	rule(CodeShellMeta, registry.LevelWarn, false,
 		"A shell reads text of the wiring that chains commands, redirects or substitutes (| ; & $( ) ` > <).",
