@@ -53,7 +53,10 @@ import (
 // (by a tool's option or a variable) are insecure_url. 2026.12.10: docker
 // compose run/exec, git clone --config and ext:: URLs, tmux and screen.
 // 2026.12.11: wmic process call create, forfiles /c and hh of a URL.
-const Ruleset = "2026.12.11"
+// 2026.12.12: the words older wrappers take before their command (taskset's
+// mask, chrt's priority, stdbuf's modes, time -f, gosu's user, runas's
+// program …) are no longer taken for the program.
+const Ruleset = "2026.12.12"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -277,6 +277,31 @@ func TestAuditMoreWrappers(t *testing.T) {
 	})
 }
 
+// TestAuditWrapperArguments holds the words the older wrappers take before
+// their command: a mask, a priority, a buffering mode, a format, a user.
+// Before ruleset 2026.12.12 most of these words were taken for the program,
+// and the npx behind it was not seen; taskset -c, stdbuf -oL and ionice's
+// class are forms that already worked and must go on working.
+func TestAuditWrapperArguments(t *testing.T) {
+	npx := func(i int) []string { return []string{fmt.Sprintf("warn unpinned mcp.args[%d]", i)} }
+	runCases(t, []auditCase{
+		{"taskset's mask", stdio("taskset", "0x3", "npx", "pkg"), npx(2), true, false},
+		{"taskset -c's list", stdio("taskset", "-c", "0,1", "npx", "pkg"), npx(3), true, false},
+		{"chrt's priority", stdio("chrt", "-f", "99", "npx", "pkg"), npx(3), true, false},
+		{"stdbuf's mode", stdio("stdbuf", "-o", "L", "npx", "pkg"), npx(3), true, false},
+		{"stdbuf's joined mode", stdio("stdbuf", "-oL", "-eL", "npx", "pkg"), npx(3), true, false},
+		{"time's format", stdio("time", "-f", "%e", "npx", "pkg"), npx(3), true, false},
+		{"caffeinate's timeout", stdio("caffeinate", "-i", "-t", "60", "npx", "pkg"), npx(4), true, false},
+		{"exec -a's name", stdio("exec", "-a", "srv", "npx", "pkg"), npx(3), true, false},
+		{"ionice's class", stdio("ionice", "-c", "2", "-n", "7", "npx", "pkg"), npx(5), true, false},
+		{"xvfb-run's long options", stdio("xvfb-run", "--server-num", "99", "npx", "pkg"), npx(3), true, false},
+		{"gosu's user", stdio("gosu", "nobody", "npx", "pkg"), []string{"danger privilege_escalation mcp.command", "warn unpinned mcp.args[2]"}, true, false},
+		{"su-exec's user", stdio("su-exec", "app:app", "npx", "pkg"), []string{"danger privilege_escalation mcp.command", "warn unpinned mcp.args[2]"}, true, false},
+		{"runas's program", stdio("runas", "/user:admin", "/savecred", "npx -y pkg"), []string{
+			"danger privilege_escalation mcp.command", "warn unpinned mcp.args[2]"}, true, true},
+	})
+}
+
 // TestAuditNix holds nix's runners: the flakes they fetch must name a
 // commit or a hash, and what --command and nix-shell's --run run is judged.
 func TestAuditNix(t *testing.T) {

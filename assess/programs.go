@@ -60,7 +60,6 @@ var (
 // audit, which reads the tables: a package-level initializer would be an
 // initialization cycle.
 func init() {
-	scheduling := skipOptions("-n", "-c", "-p", "--adjustment", "--class")
 	wrappers = map[string]peeler{
 		// Environment: env judges its assignments through envpolicy.
 		"env": func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
@@ -70,24 +69,24 @@ func init() {
 		"sudo":    escalates(peelSudo),
 		"doas":    escalates(peelSudo),
 		"pkexec":  escalates(peelSudo),
-		"gosu":    escalates(peelSudo),
-		"su-exec": escalates(peelSudo),
+		"gosu":    escalates(thenWord()), // gosu USER[:GROUP] command…
+		"su-exec": escalates(thenWord()),
 		"su":      escalates(peelSu),
-		"runas":   escalates(peelSu),
+		"runas":   escalates(peelRunas),
 		// Process attributes: options, then the command.
 		"busybox":    skipOptions(),
 		"nohup":      skipOptions(),
 		"setsid":     skipOptions(),
-		"exec":       skipOptions(),
+		"exec":       skipOptions("-a"),
 		"builtin":    skipOptions(),
-		"time":       skipOptions(),
-		"caffeinate": skipOptions(),
+		"time":       getoptThen("-f", "--format", "-o", "--output"),
+		"caffeinate": getoptThen("-t", "-w"),
 		"command":    peelCommand,
-		"nice":       scheduling,
-		"ionice":     scheduling,
-		"chrt":       scheduling,
-		"taskset":    scheduling,
-		"stdbuf":     scheduling,
+		"nice":       getoptThen("-n", "--adjustment"),
+		"ionice":     getoptThen("-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"),
+		"chrt":       peelChrt,
+		"taskset":    thenWord(), // taskset [-acp] MASK|LIST command…
+		"stdbuf":     getoptThen("-i", "-o", "-e", "--input", "--output", "--error"),
 		"timeout":    peelTimeout,
 		// Command interpreters of other systems: the line they read is
 		// judged as what they run.
@@ -123,7 +122,8 @@ func init() {
 		"infisical":  secretsRunner,
 		"tini":       skipOptions("-p", "-e"),
 		"dumb-init":  skipOptions("-r", "--rewrite"),
-		"xvfb-run":   skipOptions("-n", "-s", "-f", "-e", "-w", "-p"),
+		"xvfb-run": getoptThen("-n", "-s", "-f", "-e", "-w", "-p", "--server-num", "--server-args", "--auth-file",
+			"--error-file", "--wait", "--xauth-protocol"),
 		// Session helpers that start the command they are given.
 		"ssh-agent":        getoptThen("-a", "-E", "-P", "-t", "-O"),
 		"dbus-run-session": getoptThen("--config-file", "--dbus-daemon"),

@@ -515,3 +515,26 @@ func (a *auditor) tmux(c invocation) cmdInfo {
 	}
 	return a.shellLine(words[j:], c.depth, false, false)
 }
+
+// peelChrt peels `chrt [options] [PRIORITY] command…`: the priority is a
+// number before the command.
+func peelChrt(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	rest := skipGetopt(c.args(), set("-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"))
+	if len(rest) > 0 && isDigits(rest[0].text) {
+		rest = rest[1:]
+	}
+	return rest, cmdInfo{}, false
+}
+
+// peelRunas judges `runas /user:NAME [/options] "program args"`: the
+// program is the first word that is not an option, a command line Windows
+// starts as it is.
+func peelRunas(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	for _, w := range c.args() {
+		if !strings.HasPrefix(w.text, "/") {
+			a.windowsCommand(c, w)
+			break
+		}
+	}
+	return nil, cmdInfo{name: c.name}, true
+}
