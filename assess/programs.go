@@ -253,6 +253,9 @@ func init() {
 		"vimdiff": editor, "rvim": editor, "evim": editor, "gview": editor,
 		"emacs": evaluator, "emacsclient": evaluator, "gdb": evaluator, "lldb": evaluator,
 		"tar": {judge: (*auditor).tar}, "bsdtar": {judge: (*auditor).tar}, "gtar": {judge: (*auditor).tar},
+		// Database clients whose commands can escape to a shell.
+		"psql": {judge: (*auditor).dbClient}, "sqlite3": {judge: (*auditor).dbClient},
+		"mysql": {judge: (*auditor).dbClient}, "mariadb": {judge: (*auditor).dbClient},
 		// Windows programs that fetch or run script: mshta, rundll32
 		// javascript:, regsvr32 /i:URL, msiexec of a URL, bitsadmin.
 		"mshta":     {judge: (*auditor).mshta},
