@@ -342,13 +342,8 @@ func (a *auditor) compose(name string, args []arg, depth int) cmdInfo {
 		}
 		switch {
 		case composeJudged[flag]:
-			v := opts[i]
-			if joined {
-				v.text = val
-			} else if i+1 < len(opts) {
-				i++
-				v = opts[i]
-			} else {
+			v, ok := optValue(opts, &i, val, joined)
+			if !ok {
 				return info
 			}
 			a.containerOption(flag, v, &pull, depth)

@@ -126,13 +126,8 @@ func (a *auditor) evaluator(c invocation) cmdInfo {
 		if !opts[flag] {
 			continue
 		}
-		cmd := args[i]
-		if joined {
-			cmd.text = val
-		} else if i+1 < len(args) {
-			i++
-			cmd = args[i]
-		} else {
+		cmd, ok := optValue(args, &i, val, joined)
+		if !ok {
 			break
 		}
 		a.editorCommand(c, cmd)
@@ -165,13 +160,8 @@ func (a *auditor) tar(c invocation) cmdInfo {
 		if !tarCommandOptions[flag] {
 			continue
 		}
-		w := args[i]
-		if joined {
-			w.text = val
-		} else if i+1 < len(args) {
-			i++
-			w = args[i]
-		} else {
+		w, ok := optValue(args, &i, val, joined)
+		if !ok {
 			break
 		}
 		a.tarCommand(w, c.depth)
@@ -230,13 +220,8 @@ func (a *auditor) netExec(c invocation) cmdInfo {
 		if !shell && flag != "-e" && flag != "--exec" {
 			continue
 		}
-		w := args[i]
-		if joined {
-			w.text = val
-		} else if i+1 < len(args) {
-			i++
-			w = args[i]
-		} else {
+		w, ok := optValue(args, &i, val, joined)
+		if !ok {
 			break
 		}
 		// OpenBSD's nc reads -c as "use TLS" and -e as a certificate name;
@@ -495,16 +480,9 @@ func (a *auditor) dbClient(c invocation) cmdInfo {
 		flag, val, joined := strings.Cut(t, "=")
 		switch {
 		case spec.opts[flag]:
-			w := args[i]
-			if joined {
-				w.text = val
-			} else if i+1 < len(args) {
-				i++
-				w = args[i]
-			} else {
-				continue
+			if w, ok := optValue(args, &i, val, joined); ok {
+				a.dbCommands(c, w)
 			}
-			a.dbCommands(c, w)
 		case strings.HasPrefix(t, "-"):
 		case spec.positional && seenDB:
 			a.dbCommands(c, args[i])

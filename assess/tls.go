@@ -71,13 +71,8 @@ func (a *auditor) packageSources(c invocation) {
 		case eco == "npm" && flag == "--strict-ssl" && joined && strings.EqualFold(val, "false"):
 			a.add(CodeInsecureURL, w.path, quoted(c.name)+" turns certificate checks off (--strict-ssl=false), so what it downloads can be replaced on the way")
 		case sources[flag]:
-			v := w
-			if joined {
-				v.text = val
-			} else if i+1 < len(args) {
-				i++
-				v = args[i]
-			} else {
+			v, ok := optValue(args, &i, val, joined)
+			if !ok {
 				return
 			}
 			if eco == "python" && flag == "--index" {

@@ -209,12 +209,8 @@ func peelScript(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		if !scriptValueFlags[flag] {
 			continue
 		}
-		w := args[i]
-		if joined {
-			w.text = val
-		} else if i++; i < len(args) {
-			w = args[i]
-		} else {
+		w, ok := optValue(args, &i, val, joined)
+		if !ok {
 			break
 		}
 		if flag == "-c" || flag == "--command" {
