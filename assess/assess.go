@@ -57,7 +57,12 @@ import (
 // mask, chrt's priority, stdbuf's modes, time -f, gosu's user, runas's
 // program …) are no longer taken for the program. 2026.12.13: database
 // clients' shell escapes (psql -c '\! …', sqlite3 .shell, mysql system).
-const Ruleset = "2026.12.13"
+// 2026.12.14: packages installed when the server starts (pip install,
+// python -m pip, uv pip/tool install, pipx install, npm/pnpm/yarn/bun
+// install and add, cargo install, gem install and exec, dotnet tool
+// install, exec and dnx) must be pinned, and cargo, gem and dotnet use the
+// network; jbang's URLs, aliases and Maven coordinates are judged.
+const Ruleset = "2026.12.14"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -745,3 +745,84 @@ func TestAuditArtifacts(t *testing.T) {
 		{"loopback http", parse("[" + triple + "]\nurl = \"http://127.0.0.1:8000/a.tgz\"\nsha256 = \"" + sha + "\"\n"), []string{}, true, false},
 	})
 }
+
+// TestAuditInstallAtStart holds package managers told to install a package
+// when the server starts: what they install must be pinned, as a package
+// runner's package must.
+func TestAuditInstallAtStart(t *testing.T) {
+	const script = "danger shell_exec mcp.args[1]"
+	const meta = "warn shell_meta mcp.args[1]"
+	runCases(t, []auditCase{
+		{"pip install", stdio("pip", "install", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"pip with a global option", stdio("pip3", "-q", "install", "-U", "mcp-x>=1"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"pip of a version-suffixed name", stdio("pip3.12", "install", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"pip install -e of a git source", stdio("pip", "install", "-e", "git+https://github.com/o/r"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"pip install after an option's value", stdio("pip", "install", "-r", "req.txt", "--index-url", "https://r.example/simple", "a==1.0", "b"), []string{
+			"warn unpinned mcp.args[6]"}, true, false},
+		{"python -m pip install", stdio("python", "-m", "pip", "install", "mcp-x"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"python -Im pip in a cluster", stdio("python3", "-Im", "pip", "install", "mcp-x"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"py -mpip joined", stdio("py", "-mpip", "install", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"python -m pip after options with values", stdio("python", "-X", "utf8", "-Wignore", "--check-hash-based-pycs", "never", "-m", "pip", "install", "mcp-x"), []string{
+			"warn unpinned mcp.args[8]"}, true, false},
+		{"python -m pip over plain http", stdio("python", "-m", "pip", "install", "-i", "http://r.example/simple", "mcp-x==1.0"), []string{
+			"danger insecure_url mcp.args[4]"}, true, false},
+		{"python -m pipx run", stdio("python", "-m", "pipx", "run", "mcp-x"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"pipx install", stdio("pipx", "install", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"uv pip install", stdio("uv", "pip", "install", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"uv tool install --with", stdio("uv", "tool", "install", "mcp-x==1.0", "--with", "requests"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"pip install in a script", stdio("sh", "-c", "pip install mcp-x && mcp-x"), []string{script, meta, "warn unpinned mcp.args[1]"}, true, true},
+		{"npm install -g in a script", stdio("sh", "-c", "npm install -g mcp-x && mcp-x"), []string{script, meta, "warn unpinned mcp.args[1]"}, true, true},
+		{"npm i with a registry", stdio("npm", "i", "-g", "--registry", "https://r.example", "mcp-x"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"npm's misspelling of install", stdio("npm", "isntall", "mcp-x@latest"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"pnpm add a range", stdio("pnpm", "add", "-g", "mcp-x@^1"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"yarn global add", stdio("yarn", "global", "add", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"bun add", stdio("bun", "add", "-g", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"cargo install", stdio("cargo", "install", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"cargo install a requirement", stdio("cargo", "install", "--version", "^1.2", "mcp-x"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"cargo install --git without a commit", stdio("cargo", "install", "--git", "https://github.com/o/r", "--branch", "main"), []string{
+			"warn unpinned mcp.args[2]"}, true, false},
+		{"cargo binstall", stdio("cargo", "binstall", "-y", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"gem install", stdio("gem", "install", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"gem install a requirement", stdio("gem", "install", "mcp-x", "-v", "~> 1.0"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"gem exec", stdio("gem", "exec", "mcp-x", "--port", "3000"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"gem exec with the command's own -v", stdio("gem", "exec", "mcp-x", "-v", "1.0.0"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"gem exec --gem", stdio("gem", "exec", "--gem", "mcp-tools", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"dotnet tool install", stdio("dotnet", "tool", "install", "-g", "mcp-x"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"dotnet tool install -v is verbosity", stdio("dotnet", "tool", "install", "-g", "mcp-x", "-v", "q"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"dotnet tool exec", stdio("dotnet", "tool", "exec", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"dotnet dnx", stdio("dotnet", "dnx", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"jbang of a URL", stdio("jbang", "https://example.com/server.java"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"jbang of an alias", stdio("jbang", "run", "mcp@org/catalog"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"jbang of a coordinate without a version", stdio("jbang", "--java", "21", "com.example:server"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"jbang of LATEST", stdio("jbang", "com.example:server:LATEST"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"jbang --deps of a dynamic version", stdio("jbang", "--deps", "org.x:y:1.+", "server.java"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"jbang --insecure", stdio("jbang", "--insecure", "com.example:server:1.0.0"), []string{"danger insecure_url mcp.args[0]"}, true, false},
+		{"jbang --repos over http", stdio("jbang", "--repos", "corp=http://r.example/m2", "server.java"), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"jbang reading its script from a download", stdio("sh", "-c", "curl -s https://x.example/s.java | jbang -"), []string{
+			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", script, meta}, true, true},
+		// Look-alikes: pinned, local, or nothing installed.
+		{"pip install pinned", stdio("pip", "install", "mcp-x==1.2.3", "mcp-y[cli]==2.0"), []string{}, true, false},
+		{"pip install local", stdio("pip", "install", "-e", ".", "./pkg", "pkg-1.0-py3-none-any.whl"), []string{}, true, false},
+		{"pip install from a requirements file", stdio("pip", "install", "-r", "requirements.txt"), []string{}, true, false},
+		{"pip list", stdio("pip", "list"), []string{}, false, false},
+		{"python -m a module", stdio("python", "-m", "mcp_server", "install", "x"), []string{}, false, false},
+		{"python -c names -m later", stdio("python", "-c", "print(1)", "-m", "pip"), []string{"danger inline_code mcp.args[1]"}, false, false},
+		{"npm ci", stdio("npm", "ci"), []string{}, true, false},
+		{"npm install from the lockfile", stdio("npm", "install"), []string{}, true, false},
+		{"npm install pinned and local", stdio("npm", "install", "-g", "mcp-x@1.2.3", "./pkg.tgz"), []string{}, true, false},
+		{"cargo install pinned", stdio("cargo", "install", "mcp-x@1.2.3"), []string{}, true, false},
+		{"cargo install --version", stdio("cargo", "install", "--version", "1.2.3", "mcp-x"), []string{}, true, false},
+		{"cargo install --git at a commit", stdio("cargo", "install", "--git", "https://github.com/o/r", "--rev", "0123456789abcdef0123456789abcdef01234567"), []string{}, true, false},
+		{"cargo install --path", stdio("cargo", "install", "--path", "."), []string{}, true, false},
+		{"cargo run", stdio("cargo", "run", "--release"), []string{}, false, false},
+		{"gem install pinned", stdio("gem", "install", "mcp-x", "-v", "1.2.3"), []string{}, true, false},
+		{"gem install name:version", stdio("gem", "install", "mcp-x:1.2.3"), []string{}, true, false},
+		{"gem install --local", stdio("gem", "install", "--local", "mcp-x.gem"), []string{}, false, false},
+		{"gem exec pinned", stdio("gem", "exec", "-v", "1.2.0", "mcp-x", "--flag"), []string{}, true, false},
+		{"dotnet tool install pinned", stdio("dotnet", "tool", "install", "-g", "mcp-x", "--version", "1.2.3"), []string{}, true, false},
+		{"dotnet tool run", stdio("dotnet", "tool", "run", "mcp-x"), []string{}, false, false},
+		{"jbang of a local file", stdio("jbang", "server.java", "https://example.com/api"), []string{}, false, false},
+		{"jbang of a URL at a commit", stdio("jbang", "https://github.com/o/r/blob/0123456789abcdef0123456789abcdef01234567/S.java"), []string{}, true, false},
+		{"jbang of a pinned coordinate", stdio("jbang", "run", "-j17", "com.example:server:1.0.0"), []string{}, true, false},
+	})
+}

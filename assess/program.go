@@ -114,10 +114,13 @@ func pyRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
 	}
 }
 
-// pipx judges pipx: `pipx run` is a package runner.
+// pipx judges pipx: `pipx run` is a package runner; what `pipx install`
+// installs must be pinned.
 func (a *auditor) pipx(c invocation) cmdInfo {
 	if args := c.args(); len(args) > 0 && args[0].text == "run" {
 		a.pyRunner(args, "pipx run", c.depth)
+	} else if len(args) > 0 && args[0].text == "install" {
+		a.pyInstall(args[1:], "pipx install")
 	}
 	return cmdInfo{name: c.name}
 }
@@ -299,6 +302,10 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 			a.npmRunner(args[1:], "bun x", depth)
 			return info
 		}
+		if len(args) > 0 && (args[0].text == "add" || args[0].text == "install" || args[0].text == "i") {
+			a.npmInstall(args[1:], "bun "+args[0].text)
+			return info
+		}
 		return a.interpreter(c)
 	}
 	sub := skipFlags(args, pkgManagerValueFlags)
@@ -312,8 +319,16 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 		}
 	case "dlx":
 		a.npmRunner(sub[1:], name+" dlx", depth)
+	case "global":
+		if name == "yarn" && len(sub) > 1 && sub[1].text == "add" {
+			a.npmInstall(sub[2:], "yarn global add")
+		}
 	case "run", "run-script", "start", "test", "restart", "stop":
 		a.inferred.Exec = true // package scripts run through a shell
+	default:
+		if npmInstallSubs[sub[0].text] {
+			a.npmInstall(sub[1:], name+" "+sub[0].text)
+		}
 	}
 	return info
 }
@@ -322,6 +337,11 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 // inline_code; a program read from stdin makes it a pipe target.
 func (a *auditor) interpreter(c invocation) cmdInfo {
 	fam := family(c.name)
+	if fam == "python" {
+		if info, ok := a.pythonTool(c); ok {
+			return info
+		}
+	}
 	info := cmdInfo{name: fam}
 	args := c.args()
 	code, _, stdin := inlineProgram(fam, args)

@@ -231,7 +231,7 @@ func init() {
 		"npx":  {judge: npmRunnerAs("npx"), net: true},
 		"pnpx": {judge: npmRunnerAs("pnpx"), net: true},
 		"bunx": {judge: npmRunnerAs("bunx"), net: true},
-		"dnx":  {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args()); return cmdInfo{name: c.name} }, net: true},
+		"dnx":  {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args(), "dnx"); return cmdInfo{name: c.name} }, net: true},
 		"uvx":  {judge: pyRunnerAs("uvx"), net: true},
 		"pipx": {judge: (*auditor).pipx, net: true},
 		"deno": {judge: (*auditor).deno}, "dx": {judge: (*auditor).dx},
@@ -271,8 +271,11 @@ func init() {
 		// Tools with subcommands that fetch (git, whose -c values may also
 		// be command lines).
 		"git": {judge: (*auditor).git},
-		"pip": networkSubcommands("install", "download"), "pip3": networkSubcommands("install", "download"),
-		"go": {judge: (*auditor).goTool},
+		// Package managers that install what they name.
+		"pip": {judge: (*auditor).pip}, "pip3": {judge: (*auditor).pip},
+		"cargo": {judge: (*auditor).cargo}, "gem": {judge: (*auditor).gem}, "dotnet": {judge: (*auditor).dotnet},
+		"jbang": {judge: (*auditor).jbang},
+		"go":    {judge: (*auditor).goTool},
 		// Schedulers and service managers: registering a program is
 		// persistence.
 		"crontab":   {judge: (*auditor).crontab},
@@ -329,17 +332,6 @@ func done(judge func(a *auditor, c invocation) cmdInfo) peeler {
 	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		return nil, judge(a, c), true
 	}
-}
-
-// networkSubcommands is a tool whose listed subcommands use the network.
-func networkSubcommands(subs ...string) programRule {
-	s := set(subs...)
-	return programRule{judge: func(a *auditor, c invocation) cmdInfo {
-		if args := c.args(); len(args) > 0 && s[args[0].text] {
-			a.inferred.Network = true
-		}
-		return cmdInfo{name: c.name}
-	}}
 }
 
 // registers is a service manager whose listed subcommands register a program

@@ -39,13 +39,36 @@ func (a *auditor) peelOptions(args []arg, values, env map[string]bool, depth int
 // of short options, the first of them that takes a value taking the rest
 // of the word or, at its end, the next word.
 func optionWords(args []arg, values map[string]bool, getopt bool, valued func(flag string, w arg, val string)) []arg {
+	return readOptions(args, values, getopt, valued, true)
+}
+
+// operands returns the words of args that are neither options nor the
+// values of the options in values, reading the options as optionWords
+// does but in any order with the operands (as install commands take
+// them); after "--" every word is an operand.
+func operands(args []arg, values map[string]bool, getopt bool, valued func(flag string, w arg, val string)) []arg {
+	return readOptions(args, values, getopt, valued, false)
+}
+
+// readOptions is optionWords when stop is true (the first operand ends
+// the options, and the words from it on are returned as a part of args)
+// and operands when it is false.
+func readOptions(args []arg, values map[string]bool, getopt bool, valued func(flag string, w arg, val string), stop bool) []arg {
+	out := []arg{}
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" {
-			return args[i+1:]
+			if stop {
+				return args[i+1:]
+			}
+			return append(out, args[i+1:]...)
 		}
 		if len(t) < 2 || t[0] != '-' {
-			return args[i:]
+			if stop {
+				return args[i:]
+			}
+			out = append(out, args[i])
+			continue
 		}
 		flag, val, joined := strings.Cut(t, "=")
 		if !joined && !values[t] && getopt && t[1] != '-' {
@@ -65,7 +88,7 @@ func optionWords(args []arg, values map[string]bool, getopt bool, valued func(fl
 		}
 		valued(flag, args[i], val)
 	}
-	return []arg{}
+	return out
 }
 
 // shortCluster reads a word of short options (-fo/tmp/t, -fo) as getopt
