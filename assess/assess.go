@@ -62,7 +62,12 @@ import (
 // install and add, cargo install, gem install and exec, dotnet tool
 // install, exec and dnx) must be pinned, and cargo, gem and dotnet use the
 // network; jbang's URLs, aliases and Maven coordinates are judged.
-const Ruleset = "2026.12.14"
+// 2026.12.15: task runners (make, just, task, rake, mise run) run recipes
+// through a shell (exec); make --eval rules are inline code whose recipes,
+// $(shell …) calls and != assignments are judged as scripts; make -f -
+// runs rules read from its input; GNU sed's e command is an inline script
+// and its e flag runs text as a command.
+const Ruleset = "2026.12.15"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

