@@ -70,7 +70,9 @@ import (
 // (sudo, doas, timeout, tini, dumb-init, and poetry run, conda run and the
 // other project runners) read short options in clusters as getopt does
 // (sudo -Eu root cmd, timeout -vk 5 10 cmd); conhost, pcalua -a and
-// scriptrunner -appvscript are peeled.
+// scriptrunner -appvscript are peeled; system package managers that
+// install (apt-get, apk, dnf, pacman -S, brew, winget …) use the network;
+// cargo +TOOLCHAIN install is read.
 const Ruleset = "2026.12.16"
 
 // Inferred is what the wiring was found to use, whatever the manifest

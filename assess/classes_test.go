@@ -891,3 +891,22 @@ func TestAuditWrapperClusters(t *testing.T) {
 		{"pcalua without a program", stdio("pcalua", "-c", "x"), []string{}, false, false},
 	})
 }
+
+// TestAuditSystemPackages holds system package managers told to install
+// when the server starts: they download, so the wiring uses the network.
+func TestAuditSystemPackages(t *testing.T) {
+	const script, meta = "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"
+	runCases(t, []auditCase{
+		{"apt-get install", stdio("sh", "-c", "apt-get -y install jq && srv"), []string{script, meta}, true, true},
+		{"apk add", stdio("sh", "-c", "apk add --no-cache git && srv"), []string{script, meta}, true, true},
+		{"dnf install", stdio("dnf", "install", "-y", "jq"), []string{}, true, false},
+		{"pacman -Syu", stdio("pacman", "-Syu", "--noconfirm", "jq"), []string{}, true, false},
+		{"brew install", stdio("brew", "install", "jq"), []string{}, true, false},
+		{"winget install", stdio("winget", "install", "jq"), []string{}, true, false},
+		{"cargo +toolchain install", stdio("cargo", "+nightly", "install", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		// Look-alikes.
+		{"apt-get remove", stdio("apt-get", "remove", "jq"), []string{}, false, false},
+		{"brew list", stdio("brew", "list"), []string{}, false, false},
+		{"pacman -Q", stdio("pacman", "-Q"), []string{}, false, false},
+	})
+}

@@ -186,9 +186,14 @@ func namedVersions(names []arg, version string, sep byte, exact func(string) boo
 	}
 }
 
-// cargo judges cargo: install and binstall fetch and build crates.
+// cargo judges cargo: install and binstall fetch and build crates. A
+// first word +TOOLCHAIN picks rustup's toolchain.
 func (a *auditor) cargo(c invocation) cmdInfo {
-	sub := skipGetopt(c.args(), set("--config", "-Z", "-C", "--color"))
+	args := c.args()
+	if len(args) > 0 && strings.HasPrefix(args[0].text, "+") {
+		args = args[1:]
+	}
+	sub := skipGetopt(args, set("--config", "-Z", "-C", "--color"))
 	if len(sub) > 0 && (sub[0].text == "install" || sub[0].text == "binstall") {
 		a.cargoInstall(sub[1:], "cargo "+sub[0].text)
 	}

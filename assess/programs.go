@@ -278,7 +278,21 @@ func init() {
 		// Package managers that install what they name.
 		"pip": {judge: (*auditor).pip}, "pip3": {judge: (*auditor).pip},
 		"cargo": {judge: (*auditor).cargo}, "gem": {judge: (*auditor).gem}, "dotnet": {judge: (*auditor).dotnet},
-		"jbang": {judge: (*auditor).jbang},
+		// System package managers: installing downloads packages.
+		"apt-get":  installsPackages("install", "reinstall", "upgrade", "dist-upgrade", "full-upgrade"),
+		"apt":      installsPackages("install", "reinstall", "upgrade", "full-upgrade"),
+		"apk":      installsPackages("add", "upgrade", "fix"),
+		"dnf":      installsPackages("install", "in", "reinstall", "upgrade", "up"),
+		"yum":      installsPackages("install", "reinstall", "upgrade", "update"),
+		"microdnf": installsPackages("install", "reinstall", "upgrade"),
+		"zypper":   installsPackages("install", "in", "update", "up"),
+		"pacman":   installsPackages("--sync"),
+		"brew":     installsPackages("install", "reinstall", "upgrade", "tap"),
+		"port":     installsPackages("install", "upgrade"),
+		"choco":    installsPackages("install", "upgrade"),
+		"winget":   installsPackages("install", "upgrade"),
+		"scoop":    installsPackages("install", "update"),
+		"jbang":    {judge: (*auditor).jbang},
 		// Task runners: recipes run through a shell; make --eval and sed's e
 		// take commands from the wiring.
 		"make": {judge: (*auditor).makeProgram}, "gmake": {judge: (*auditor).makeProgram},
@@ -344,6 +358,21 @@ func done(judge func(a *auditor, c invocation) cmdInfo) peeler {
 	return func(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		return nil, judge(a, c), true
 	}
+}
+
+// installsPackages is a system package manager whose listed subcommands
+// (pacman's -S… too) download and install packages: it uses the network.
+func installsPackages(subs ...string) programRule {
+	s := set(subs...)
+	return programRule{judge: func(a *auditor, c invocation) cmdInfo {
+		for _, w := range c.args() {
+			if s[w.text] || c.name == "pacman" && strings.HasPrefix(w.text, "-S") {
+				a.inferred.Network = true
+				break
+			}
+		}
+		return cmdInfo{name: c.name}
+	}}
 }
 
 // registers is a service manager whose listed subcommands register a program
