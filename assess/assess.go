@@ -72,8 +72,11 @@ import (
 // (sudo -Eu root cmd, timeout -vk 5 10 cmd); conhost, pcalua -a and
 // scriptrunner -appvscript are peeled; system package managers that
 // install (apt-get, apk, dnf, pacman -S, brew, winget …) use the network;
-// cargo +TOOLCHAIN install is read.
-const Ruleset = "2026.12.16"
+// cargo +TOOLCHAIN install is read. 2026.12.17: bash's /dev/tcp and
+// /dev/udp redirections use the network, and a shell connected to one is
+// pipe_to_shell; pnpm exec, yarn exec and yarn node are peeled, pnpm exec
+// -c and bun exec are inline scripts; dotnet-script of a URL is judged.
+const Ruleset = "2026.12.17"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

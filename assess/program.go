@@ -306,6 +306,11 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 			a.npmInstall(args[1:], "bun "+args[0].text)
 			return info
 		}
+		if len(args) > 1 && args[0].text == "exec" {
+			// Bun Shell runs the words as one command line.
+			a.inlineShell("bun exec", joinArgs(args[1:]), depth, true)
+			return info
+		}
 		return a.interpreter(c)
 	}
 	sub := skipFlags(args, pkgManagerValueFlags)

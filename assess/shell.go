@@ -166,6 +166,22 @@ func (s *scan) walk(root syntax.Node) {
 
 // wordText returns the text of a word when it is fully literal.
 func wordText(w *syntax.Word) (string, bool) {
+	if t, whole := wordLiteral(w); whole {
+		return t, true
+	}
+	return "", false
+}
+
+// litPrefix returns the literal text a word starts with, up to its first
+// expansion (/dev/tcp/ of /dev/tcp/$HOST/80).
+func litPrefix(w *syntax.Word) string {
+	t, _ := wordLiteral(w)
+	return t
+}
+
+// wordLiteral returns the literal text of w up to its first expansion, and
+// whether that is the whole word.
+func wordLiteral(w *syntax.Word) (string, bool) {
 	var b strings.Builder
 	for _, p := range w.Parts {
 		switch x := p.(type) {
@@ -177,12 +193,12 @@ func wordText(w *syntax.Word) (string, bool) {
 			for _, q := range x.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok {
-					return "", false
+					return b.String(), false
 				}
 				b.WriteString(dqUnescape(l.Value))
 			}
 		default:
-			return "", false
+			return b.String(), false
 		}
 	}
 	return b.String(), true
@@ -387,9 +403,20 @@ func (a *auditor) pipeInto(stages []cmdInfo, path string) {
 }
 
 // redirects judges the redirections of a statement: writes to persistence
-// locations, and downloaded or here-document text fed to a shell.
+// locations, downloaded or here-document text fed to a shell, and bash's
+// network paths (/dev/tcp/HOST/PORT), which open a connection: a shell
+// connected to one runs what the other end sends.
 func (s *scan) redirects(st *syntax.Stmt) {
 	for _, r := range st.Redirs {
+		if dev := netDevice(r.Word); dev != "" {
+			s.a.inferred.Network = true
+			if c, ok := st.Cmd.(*syntax.CallExpr); ok {
+				if info := s.call(c); info.stdinScript {
+					s.a.add(CodePipeToShell, s.path, "connects "+quoted(info.name)+" to a network connection ("+
+						dev+"), so whoever is at the other end runs commands")
+				}
+			}
+		}
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
 			if t, ok := wordText(r.Word); ok && persistencePath(t) {
@@ -419,6 +446,20 @@ func (s *scan) redirects(st *syntax.Stmt) {
 			}
 		}
 	}
+}
+
+// netDevice returns /dev/tcp or /dev/udp when a redirection's target is
+// one of the paths bash (and ksh) open as a network connection,
+// /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT, else "".
+func netDevice(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	p := litPrefix(w)
+	if strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/") {
+		return p[:len("/dev/tcp")]
+	}
+	return ""
 }
 
 // bracketDepth is the deepest nesting of parentheses and braces in src,

@@ -598,3 +598,41 @@ func peelScriptRunner(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	return []arg{}, cmdInfo{}, false
 }
+
+// peelPnpm peels `pnpm exec [options] command…`, which runs a command of
+// the project's packages; with -c (--shell-mode) the words go to a shell
+// as one command line. pnpm's other uses are judged as a program.
+func peelPnpm(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := skipFlags(c.args(), pkgManagerValueFlags)
+	if len(args) == 0 || args[0].text != "exec" {
+		return nil, a.program(c), true
+	}
+	a.packageSources(c)
+	shellMode := false
+	rest := optionWords(args[1:], set("--resume-from", "--filter", "-F"), false, func(string, arg, string) {})
+	for _, w := range args[1 : len(args)-len(rest)] {
+		shellMode = shellMode || w.text == "-c" || w.text == "--shell-mode"
+	}
+	if shellMode {
+		if len(rest) > 0 {
+			a.inlineShell("pnpm exec -c", joinArgs(rest), c.depth, true)
+		}
+		return nil, cmdInfo{name: "sh"}, true
+	}
+	return rest, cmdInfo{}, false
+}
+
+// peelYarn peels `yarn exec command…` and `yarn node args…` (node with the
+// project's setup); yarn's other uses are judged as a program.
+func peelYarn(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := skipFlags(c.args(), pkgManagerValueFlags)
+	if len(args) > 0 && args[0].text == "exec" {
+		a.packageSources(c)
+		return skipFlags(args[1:], nil), cmdInfo{}, false
+	}
+	if len(args) > 0 && args[0].text == "node" {
+		node := args[0]
+		return append([]arg{node}, args[1:]...), cmdInfo{}, false
+	}
+	return nil, a.program(c), true
+}
