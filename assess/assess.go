@@ -76,7 +76,11 @@ import (
 // /dev/udp redirections use the network, and a shell connected to one is
 // pipe_to_shell; pnpm exec, yarn exec and yarn node are peeled, pnpm exec
 // -c and bun exec are inline scripts; dotnet-script of a URL is judged.
-const Ruleset = "2026.12.17"
+// 2026.12.18: envpolicy forbids the startup hooks, option variables and
+// module paths of more runtimes (DOTNET_STARTUP_HOOKS, the .NET profiler
+// variables, LUA_INIT, ERL_AFLAGS, PHPRC, GCONV_PATH, OPENSSL_CONF, R's
+// profiles, JAVA_OPTS, MAVEN_OPTS …).
+const Ruleset = "2026.12.18"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

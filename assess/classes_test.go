@@ -951,3 +951,21 @@ func TestAuditProjectCommands(t *testing.T) {
 		{"dotnet script at a commit", stdio("dotnet", "script", "https://gist.githubusercontent.com/o/1/raw/0123456789abcdef0123456789abcdef01234567/s.csx"), []string{}, true, false},
 	})
 }
+
+// TestAuditRuntimeHooks holds the startup hooks, option variables and
+// module paths of runtimes beyond node, python, perl, ruby and the JVM: a
+// declared value runs code of the author's choosing in the server.
+func TestAuditRuntimeHooks(t *testing.T) {
+	const env = "danger forbidden_env mcp.env.%s"
+	var cases []auditCase
+	for _, k := range []string{"DOTNET_STARTUP_HOOKS", "CORECLR_PROFILER_PATH_64", "COR_PROFILER_PATH", "LUA_INIT_5_4",
+		"ERL_AFLAGS", "PHPRC", "GCONV_PATH", "OPENSSL_CONF", "R_PROFILE_USER", "JAVA_OPTS", "PSModulePath"} {
+		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, "/tmp/x"), []string{fmt.Sprintf(env, k), "info child_env mcp.env"}, false, false})
+	}
+	cases = append(cases,
+		auditCase{"in a script", stdio("sh", "-c", "DOTNET_STARTUP_HOOKS=/tmp/h.dll dotnet srv.dll"), []string{
+			"danger forbidden_env mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
+		auditCase{"a look-alike", withEnv(stdio("srv"), "LUA_VERSION", "5.4"), []string{"info child_env mcp.env"}, false, false},
+	)
+	runCases(t, cases)
+}

