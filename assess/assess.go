@@ -82,8 +82,10 @@ import (
 // profiles, JAVA_OPTS, MAVEN_OPTS …). 2026.12.19: a script's variables
 // are read as the shell reads them (X=curl; $X …, ${X:-curl}, a value
 // split into words), and ANSI-C quoting ($'\x63url') is decoded; make's
-// and sed's command lines are judged as one script each.
-const Ruleset = "2026.12.19"
+// and sed's command lines are judged as one script each. 2026.12.20: the
+// command a package runner starts apart from its package (npx -p pkg CMD,
+// uvx --from pkg CMD) is judged as a command line of its own.
+const Ruleset = "2026.12.20"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

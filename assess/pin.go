@@ -202,7 +202,7 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 		if fromFirst {
 			name = npmName(name)
 		}
-		a.runnerCommand(name[strings.LastIndexByte(name, '/')+1:], args[cmd:], depth)
+		a.runnerCommand(name[strings.LastIndexByte(name, '/')+1:], args[cmd:], depth, !fromFirst)
 	}
 }
 
@@ -326,7 +326,7 @@ func (a *auditor) pyRunner(args []arg, runner string, depth int) {
 		if i := strings.IndexAny(name, "=<>!~@[ "); i > 0 {
 			name = name[:i]
 		}
-		a.runnerCommand(name, args[cmd:], depth)
+		a.runnerCommand(name, args[cmd:], depth, from != nil)
 	}
 }
 

@@ -125,11 +125,18 @@ func (a *auditor) pipx(c invocation) cmdInfo {
 	return cmdInfo{name: c.name}
 }
 
-// runnerCommand judges the program a package runner starts when it is an
-// interpreter that takes an inline program: npx tsx@4 -e '…' and
-// uvx python -c '…' run code written in the wiring. argv starts with the
-// word that names the program.
-func (a *auditor) runnerCommand(name string, argv []arg, depth int) {
+// runnerCommand judges the program a package runner starts. A command
+// named apart from the package (npx -p pkg@1 CMD, uvx --from pkg CMD) is
+// any program on the path, judged as a command line of its own (npx -p
+// pkg@1 sh -c '…' runs a shell script). The package's own command (npx
+// tsx@4 -e '…', uvx python -c '…') is judged when it is an interpreter
+// that takes an inline program. argv starts with the word that names the
+// program.
+func (a *auditor) runnerCommand(name string, argv []arg, depth int, separate bool) {
+	if separate {
+		a.command(argv, depth+1, ctxNested)
+		return
+	}
 	name = progName(name)
 	if inlineCodeFlags[family(name)] == "" {
 		return
