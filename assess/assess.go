@@ -85,7 +85,10 @@ import (
 // and sed's command lines are judged as one script each. 2026.12.20: the
 // command a package runner starts apart from its package (npx -p pkg CMD,
 // uvx --from pkg CMD) is judged as a command line of its own.
-const Ruleset = "2026.12.20"
+// 2026.12.21: a script that reads a variable past the bounds on values
+// (maxVarBytes, maxExpandedBytes) is unparsable_shell, so that padding a
+// value cannot hide the program it names.
+const Ruleset = "2026.12.21"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

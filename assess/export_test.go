@@ -7,4 +7,6 @@ const (
 	MaxNesting     = maxNesting
 	MaxDepth       = maxDepth
 	MaxPeel        = maxPeel
+	MaxVarBytes    = maxVarBytes
+	MaxExpanded    = maxExpandedBytes
 )

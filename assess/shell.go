@@ -23,6 +23,7 @@ type scan struct {
 	// vars are the literal values the script gave its variables so far,
 	// and expanded how many bytes reading them has produced (shvars.go).
 	vars     map[string]string
+	overlong map[string]bool // variables set to a value past maxVarBytes
 	expanded int
 }
 

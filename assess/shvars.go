@@ -16,7 +16,9 @@ import (
 // Bounds on what reading variables may cost: a value longer than
 // maxVarBytes is not kept (X+=$X doubles it each time), and once a script's
 // expansions have produced maxExpandedBytes in all, later ones are not read
-// (a short script may name a long value thousands of times).
+// (a short script may name a long value thousands of times). Either bound,
+// once met by a variable the script reads, is reported as unparsable_shell:
+// padding a value must not hide the program it names.
 const (
 	maxVarBytes      = 4 << 10
 	maxExpandedBytes = 64 << 10
@@ -34,17 +36,27 @@ func (s *scan) setVar(x *syntax.Assign) {
 		v, ok = s.wordValue(x.Value)
 	}
 	if x.Append {
+		if s.overlong[name] {
+			return // still too long
+		}
 		old, known := s.vars[name]
 		v, ok = old+v, ok && known
 	}
-	if !ok || len(v) > maxVarBytes {
-		delete(s.vars, name)
-		return
+	delete(s.vars, name)
+	delete(s.overlong, name)
+	switch {
+	case !ok:
+	case len(v) > maxVarBytes:
+		if s.overlong == nil {
+			s.overlong = map[string]bool{}
+		}
+		s.overlong[name] = true
+	default:
+		if s.vars == nil {
+			s.vars = map[string]string{}
+		}
+		s.vars[name] = v
 	}
-	if s.vars == nil {
-		s.vars = map[string]string{}
-	}
-	s.vars[name] = v
 }
 
 // words returns the words one shell word stands for, with the variables
@@ -82,9 +94,15 @@ func (s *scan) param(pe *syntax.ParamExp) (string, bool) {
 		pe.Repl != nil || pe.Names != 0 || pe.NestedParam != nil || pe.Flags != nil || len(pe.Modifiers) > 0 {
 		return "", false
 	}
-	v, known := s.vars[pe.Param.Value]
+	name := pe.Param.Value
+	if s.overlong[name] {
+		s.a.limit(s.path, "a variable's value is longer than 4 KiB, so what it names is not known")
+		return "", false
+	}
+	v, known := s.vars[name]
 	if known {
 		if s.expanded += len(v); s.expanded > maxExpandedBytes {
+			s.a.limit(s.path, "the script's variables expand to more than 64 KiB")
 			return "", false
 		}
 	}
