@@ -87,8 +87,12 @@ import (
 // uvx --from pkg CMD) is judged as a command line of its own.
 // 2026.12.21: a script that reads a variable past the bounds on values
 // (maxVarBytes, maxExpandedBytes) is unparsable_shell, so that padding a
-// value cannot hide the program it names.
-const Ruleset = "2026.12.21"
+// value cannot hide the program it names. 2026.12.22: the Node launchers
+// (cross-env, dotenv, env-cmd, unbuffer) are peeled and their assignments
+// judged; cross-env-shell, env-cmd --use-shell, concurrently and nodemon
+// --exec run command lines through a shell; npx of a launcher is the
+// launcher.
+const Ruleset = "2026.12.22"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

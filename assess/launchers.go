@@ -1,0 +1,127 @@
+package assess
+
+import "strings"
+
+// Launchers of the Node ecosystem that set variables and start a command
+// (cross-env, dotenv-cli, env-cmd) or run command lines through a shell
+// (cross-env-shell, concurrently, nodemon --exec). Each is peeled or judged
+// so that what it starts is: cross-env NODE_OPTIONS=… node srv.js sets a
+// forbidden variable as env does.
+
+// peelCrossEnv peels `cross-env NAME=value… command…`, judging the
+// assignments as env does; cross-env-shell hands the command to a shell as
+// one line.
+func peelCrossEnv(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	rest := a.peelEnv(c.args(), c.depth)
+	if c.name != "cross-env-shell" {
+		return rest, cmdInfo{}, false
+	}
+	if len(rest) > 0 {
+		a.inlineShell("cross-env-shell", joinArgs(rest), c.depth, true)
+	}
+	return nil, cmdInfo{name: "sh"}, true
+}
+
+// peelDotenv peels dotenv-cli's `dotenv [-e FILE]… [-v NAME=value]… [-c
+// [ENV]] [--] command…`: -v values are judged as assignments. With "--"
+// the command is what follows it. python-dotenv's `dotenv [-f FILE] run
+// [--override] command…` is read too.
+func peelDotenv(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	end := len(args)
+	for i, w := range args {
+		if w.text == "--" {
+			end = i
+			break
+		}
+	}
+	var rest []arg
+	for i := 0; i < end; i++ {
+		t := args[i].text
+		switch {
+		case t == "-v":
+			if i+1 < end {
+				i++
+				a.assignment(args[i], args[i].text, c.depth)
+			}
+		case t == "-e" || t == "-p" || t == "-f" || t == "--file":
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			if end == len(args) {
+				rest = args[i:]
+				i = end
+			}
+		}
+	}
+	if end < len(args) {
+		rest = args[end+1:]
+	} else if len(rest) > 0 && rest[0].text == "run" {
+		rest = skipFlags(rest[1:], nil) // python-dotenv
+	}
+	if rest == nil {
+		rest = []arg{}
+	}
+	return rest, cmdInfo{}, false
+}
+
+// peelEnvCmd peels `env-cmd [options] command…`; with --use-shell the
+// command goes to a shell as one line.
+func peelEnvCmd(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	shell := false
+	rest := optionWords(c.args(), set("-f", "--file", "-r", "--rc-file", "-e", "--environments"), false,
+		func(string, arg, string) {})
+	for _, w := range c.args()[:len(c.args())-len(rest)] {
+		shell = shell || w.text == "--use-shell"
+	}
+	if !shell {
+		return rest, cmdInfo{}, false
+	}
+	if len(rest) > 0 {
+		a.inlineShell("env-cmd --use-shell", joinArgs(rest), c.depth, true)
+	}
+	return nil, cmdInfo{name: "sh"}, true
+}
+
+// concurrentlyValues are concurrently's options that take a value.
+var concurrentlyValues = set("-n", "--names", "-c", "--prefix-colors", "-p", "--prefix", "-l", "--prefix-length",
+	"-t", "--timestamp-format", "-s", "--success", "--restart-tries", "--restart-after", "-m", "--max-processes",
+	"--name-separator", "--default-input-target", "--hide", "--pad-prefix", "--teardown")
+
+// concurrently judges concurrently, which runs each of its operands as a
+// command line through a shell (npm:script and the like run package
+// scripts, which go through a shell too).
+func (a *auditor) concurrently(c invocation) cmdInfo {
+	for _, w := range operands(c.args(), concurrentlyValues, false, func(string, arg, string) {}) {
+		if pm, _, ok := strings.Cut(w.text, ":"); ok && (pm == "npm" || pm == "yarn" || pm == "pnpm" || pm == "bun") {
+			a.inferred.Exec = true
+			continue
+		}
+		a.inlineShell("concurrently", w, c.depth, true)
+	}
+	return cmdInfo{name: c.name}
+}
+
+// nodemon judges nodemon --exec (or -x), whose command line goes to a shell.
+func (a *auditor) nodemon(c invocation) cmdInfo {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		flag, val, joined := strings.Cut(args[i].text, "=")
+		if flag == "--" {
+			break
+		}
+		if flag == "--exec" || flag == "-x" {
+			if w, ok := optValue(args, &i, val, joined); ok {
+				a.inlineShell("nodemon --exec", w, c.depth, true)
+			}
+		}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// npmLaunchers are the npm packages whose command is one of the launchers
+// above, by package name: npx cross-env@7 NAME=value cmd runs cross-env.
+var npmLaunchers = map[string]string{
+	"cross-env": "cross-env", "cross-env-shell": "cross-env-shell", "dotenv-cli": "dotenv", "env-cmd": "env-cmd",
+	"concurrently": "concurrently", "nodemon": "nodemon",
+}
