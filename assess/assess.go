@@ -91,8 +91,9 @@ import (
 // (cross-env, dotenv, env-cmd, unbuffer) are peeled and their assignments
 // judged; cross-env-shell, env-cmd --use-shell, concurrently and nodemon
 // --exec run command lines through a shell; npx of a launcher is the
-// launcher.
-const Ruleset = "2026.12.22"
+// launcher. 2026.12.23: python -m uv, poetry, pdm, hatch, pipenv, dotenv
+// and conda are judged as those tools.
+const Ruleset = "2026.12.23"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

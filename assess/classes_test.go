@@ -767,6 +767,11 @@ func TestAuditInstallAtStart(t *testing.T) {
 		{"python -m pip over plain http", stdio("python", "-m", "pip", "install", "-i", "http://r.example/simple", "mcp-x==1.0"), []string{
 			"danger insecure_url mcp.args[4]"}, true, false},
 		{"python -m pipx run", stdio("python", "-m", "pipx", "run", "mcp-x"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"python -m uv run --with", stdio("python", "-m", "uv", "run", "--with", "requests", "srv.py"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"python -m uv tool run", stdio("python3", "-m", "uv", "tool", "run", "pkg"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"python -m poetry run python -c", stdio("python", "-m", "poetry", "run", "python", "-c", "1"), []string{"danger inline_code mcp.args[5]"}, false, false},
+		{"python -m dotenv run", stdio("python", "-m", "dotenv", "run", "--", "npx", "-y", "pkg"), []string{"warn unpinned mcp.args[6]"}, true, false},
+		{"python -m a server module", stdio("python", "-m", "uvicorn", "app:app"), []string{}, false, false},
 		{"pipx install", stdio("pipx", "install", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
 		{"uv pip install", stdio("uv", "pip", "install", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
 		{"uv tool install --with", stdio("uv", "tool", "install", "mcp-x==1.0", "--with", "requests"), []string{"warn unpinned mcp.args[4]"}, true, false},

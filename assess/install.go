@@ -346,9 +346,14 @@ func pythonModule(args []arg) (module arg, rest []arg, ok bool) {
 	return arg{}, nil, false
 }
 
+// pythonModuleTools are the Python tools that, run as modules, start the
+// command they are given (python -m uv run cmd, python -m dotenv run cmd).
+var pythonModuleTools = set("uv", "poetry", "pdm", "hatch", "pipenv", "dotenv", "conda")
+
 // pythonTool judges `python -m pip …` and `python -m pipx …` as the tool
 // it runs: a package installed or run by it must be pinned, and its index
-// options are read. It reports whether the module was such a tool.
+// options are read; the tools of pythonModuleTools are judged as commands
+// of their own. It reports whether the module was such a tool.
 func (a *auditor) pythonTool(c invocation) (cmdInfo, bool) {
 	mod, rest, ok := pythonModule(c.args())
 	if !ok || !mod.lit {
@@ -357,6 +362,13 @@ func (a *auditor) pythonTool(c invocation) (cmdInfo, bool) {
 	name := mod.text
 	if family(name) == "pip" {
 		name = "pip"
+	}
+	if pythonModuleTools[name] {
+		// python -m uv run …, python -m poetry run …: the tool, as if
+		// run by its own name.
+		w := mod
+		w.text = name
+		return a.command(append([]arg{w}, rest...), c.depth+1, ctxNested), true
 	}
 	if name != "pip" && name != "pipx" {
 		return cmdInfo{}, false
