@@ -92,8 +92,9 @@ import (
 // judged; cross-env-shell, env-cmd --use-shell, concurrently and nodemon
 // --exec run command lines through a shell; npx of a launcher is the
 // launcher. 2026.12.23: python -m uv, poetry, pdm, hatch, pipenv, dotenv
-// and conda are judged as those tools.
-const Ruleset = "2026.12.23"
+// and conda are judged as those tools. 2026.12.24: a PowerShell script's
+// variables set to a literal are read ($c = 'iwr'; & $c …).
+const Ruleset = "2026.12.24"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -42,6 +42,9 @@ type psWalk struct {
 	stopped bool
 	// ran: the script runs fetched or decoded text (reported here).
 	ranFetched, ranDecoded bool
+	// vars are the literal values the script gave its variables so far
+	// ($c = 'Invoke-WebRequest'; & $c …), by lower-case name.
+	vars map[string]string
 }
 
 // psEffect is what a piece of script does, for the rules that look at how
@@ -61,6 +64,9 @@ type psWord struct {
 	lit  bool
 	off  int
 	eff  psEffect // of the commands inside it
+	// name: the word is the variable $name (lower case, without a scope),
+	// nothing more.
+	name string
 }
 
 func (w *psWalk) peek() byte {
@@ -305,6 +311,7 @@ func (w *psWalk) redirect() {
 func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 	var eff psEffect
 	envKey := ""
+	assignTo, first := "", true // the variable the statement starts with
 	for w.tick() {
 		w.blanks(false)
 		if w.pos >= len(w.src) {
@@ -317,6 +324,22 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 		case c == '=' && !w.at("=="):
 			w.pos++
 			w.blanks(false)
+			if assignTo != "" {
+				delete(w.vars, assignTo)
+				if w.peek() == '\'' || w.peek() == '"' {
+					start := w.pos
+					v := w.word()
+					w.blanks(false)
+					if v.lit && len(v.text) <= maxVarBytes && (w.ends(close) || w.pos >= len(w.src)) {
+						if w.vars == nil {
+							w.vars = map[string]string{}
+						}
+						w.vars[assignTo] = v.text
+						continue
+					}
+					w.pos = start // not a lone literal: read it as an element
+				}
+			}
 			if envKey != "" && (w.peek() == '\'' || w.peek() == '"') {
 				start := w.pos
 				v := w.word()
@@ -347,10 +370,14 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 			start := w.pos
 			word := w.word()
 			eff.or(word.eff)
+			if first && word.name != "" {
+				assignTo = word.name
+			}
 			if w.pos == start {
 				w.pos++
 			}
 		}
+		first = false
 	}
 	return cmdInfo{fetches: eff.fetches, decodes: eff.decodes}, eff
 }
@@ -443,10 +470,12 @@ func (w *psWalk) member(x *psWord) {
 	}
 }
 
-// variable reads $name, ${name}, $env:NAME, $_ and the like: never
+// variable reads $name, ${name}, $env:NAME, $_ and the like. A variable
+// the script set to a literal value has that value; any other is not
 // literal.
 func (w *psWalk) variable(start int) psWord {
 	w.pos++
+	nameStart := w.pos
 	if w.peek() == '{' {
 		end := strings.IndexByte(w.src[w.pos:], '}')
 		if end < 0 {
@@ -463,9 +492,29 @@ func (w *psWalk) variable(start int) psWord {
 			w.pos++
 		}
 	}
-	x := psWord{off: start}
+	x := psWord{off: start, name: psVarName(strings.Trim(w.src[nameStart:w.pos], "{}"))}
+	if v, ok := w.vars[x.name]; ok && x.name != "" {
+		x.text, x.lit = v, true
+	}
+	end := w.pos
 	w.member(&x)
+	if w.pos != end { // $c.Trim(), $c[0]: not the variable's value
+		x.name, x.text, x.lit = "", "", false
+	}
 	return x
+}
+
+// psVarName returns the lower-case name of a script variable ($script:c is
+// c), or "" for an environment or automatic variable ($env:X, $_, $?).
+func psVarName(n string) string {
+	n = lower(n)
+	for _, scope := range []string{"script:", "global:", "local:", "private:"} {
+		n = strings.TrimPrefix(n, scope)
+	}
+	if n == "" || strings.ContainsAny(n, ":?$^") || n == "_" || n == "args" || n == "input" {
+		return ""
+	}
+	return n
 }
 
 // literal reads '…' (” is a quote).
