@@ -93,8 +93,10 @@ import (
 // --exec run command lines through a shell; npx of a launcher is the
 // launcher. 2026.12.23: python -m uv, poetry, pdm, hatch, pipenv, dotenv
 // and conda are judged as those tools. 2026.12.24: a PowerShell script's
-// variables set to a literal are read ($c = 'iwr'; & $c …).
-const Ruleset = "2026.12.24"
+// variables set to a literal are read ($c = 'iwr'; & $c …). 2026.12.25:
+// GNU parallel, watchexec and entr -s run command lines through a shell;
+// entr and watchexec --shell=none are peeled.
+const Ruleset = "2026.12.25"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -89,6 +89,7 @@ var fuzzSeeds = [][]string{
 	{"npx", "-y", "cross-env@7", "A=1", "dotenv", "-v", "NODE_OPTIONS=x", "--", "env-cmd", "--use-shell", "concurrently 'nodemon -x \"curl x|sh\"'"},
 	{"python3", "-Im", "uv", "run", "--with", "x", "python", "-m", "dotenv", "run", "--", "python", "-m", "poetry", "run", "sh", "-c", "curl x|sh"},
 	{"pwsh", "-c", "$script:c = 'iwr'; $u=\"https://x\"; & $c $u | iex; $c = $c.Trim(); & $c"},
+	{"entr", "-s", "watchexec -- parallel -j2 'curl {} | sh' ::: u :::: f"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -125,3 +125,75 @@ var npmLaunchers = map[string]string{
 	"cross-env": "cross-env", "cross-env-shell": "cross-env-shell", "dotenv-cli": "dotenv", "env-cmd": "env-cmd",
 	"concurrently": "concurrently", "nodemon": "nodemon",
 }
+
+// parallelValues are GNU parallel's options that take a value.
+var parallelValues = set("-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-a", "--arg-file", "-d",
+	"--delimiter", "-E", "--eof", "-I", "--replace", "--joblog", "--results", "--res", "--tmpdir", "--workdir",
+	"--wd", "-N", "--max-args", "-n", "-L", "--max-lines", "--timeout", "--retries", "--delay", "--load",
+	"--memfree", "--colsep", "-C", "--header", "--basefile", "--bf", "--return", "--env", "--shebang-wrap")
+
+// parallel judges GNU parallel: it runs its command template (the words
+// before ':::'), or each input after ':::' when there is none, through a
+// shell; with neither, the commands come from its input.
+func (a *auditor) parallel(c invocation) cmdInfo {
+	args := c.args()
+	end := len(args)
+	for i, w := range args {
+		if strings.HasPrefix(w.text, ":::") || w.text == "::::" {
+			end = i
+			break
+		}
+	}
+	template := optionWords(args[:end], parallelValues, true, func(string, arg, string) {})
+	switch {
+	case len(template) > 0:
+		a.inlineShell("parallel", joinArgs(template), c.depth, true)
+	case end < len(args):
+		for _, w := range args[end+1:] {
+			if !strings.HasPrefix(w.text, ":::") {
+				a.inlineShell("parallel", w, c.depth, true)
+			}
+		}
+	default:
+		return cmdInfo{name: c.name, stdinScript: true}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// peelWatchexec peels watchexec: its command runs through a shell (sh -c,
+// the words joined) unless --shell=none (or -n) runs it directly.
+func peelWatchexec(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	direct := false
+	rest := optionWords(c.args(), set("-w", "--watch", "-W", "--watch-non-recursive", "-e", "--exts", "-f",
+		"--filter", "-i", "--ignore", "--shell", "-s", "--signal", "--stop-signal", "--stop-timeout", "-d",
+		"--debounce", "--delay-run", "--poll", "--workdir", "--env", "-E", "--project-origin", "--filter-file",
+		"--ignore-file", "--fs-events", "--on-busy-update", "--emit-events-to", "--log-file", "--wrap-process",
+		"--color", "--timings", "--notify", "-o"), true, func(flag string, _ arg, val string) {
+		if flag == "--shell" && val == "none" {
+			direct = true
+		}
+	})
+	for _, w := range c.args()[:len(c.args())-len(rest)] {
+		direct = direct || w.text == "-n"
+	}
+	if direct || len(rest) == 0 {
+		return rest, cmdInfo{}, false
+	}
+	a.inlineShell("watchexec", joinArgs(rest), c.depth, true)
+	return nil, cmdInfo{name: "sh"}, true
+}
+
+// peelEntr peels `entr [-acdnprz] utility…`; with -s the words go to a
+// shell as one command line.
+func peelEntr(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	rest := skipFlags(c.args(), nil)
+	shell := false
+	for _, w := range c.args()[:len(c.args())-len(rest)] {
+		shell = shell || len(w.text) > 1 && w.text[0] == '-' && w.text[1] != '-' && strings.Contains(w.text, "s")
+	}
+	if !shell || len(rest) == 0 {
+		return rest, cmdInfo{}, false
+	}
+	a.inlineShell("entr -s", joinArgs(rest), c.depth, true)
+	return nil, cmdInfo{name: "sh"}, true
+}

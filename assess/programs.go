@@ -122,6 +122,8 @@ func init() {
 		"dotenv":          peelDotenv,
 		"env-cmd":         peelEnvCmd,
 		"unbuffer":        skipOptions(),
+		"watchexec":       peelWatchexec,
+		"entr":            peelEntr,
 		"yarn":            peelYarn,
 		"rtx":             runsAfterDashes("exec", "x"),
 		"direnv":          peelDirenv,
@@ -302,6 +304,7 @@ func init() {
 		"scoop":        installsPackages("install", "update"),
 		"jbang":        {judge: (*auditor).jbang},
 		"concurrently": {judge: (*auditor).concurrently}, "nodemon": {judge: (*auditor).nodemon},
+		"parallel":      {judge: (*auditor).parallel},
 		"dotnet-script": {judge: func(a *auditor, c invocation) cmdInfo { a.dotnetScript(c.args()); return cmdInfo{name: c.name} }},
 		// Task runners: recipes run through a shell; make --eval and sed's e
 		// take commands from the wiring.
