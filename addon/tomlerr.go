@@ -71,7 +71,7 @@ var syntaxSentences = []struct{ phrase, sentence string }{
 	{"was already created", "a key is defined twice, once as a table and once otherwise"},
 	{"is not a table", "a key that holds a value is also used as a table"},
 	{"invalid integer", "a number is not a valid TOML integer (no leading zeros; '_' only between digits)"},
-	{"invalid float", "a number is not a valid TOML float"},
+	{"invalid float", "a number is not a valid TOML float; a version such as 1.0.0 is text: put it in quotes, \"1.0.0\""},
 	{"floats must start with a digit", "a number starts with '.': write 0.5, not .5"},
 	{"not a binary number", "a 0b number has a digit other than 0 and 1"},
 	{"not an octal number", "a 0o number has a digit other than 0 to 7"},

@@ -39,6 +39,7 @@ func TestSyntaxSentences(t *testing.T) {
 		{"[pricing]\nprice_cents = 012\n", "line 2, column 15: a number is not a valid TOML integer (no leading zeros; '_' only between digits)"},
 		{"[pricing]\nprice_cents = 99999999999999999999\n", "line 2, column 15: a number is too large for TOML"},
 		{"[addon]\nversion = 1979-13-27\n", "line 2, column 11: a date or time is not valid"},
+		{"[addon]\nversion = 1.0.0\n", "line 2, column 11: a number is not a valid TOML float; a version such as 1.0.0 is text: put it in quotes, \"1.0.0\""},
 		{"[addon]\nname = \"x\" <script>\n", "line 2, column 11: a value must end its line (a comment may follow it), but here comes a character that is not allowed there; put each key on a line of its own"},
 		{"[addon]\nname = \"x\" é\n", "line 2, column 11: a value must end its line (a comment may follow it), but here comes a character that is not allowed there; put each key on a line of its own"},
 	} {
