@@ -95,8 +95,16 @@ import (
 // and conda are judged as those tools. 2026.12.24: a PowerShell script's
 // variables set to a literal are read ($c = 'iwr'; & $c …). 2026.12.25:
 // GNU parallel, watchexec and entr -s run command lines through a shell;
-// entr and watchexec --shell=none are peeled.
-const Ruleset = "2026.12.25"
+// entr and watchexec --shell=none are peeled. 2026.12.26: deno install
+// -g, add and compile are judged like deno run, and so are an import map
+// read from a URL and --preload modules; cmd.exe's if, for … do and a for
+// /f set in quotes run the commands they hold; LESSEDIT, SVN_SSH,
+// HGEDITOR, HGMERGE, CVSEDITOR, FZF_DEFAULT_COMMAND and PROMPT_COMMAND
+// hold command lines; a WSL distribution's launcher (ubuntu.exe run …,
+// debian -c …) runs its words as a shell line, as wsl does; R, kotlin,
+// scala, ghc, clojure, erl, janet, qjs, nbb and hy -e/-eval programs are
+// inline code.
+const Ruleset = "2026.12.26"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -552,11 +560,14 @@ func (a *auditor) envValue(key string, value arg, depth int) {
 }
 
 // commandEnv are variables whose value a program runs as a command line
-// through a shell (git, man, less, sudo …, when they need a pager, an
-// editor, an ssh transport or a browser), or splits into one (rsync's
-// remote shell, whose ssh options may run commands here).
+// through a shell (git, man, less, sudo, Mercurial, fzf, bash …, when they
+// need a pager, an editor, a merge tool, an ssh transport, a browser, a
+// file list or a prompt), or splits into one (rsync's and Subversion's
+// remote shell and CVS's editor, whose ssh options or words may run
+// commands here).
 var commandEnv = set("GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-	"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE", "RSYNC_RSH")
+	"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE", "LESSEDIT", "RSYNC_RSH",
+	"SVN_SSH", "HGEDITOR", "HGMERGE", "CVSEDITOR", "FZF_DEFAULT_COMMAND", "PROMPT_COMMAND")
 
 // commandEnvName reports whether the variable key holds a command line:
 // one of commandEnv, or a program's own pager or editor, which programs

@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -409,14 +410,77 @@ func (a *auditor) cmdBuiltins(argv []arg, words []cmdWord) []arg {
 				}
 			}
 			return nil
+		case "if":
+			i := cmdCondition(argv)
+			if i >= len(argv) {
+				return nil // the command follows in brackets: a command of its own
+			}
+			argv, words = argv[i:], words[i:]
+		case "for":
+			// for [/d /r /l /f …] %%x in (set) do command: the set in
+			// brackets and the command after do arrive as commands of
+			// their own, unless do is on this one.
+			i := slices.IndexFunc(argv, func(w arg) bool { return strings.EqualFold(w.text, "do") })
+			if i < 0 || i+1 >= len(argv) {
+				return nil
+			}
+			argv, words = argv[i+1:], words[i+1:]
+		case "do", "else":
+			argv, words = argv[1:], words[1:]
 		case "rem", "echo", "cd", "chdir", "pushd", "popd", "title", "cls", "exit", "setlocal", "endlocal", "ver", "pause":
 			return nil
 		default:
+			// for /f's set in single quotes or backquotes is a command
+			// that runs (in ('curl -s URL') do …).
+			if q := argv[0].text; q != "" && (q[0] == '\'' || q[0] == '`') {
+				last := len(argv) - 1
+				argv[0].text = q[1:]
+				argv[last].text = strings.TrimSuffix(argv[last].text, q[:1])
+				if argv[0].text == "" {
+					argv, words = argv[1:], words[1:]
+				}
+				continue
+			}
 			return argv
 		}
 	}
 	return argv
 }
+
+// cmdCompare are cmd.exe's comparison operators of if.
+var cmdCompare = set("equ", "neq", "lss", "leq", "gtr", "geq")
+
+// cmdCondition returns the index of the command after the condition of
+// `if [/i] [not] exist|defined|errorlevel|cmdextversion X`, `if A==B` or
+// `if A EQU B`, all as cmd.exe splits them.
+func cmdCondition(argv []arg) int {
+	i := 1
+	for i < len(argv) && (strings.EqualFold(argv[i].text, "/i") || strings.EqualFold(argv[i].text, "not")) {
+		i++
+	}
+	if i >= len(argv) {
+		return i
+	}
+	t := argv[i].text
+	switch {
+	case cmdConditionWord[strings.ToLower(t)]:
+		return i + 2
+	case strings.HasSuffix(t, "==") || (i+1 < len(argv) && strings.HasPrefix(argv[i+1].text, "==")):
+		// A== B, A ==B, A == B
+		if strings.HasSuffix(t, "==") || argv[i+1].text == "==" {
+			return i + 3
+		}
+		return i + 2
+	case strings.Contains(t, "=="):
+		return i + 1
+	case i+1 < len(argv) && cmdCompare[strings.ToLower(argv[i+1].text)]:
+		return i + 3
+	}
+	return i + 1
+}
+
+// cmdConditionWord are the conditions of if that take one operand.
+var cmdConditionWord = set("exist", "defined", "errorlevel", "cmdextversion")
 
 func texts(args []arg) []string {
 	out := make([]string, len(args))

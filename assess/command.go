@@ -111,6 +111,9 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		}
 		c := invocation{name: progName(argv[0].text), argv: argv, depth: depth, ctx: ctx}
 		peel, ok := wrappers[c.name]
+		if !ok && distroLauncher(c.name, argv[0].text) {
+			return a.distro(c)
+		}
 		if !ok {
 			if (ctx == ctxTop || peeled > 0) && placeholderProgram(argv[0].text) {
 				// ${SHELL} -c '…' runs whatever the user's variable names:
@@ -559,6 +562,49 @@ func (a *auditor) wsl(c invocation) cmdInfo {
 		}
 	}
 	return cmdInfo{name: "wsl"}
+}
+
+// distroLauncher reports whether a program is the launcher of a WSL
+// distribution (ubuntu.exe, ubuntu2204.exe, debian.exe, kali.exe,
+// openSUSE-Leap-15.6.exe, SLES-15-SP5.exe, OracleLinux_9_1.exe, or a wsldl
+// one such as Alpine.exe; alpine, fedora and centos also name Linux
+// programs, so those only with .exe, and Arch.exe is macOS's arch wrapper
+// by its name). name is the program's name as progName folds it.
+func distroLauncher(name, word string) bool {
+	if rest, ok := strings.CutPrefix(name, "ubuntu"); ok {
+		return strings.Trim(rest, "0123456789.") == ""
+	}
+	switch name {
+	case "debian", "kali", "kali-linux", "fedoraremix", "pengwin":
+		return true
+	case "alpine", "fedora", "centos":
+		return strings.HasSuffix(lower(word), ".exe")
+	}
+	for _, p := range []string{"opensuse-", "sles-", "suse-", "oraclelinux_", "almalinux-"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// distro judges a WSL distribution's launcher: `run` and `-c` (and wsldl's
+// `runp`) join the words after them with blanks, as they are, into a line
+// the distribution's default shell runs; without words it is that shell
+// reading what is piped in. Its other subcommands (install, config) run
+// nothing of the wiring's.
+func (a *auditor) distro(c invocation) cmdInfo {
+	args := c.args()
+	if len(args) == 0 {
+		return cmdInfo{name: c.name, stdinScript: true}
+	}
+	switch lower(args[0].text) {
+	case "run", "-c", "runp":
+		info := a.shellLine(args[1:], c.depth, false, false)
+		info.name = c.name
+		return info
+	}
+	return cmdInfo{name: c.name}
 }
 
 // shellLine judges words that a shell reads as one command line (wsl, an

@@ -6,9 +6,15 @@ import (
 )
 
 // denoValueFlags are the options of deno run, serve and x that take a value
-// as the next word.
-var denoValueFlags = set("-c", "--config", "--import-map", "--cert", "--location", "--seed", "--ext", "-L",
-	"--log-level", "--preload", "--require", "--env-file", "--lock", "--port", "--host")
+// as the next word; denoInstallValues those of deno install, add and
+// compile beyond them.
+var (
+	denoValueFlags = set("-c", "--config", "--import-map", "--cert", "--location", "--seed", "--ext", "-L",
+		"--log-level", "--preload", "--require", "--env-file", "--lock", "--port", "--host")
+	denoInstallValues = set("-c", "--config", "--import-map", "--cert", "--location", "--seed", "--ext", "-L",
+		"--log-level", "--preload", "--require", "--env-file", "--lock", "--port", "--host",
+		"-n", "--name", "--root", "-o", "--output", "--target", "--include", "--exclude", "--icon")
+)
 
 // deno judges Deno: `deno eval` is inline code; `deno run` and `deno serve`
 // run a module and `deno x` (dx) a package, fetched at start when it is a
@@ -26,6 +32,7 @@ func (a *auditor) deno(c invocation) cmdInfo {
 		return info
 	}
 	sub := args[0].text
+	a.denoOptions(c.args(), denoValueFlags)
 	switch sub {
 	case "eval":
 		if rest := skipFlags(args[1:], denoValueFlags); len(rest) > 0 {
@@ -36,19 +43,48 @@ func (a *auditor) deno(c invocation) cmdInfo {
 		}
 	case "run", "serve", "x":
 		runner := "deno " + sub
+		a.denoOptions(args[1:], denoValueFlags)
 		if rest := skipFlags(args[1:], denoValueFlags); len(rest) > 0 {
 			if rest[0].text == "-" {
 				info.stdinScript = true
 				break
 			}
-			a.denoModule(rest[0], runner, sub == "x")
+			a.denoModule(rest[0], runner, "runs", sub == "x")
 		}
-	case "install", "add", "cache", "outdated", "upgrade", "compile":
+	case "install", "i", "add", "compile":
+		// deno install -g and deno compile take one module (the words
+		// after it are its arguments); deno install and deno add without
+		// -g add each package they name to the project.
+		a.inferred.Network = true
+		a.denoOptions(args[1:], denoInstallValues)
+		global := sub == "compile"
+		for _, w := range args[1:] {
+			if w.text == "--entrypoint" || w.text == "-e" {
+				return info // the operands are the project's own files
+			}
+			global = global || w.text == "-g" || w.text == "--global"
+		}
+		verb := "installs"
+		if sub == "compile" {
+			verb = "compiles"
+		}
+		for _, w := range skipFlags(args[1:], denoInstallValues) {
+			if w.text == "--" || strings.HasPrefix(w.text, "-") {
+				continue
+			}
+			// Without -g a bare name must be scoped (@std/fs, from JSR);
+			// deno refuses an unscoped one.
+			a.denoModule(w, "deno "+sub, verb, !global && strings.HasPrefix(w.text, "@"))
+			if global {
+				break
+			}
+		}
+	case "cache", "outdated", "upgrade":
 		a.inferred.Network = true
 	case "task":
 		a.inferred.Exec = true // tasks run through Deno's shell
 	default:
-		a.denoModule(args[0], "deno", false) // deno main.ts is deno run main.ts
+		a.denoModule(args[0], "deno", "runs", false) // deno main.ts is deno run main.ts
 	}
 	return info
 }
@@ -56,14 +92,72 @@ func (a *auditor) deno(c invocation) cmdInfo {
 // dx judges dx, Deno's package runner (deno x).
 func (a *auditor) dx(c invocation) cmdInfo {
 	if rest := skipFlags(c.args(), denoValueFlags); len(rest) > 0 {
-		a.denoModule(rest[0], "dx", true)
+		a.denoOptions(c.args(), denoValueFlags)
+		a.denoModule(rest[0], "dx", "runs", true)
 	}
 	return cmdInfo{name: "dx"}
 }
 
-// denoModule judges the module or package a Deno runner starts. pkg: a
-// bare name is an npm package (deno x, dx).
-func (a *auditor) denoModule(spec arg, runner string, pkg bool) {
+// denoOptions judges the options before a Deno module that name code or
+// resolution fetched at start: an import map read from a URL decides what
+// every bare import loads, and --preload/--require modules run first.
+func (a *auditor) denoOptions(args []arg, withValue map[string]bool) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" || len(t) < 2 || t[0] != '-' {
+			return
+		}
+		name, value, joined := strings.Cut(t, "=")
+		if !joined && withValue[name] {
+			if i+1 >= len(args) {
+				return
+			}
+			i++
+			value = args[i].text
+			if !args[i].lit {
+				continue
+			}
+		} else if !joined || !args[i].lit {
+			continue
+		}
+		w := arg{text: value, path: args[i].path, lit: true}
+		switch name {
+		case "--import-map":
+			a.denoImportMap(w)
+		case "--preload", "--require":
+			a.denoModule(w, "deno", "preloads", false)
+		}
+	}
+}
+
+// denoImportMap judges an import map given by URL: fetched at start, over
+// https, and pinned like a module URL, since it can point every import
+// elsewhere.
+func (a *auditor) denoImportMap(w arg) {
+	lower := strings.ToLower(w.text)
+	if !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://") {
+		return
+	}
+	a.inferred.Network = true
+	u, ok := parseAnyURL(w.text)
+	if !ok {
+		a.add(CodeUnpinned, w.path, "`deno` reads its import map from a URL without an exact version")
+		return
+	}
+	a.urlSecrets(w.text, w.path)
+	if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		a.add(CodeInsecureURL, w.path, "`deno` reads its import map over plain http, which anyone on the way can replace")
+	}
+	if !urlPinned(u.Path) {
+		a.add(CodeUnpinned, w.path, "`deno` reads its import map from "+safeText(u.Host, 80)+
+			" without an exact version in its URL, and the map decides what every import loads")
+	}
+}
+
+// denoModule judges the module or package a Deno runner starts (verb:
+// runs, installs, compiles). pkg: a bare name is a package (deno x, dx:
+// npm; deno add: JSR when scoped).
+func (a *auditor) denoModule(spec arg, runner, verb string, pkg bool) {
 	if !spec.lit {
 		return
 	}
@@ -71,25 +165,25 @@ func (a *auditor) denoModule(spec arg, runner string, pkg bool) {
 	lower := strings.ToLower(s)
 	switch {
 	case strings.HasPrefix(lower, "data:"):
-		a.add(CodeInlineCode, spec.path, quoted(runner)+" runs a program written inline in the wiring as a data: URL module")
+		a.add(CodeInlineCode, spec.path, quoted(runner)+" "+verb+" a program written inline in the wiring as a data: URL module")
 		if spec.lit {
 			a.inlineCode(s, spec.path)
 		}
 	case strings.HasPrefix(s, "npm:"):
 		a.inferred.Network = true
 		if !npmPinned(npmPackage(s[len("npm:"):])) {
-			a.add(CodeUnpinned, spec.path, quoted(runner)+" runs the npm package "+quoted(npmName(npmPackage(s[len("npm:"):])))+" without an exact version")
+			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" the npm package "+quoted(npmName(npmPackage(s[len("npm:"):])))+" without an exact version")
 		}
 	case strings.HasPrefix(s, "jsr:"):
 		a.inferred.Network = true
 		if !jsrPinned(s[len("jsr:"):]) {
-			a.add(CodeUnpinned, spec.path, quoted(runner)+" runs the JSR package "+quoted(jsrName(s[len("jsr:"):]))+" without an exact version")
+			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" the JSR package "+quoted(jsrName(s[len("jsr:"):]))+" without an exact version")
 		}
 	case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
 		a.inferred.Network = true
 		u, ok := parseAnyURL(s)
 		if !ok {
-			a.add(CodeUnpinned, spec.path, quoted(runner)+" runs a module URL without an exact version")
+			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" a module URL without an exact version")
 			return
 		}
 		a.urlSecrets(s, spec.path)
@@ -97,12 +191,12 @@ func (a *auditor) denoModule(spec arg, runner string, pkg bool) {
 			a.add(CodeInsecureURL, spec.path, quoted(runner)+" fetches code over plain http, which anyone on the way can replace")
 		}
 		if !urlPinned(u.Path) {
-			a.add(CodeUnpinned, spec.path, quoted(runner)+" runs a module from "+safeText(u.Host, 80)+" without an exact version in its URL")
+			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" a module from "+safeText(u.Host, 80)+" without an exact version in its URL")
 		}
 	case pkg && !localSpec(s):
 		a.inferred.Network = true
 		if !npmPinned(npmPackage(s)) {
-			a.unpinned(spec, runner)
+			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" "+sourceLabel(spec.text)+" without an exact version")
 		}
 	}
 }

@@ -219,6 +219,7 @@ func init() {
 	evaluator := programRule{judge: (*auditor).evaluator}
 	sshTool := programRule{judge: (*auditor).sshTool, net: true}
 	interpreter := programRule{judge: (*auditor).interpreter}
+	wordInterpreter := programRule{judge: (*auditor).wordInterpreter}
 	reader := programRule{reader: true}
 	pkgManager := programRule{judge: (*auditor).pkgManager, net: true}
 	base64Decoder := decodes("-d", "--decode", "-D", "-di", "-id")
@@ -255,6 +256,9 @@ func init() {
 		"python": interpreter, "node": interpreter, "perl": interpreter, "ruby": interpreter, "php": interpreter,
 		"lua": interpreter, "osascript": interpreter, "rscript": interpreter, "tsx": interpreter, "ts-node": interpreter,
 		"julia": interpreter, "groovy": interpreter,
+		"r": wordInterpreter, "kotlin": wordInterpreter, "scala": wordInterpreter, "scala-cli": wordInterpreter,
+		"ghc": wordInterpreter, "clojure": wordInterpreter, "clj": wordInterpreter, "nbb": wordInterpreter,
+		"janet": wordInterpreter, "qjs": wordInterpreter, "hy": wordInterpreter, "erl": wordInterpreter,
 		// awk: its first word that is not an option is a program.
 		"awk": {judge: (*auditor).awk}, "gawk": {judge: (*auditor).awk}, "mawk": {judge: (*auditor).awk},
 		"nawk":  {judge: (*auditor).awk},

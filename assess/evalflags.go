@@ -1,0 +1,72 @@
+package assess
+
+import "strings"
+
+// Interpreters whose options are whole words rather than clusters of
+// letters (kotlin -no-reflect, erl -pa dir…): the program written inline
+// follows one of their code options, and nothing else of theirs is read
+// as a flag cluster, so that -no-reflect is not taken for -e.
+
+// wordEvaluator is one such interpreter: the options that take the
+// program, those that take a value (skipped with it), and whether every
+// word is an option or a value (erl: -pa dir dir -eval …), so that the
+// program may come after any of them rather than before the first operand.
+type wordEvaluator struct {
+	code, value map[string]bool
+	allOptions  bool
+}
+
+var wordEvaluators = map[string]wordEvaluator{
+	"r":         {code: set("-e"), value: set("-f", "--file", "--args")},
+	"kotlin":    {code: set("-e", "-expression"), value: set("-cp", "-classpath", "-howtorun", "-J")},
+	"scala":     {code: set("-e", "--execute-scala", "--execute-script"), value: set("-cp", "-classpath", "--classpath", "-S", "--scala-version", "--dep", "--dependency")},
+	"scala-cli": {code: set("-e", "--execute-scala", "--execute-script"), value: set("-cp", "--classpath", "-S", "--scala-version", "--dep", "--dependency")},
+	"ghc":       {code: set("-e"), value: set("-package", "-i", "-o", "-odir", "-hidir", "-outputdir")},
+	"clojure":   {code: set("-e", "--eval"), value: set("-Sdeps", "-Scp", "-J", "-i", "--init")},
+	"clj":       {code: set("-e", "--eval"), value: set("-Sdeps", "-Scp", "-J", "-i", "--init")},
+	"nbb":       {code: set("-e", "--eval"), value: set("--classpath", "--config")},
+	"janet":     {code: set("-e"), value: set("-l", "-m", "-c", "-p")},
+	"qjs":       {code: set("-e", "--eval"), value: set("-I", "--include", "--stack-size")},
+	"hy":        {code: set("-c"), value: set("-m")},
+	"erl":       {code: set("-eval"), allOptions: true},
+}
+
+// wordInterpreter judges an interpreter of wordEvaluators: an inline
+// program is inline_code; without words it reads its program from stdin.
+func (a *auditor) wordInterpreter(c invocation) cmdInfo {
+	info := cmdInfo{name: c.name}
+	ev := wordEvaluators[c.name]
+	args := c.args()
+	if len(args) == 0 && c.name != "erl" {
+		info.stdinScript = true // the REPL reads what is piped in
+		return info
+	}
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			break
+		}
+		name, val, joined := strings.Cut(t, "=")
+		if ev.code[name] {
+			code := arg{text: val, path: args[i].path, lit: args[i].lit}
+			if !joined {
+				if i+1 >= len(args) {
+					break
+				}
+				code = args[i+1]
+			}
+			a.add(CodeInlineCode, code.path, "runs a "+quoted(c.name)+" program written inline in the wiring")
+			if code.lit {
+				a.inlineCode(code.text, code.path)
+			}
+			break
+		}
+		switch {
+		case ev.value[name] && !joined:
+			i++
+		case !strings.HasPrefix(t, "-") && !ev.allOptions:
+			return info // the script file: what follows is its own
+		}
+	}
+	return info
+}
