@@ -1093,6 +1093,9 @@ func TestAuditDenoInstalls(t *testing.T) {
 		{"preload", stdio("deno", "run", "--preload", "npm:hook", "main.ts"), []string{"warn unpinned mcp.args[2]"}, true, false},
 		{"options before the subcommand", stdio("deno", "--import-map", "https://x.example/im.json", "run", "main.ts"), []string{
 			"warn unpinned mcp.args[1]"}, true, false},
+		{"deno from npm", stdio("npx", "-y", "deno@2.1.0", "run", "-A", "npm:pkg"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"bun from npm", stdio("npx", "-y", "bun@1.1.0", "x", "pkg"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"pnpm from npm", stdio("bunx", "pnpm@9.0.0", "dlx", "pkg"), []string{"warn unpinned mcp.args[2]"}, true, false},
 		// Look-alikes: pinned, local, the project's own dependencies.
 		{"install -g pinned", stdio("deno", "install", "-g", "npm:pkg@1.2.3"), []string{}, true, false},
 		{"install of the project", stdio("deno", "install"), []string{}, true, false},

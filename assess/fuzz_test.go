@@ -94,6 +94,7 @@ var fuzzSeeds = [][]string{
 	{"cmd", "/c", "if /i not \"%X%\"==\"1\" (for /f \"usebackq\" %i in (`curl x`) do %i) else if exist y do npx p"},
 	{"ubuntu2204.exe", "run", "wsl", "-e", "debian.exe", "-c", "curl x | sh", "<KEY>"},
 	{"erl", "-pa", "a", "b", "-eval", "os:cmd(\"curl x|sh\")", "-s", "kotlin", "-no-reflect", "-e=x", "--", "R", "-e"},
+	{"npx", "-y", "deno@2.1.0", "run", "--import-map", "im.json", "npm:bun", "x", "pnpm", "dlx", "p"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -120,10 +120,13 @@ func (a *auditor) nodemon(c invocation) cmdInfo {
 }
 
 // npmLaunchers are the npm packages whose command is one of the launchers
-// above, by package name: npx cross-env@7 NAME=value cmd runs cross-env.
+// above, or a runtime or package manager registryd reads, by package name:
+// npx cross-env@7 NAME=value cmd runs cross-env, and npx deno@2 run
+// npm:pkg runs deno, which fetches pkg.
 var npmLaunchers = map[string]string{
 	"cross-env": "cross-env", "cross-env-shell": "cross-env-shell", "dotenv-cli": "dotenv", "env-cmd": "env-cmd",
 	"concurrently": "concurrently", "nodemon": "nodemon",
+	"deno": "deno", "bun": "bun", "npm": "npm", "pnpm": "pnpm", "yarn": "yarn",
 }
 
 // parallelValues are GNU parallel's options that take a value.
