@@ -103,7 +103,9 @@ import (
 // hold command lines; a WSL distribution's launcher (ubuntu.exe run …,
 // debian -c …) runs its words as a shell line, as wsl does; R, kotlin,
 // scala, ghc, clojure, erl, janet, qjs, nbb and hy -e/-eval programs are
-// inline code; npx of deno, bun, npm, pnpm or yarn is that program.
+// inline code; npx of deno, bun, npm, pnpm or yarn is that program;
+// gsudo and PsExec (-s, -h, \\host) are peeled and reported, and the
+// command of schtasks /create /tr is judged.
 const Ruleset = "2026.12.26"
 
 // Inferred is what the wiring was found to use, whatever the manifest

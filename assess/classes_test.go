@@ -1179,3 +1179,21 @@ func TestAuditWordInterpreters(t *testing.T) {
 		{"erl -s", stdio("erl", "-noshell", "-s", "srv", "start"), []string{}, false, false},
 	})
 }
+
+// TestAuditWindowsElevation holds Windows' elevation and remote-execution
+// wrappers (gsudo, PsExec) to being peeled and reported, and a scheduled
+// task's command to being judged.
+func TestAuditWindowsElevation(t *testing.T) {
+	const escalates = "danger privilege_escalation mcp.command"
+	runCases(t, []auditCase{
+		{"gsudo", stdio("gsudo", "npx", "-y", "pkg"), []string{escalates, "warn unpinned mcp.args[2]"}, true, false},
+		{"gsudo with options", stdio("gsudo", "-d", "-i", "High", "uvx", "pkg"), []string{escalates, "warn unpinned mcp.args[4]"}, true, false},
+		{"psexec -s", stdio("psexec", "-accepteula", "-s", "-i", "1", "npx", "-y", "pkg"), []string{escalates, "warn unpinned mcp.args[6]"}, true, false},
+		{"psexec to a host", stdio("PsExec64.exe", `\\build01`, "-u", "svc", "srv"), []string{"danger remote_endpoint mcp.args[0]"}, true, false},
+		{"schtasks /tr", stdio("schtasks", "/create", "/tn", "mcp", "/tr", "npx -y pkg", "/sc", "onlogon"), []string{
+			"danger persistence mcp.command", "warn unpinned mcp.args[4]"}, true, true},
+		// Look-alikes: not elevated, not creating.
+		{"psexec local", stdio("psexec", "-i", "srv.exe", "--port", "1"), []string{}, false, false},
+		{"schtasks /query", stdio("schtasks", "/query"), []string{}, false, false},
+	})
+}

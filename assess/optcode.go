@@ -532,3 +532,25 @@ func dbEscape(client, s string) (string, bool) {
 	}
 	return "", false
 }
+
+// schtasks judges `schtasks /create … /tr "command"`: a task that runs at
+// login, boot or on a schedule is persistence, and its command (/tr) is a
+// Windows command line, judged as what runs.
+func (a *auditor) schtasks(c invocation) cmdInfo {
+	args := c.args()
+	create := false
+	for _, w := range args {
+		create = create || lower(w.text) == "/create" || lower(w.text) == "-create"
+	}
+	if !create {
+		return cmdInfo{name: c.name}
+	}
+	a.add(CodePersistence, c.argv[0].path, "registers a program to run at login or boot with "+quoted(c.name))
+	for i := 0; i+1 < len(args); i++ {
+		if t := lower(args[i].text); t == "/tr" || t == "-tr" {
+			a.windowsCommand(c, args[i+1])
+			break
+		}
+	}
+	return cmdInfo{name: c.name}
+}

@@ -73,6 +73,12 @@ func init() {
 		"su-exec": escalates(thenWord()),
 		"su":      escalates(peelSu),
 		"runas":   escalates(peelRunas),
+		// gsudo [-n -w -d -s --ti -i LEVEL -u USER …] command: Windows'
+		// sudo, always elevated.
+		"gsudo": escalates(getoptThen("-i", "--integrity", "-u", "--user", "--chdir")),
+		// PsExec and its clone PAExec: elevated with -s or -h, remote
+		// with \\host.
+		"psexec": peelPsexec, "psexec64": peelPsexec, "paexec": peelPsexec,
 		// Process attributes: options, then the command.
 		"busybox":    skipOptions(),
 		"nohup":      skipOptions(),
@@ -324,7 +330,7 @@ func init() {
 		"crontab":   {judge: (*auditor).crontab},
 		"systemctl": registers("enable", "link", "preset", "reenable"),
 		"launchctl": registers("load", "bootstrap", "submit", "enable"),
-		"schtasks":  registers("/create", "-create"),
+		"schtasks":  {judge: (*auditor).schtasks},
 		"reg":       {judge: (*auditor).regAdd},
 		// Decoders: their output is encoded text made runnable.
 		"base64": base64Decoder, "base32": base64Decoder, "basenc": base64Decoder, "gbase64": base64Decoder,

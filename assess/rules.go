@@ -41,7 +41,7 @@ const (
 // ruleTable is the single source of each code's level and blocking status.
 var ruleTable = []registry.Rule{
 	rule(CodeRemoteEndpoint, registry.LevelDanger, false,
-		"The MCP server is a remote HTTP endpoint (or reached over ssh): the context you share leaves your machine.",
+		"The MCP server is a remote HTTP endpoint (or reached over ssh or PsExec): the context you share leaves your machine.",
 		"Prefer a local stdio server; if the endpoint is needed, document who operates it and what it receives."),
 	rule(CodeInsecureURL, registry.LevelDanger, true,
 		"A URL the wiring connects to or downloads from (the endpoint, an [artifacts] URL, a module a runner fetches, a package registry or index) is not HTTPS, or certificate checks are turned off (NODE_TLS_REJECT_UNAUTHORIZED=0, pip --trusted-host, npm --strict-ssl=false …), so traffic, credentials and downloaded code travel unprotected and can be replaced on the way.",
@@ -83,7 +83,7 @@ var ruleTable = []registry.Rule{
 		"Encoded text is decoded and executed (base64 -d | sh, powershell -EncodedCommand, exec(b64decode(…)), a base64 data: URL module).",
 		"Write the command in plain text so that reviewers and users can read it."),
 	rule(CodePersistence, registry.LevelDanger, true,
-		"The wiring names or writes a location that runs code at login or boot (shell rc files, LaunchAgents, systemd units, crontab, autostart).",
+		"The wiring names or writes a location that runs code at login or boot (shell rc files, LaunchAgents, systemd units, crontab, scheduled tasks, autostart).",
 		"Remove the startup-location write; an MCP server is started by its host, not by the system."),
 	rule(CodeEncodedBlob, registry.LevelWarn, false,
 		"The wiring carries a long base64 or base64url blob whose content a reviewer cannot read.",
@@ -101,7 +101,7 @@ var ruleTable = []registry.Rule{
 		"The manifest contains a literal credential (URL userinfo, a secret query parameter, a token in a header or env value).",
 		"Revoke the credential and replace it with a ${VAR} placeholder the user fills in."),
 	rule(CodePrivilegeEscalation, registry.LevelDanger, true,
-		"The wiring runs the server with elevated privileges (sudo, doas, su, runas).",
+		"The wiring runs the server with elevated privileges (sudo, doas, su, runas, gsudo, PsExec -s).",
 		"Run the server as the invoking user; an MCP server never needs root."),
 	rule(CodeContainerHostAccess, registry.LevelDanger, false,
 		"A container is started with access to the host (--privileged, host network or pid namespace, the Docker socket, the host root, the host's memory or raw disk devices).",

@@ -558,6 +558,41 @@ func peelRunas(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	return nil, cmdInfo{name: c.name}, true
 }
 
+// psexecValues are PsExec's options that take a value.
+var psexecValues = set("-u", "-p", "-n", "-r", "-w", "-a", "-c", "-f", "-v")
+
+// peelPsexec peels Sysinternals PsExec (and PAExec): `psexec [\\host…]
+// [-u user] [-s|-h] [-i [session]] … command args`. -s runs the command as
+// SYSTEM and -h with the account's elevated token: privilege escalation.
+// A \\host (or @file of hosts) runs it on other machines: a remote
+// endpoint, whose command is judged all the same.
+func peelPsexec(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case strings.HasPrefix(t, `\\`) || strings.HasPrefix(t, "@"):
+			a.add(CodeRemoteEndpoint, args[i].path, "runs the server on another host through "+quoted(c.name)+": your context leaves this machine")
+			a.inferred.Network = true
+		case lower(t) == "-s" || lower(t) == "-h":
+			a.add(CodePrivilegeEscalation, c.argv[0].path, "runs its command with elevated privileges through "+quoted(c.name))
+		case lower(t) == "-i":
+			if i+1 < len(args) && isDigits(args[i+1].text) {
+				i++ // the session
+			}
+		case lower(t) == "-c" || lower(t) == "-f" || lower(t) == "-v":
+			// -c copies the program to the remote host: no value.
+		case psexecValues[lower(t)]:
+			i++
+		case len(t) > 1 && t[0] == '-':
+		default:
+			return args[i:], cmdInfo{}, false
+		}
+	}
+	return nil, cmdInfo{name: c.name}, true
+}
+
 // peelPcalua peels the Program Compatibility Assistant's `pcalua -a
 // PROGRAM [-c ARGUMENTS] [-d DIR]`: it starts PROGRAM with the arguments
 // of -c (one string, split at blanks here).
