@@ -105,8 +105,12 @@ import (
 // scala, ghc, clojure, erl, janet, qjs, nbb and hy -e/-eval programs are
 // inline code; npx of deno, bun, npm, pnpm or yarn is that program;
 // gsudo and PsExec (-s, -h, \\host) are peeled and reported, and the
-// command of schtasks /create /tr is judged.
-const Ruleset = "2026.12.26"
+// command of schtasks /create /tr is judged. 2026.12.27: git's
+// --upload-pack, --receive-pack, --exec and clone -u, and the -c keys
+// sendemail.sendmailCmd, browser.<tool>.cmd, gpg.ssh.defaultKeyCommand,
+// remote.<name>.uploadpack/receivepack and a credential helper given by its
+// path, are command lines; git push uses the network.
+const Ruleset = "2026.12.27"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

