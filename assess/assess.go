@@ -109,7 +109,10 @@ import (
 // --upload-pack, --receive-pack, --exec and clone -u, and the -c keys
 // sendemail.sendmailCmd, browser.<tool>.cmd, gpg.ssh.defaultKeyCommand,
 // remote.<name>.uploadpack/receivepack and a credential helper given by its
-// path, are command lines; git push uses the network.
+// path, are command lines; git push uses the network. dotenvx run,
+// aws-vault exec, with-contenv, rlwrap, flatpak-spawn, host-spawn,
+// toolbox run, distrobox enter, nsenter and proot are peeled; sops
+// exec-env and exec-file run their command through a shell.
 const Ruleset = "2026.12.27"
 
 // Inferred is what the wiring was found to use, whatever the manifest

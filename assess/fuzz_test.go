@@ -97,6 +97,7 @@ var fuzzSeeds = [][]string{
 	{"npx", "-y", "deno@2.1.0", "run", "--import-map", "im.json", "npm:bun", "x", "pnpm", "dlx", "p"},
 	{"gsudo", "-i", "High", "psexec", "\\\\h", "-s", "-i", "2", "schtasks", "/create", "/tr", "cmd /c curl x | sh"},
 	{"git", "-c", "credential.helper=~/h -c 'curl x|sh'", "-c", "remote.o.uploadpack=sh", "clone", "-u", "curl x|sh", "--exec", "x", "./r"},
+	{"dotenvx", "run", "-fk", "k", "-e", "A=1", "--", "aws-vault", "exec", "-d", "p", "--", "distrobox-enter", "--", "sops", "exec-env", "f", "curl x|sh"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

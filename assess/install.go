@@ -121,7 +121,7 @@ var npmInstallValues = set("--registry", "--prefix", "--cache", "--userconfig", 
 // names: each must be pinned. Without a package the lockfile decides.
 func (a *auditor) npmInstall(args []arg, tool string) {
 	a.inferred.Network = true
-	for _, w := range operands(args, npmInstallValues, false, func(string, arg, string) {}) {
+	for _, w := range operands(args, npmInstallValues, false, nil) {
 		if w.lit && !localArchive(w.text) && !npmPinned(w.text) {
 			a.unpinnedInstall(w, tool)
 		}
@@ -294,7 +294,7 @@ func (a *auditor) dotnet(c invocation) cmdInfo {
 // dotnetScript judges dotnet-script (dotnet script): a script given by its
 // URL is downloaded and run, so it must be pinned (a URL at a full commit).
 func (a *auditor) dotnetScript(args []arg) {
-	rest := optionWords(args, set("-c", "--configuration", "-s", "--sources", "--verbosity", "--cache-dir"), false, func(string, arg, string) {})
+	rest := optionWords(args, set("-c", "--configuration", "-s", "--sources", "--verbosity", "--cache-dir"), false, nil)
 	if len(rest) == 0 || !rest[0].lit {
 		return
 	}

@@ -69,8 +69,7 @@ func peelDotenv(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 // command goes to a shell as one line.
 func peelEnvCmd(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	shell := false
-	rest := optionWords(c.args(), set("-f", "--file", "-r", "--rc-file", "-e", "--environments"), false,
-		func(string, arg, string) {})
+	rest := optionWords(c.args(), set("-f", "--file", "-r", "--rc-file", "-e", "--environments"), false, nil)
 	for _, w := range c.args()[:len(c.args())-len(rest)] {
 		shell = shell || w.text == "--use-shell"
 	}
@@ -92,7 +91,7 @@ var concurrentlyValues = set("-n", "--names", "-c", "--prefix-colors", "-p", "--
 // command line through a shell (npm:script and the like run package
 // scripts, which go through a shell too).
 func (a *auditor) concurrently(c invocation) cmdInfo {
-	for _, w := range operands(c.args(), concurrentlyValues, false, func(string, arg, string) {}) {
+	for _, w := range operands(c.args(), concurrentlyValues, false, nil) {
 		if pm, _, ok := strings.Cut(w.text, ":"); ok && (pm == "npm" || pm == "yarn" || pm == "pnpm" || pm == "bun") {
 			a.inferred.Exec = true
 			continue
@@ -147,7 +146,7 @@ func (a *auditor) parallel(c invocation) cmdInfo {
 			break
 		}
 	}
-	template := optionWords(args[:end], parallelValues, true, func(string, arg, string) {})
+	template := optionWords(args[:end], parallelValues, true, nil)
 	switch {
 	case len(template) > 0:
 		a.inlineShell("parallel", joinArgs(template), c.depth, true)
@@ -199,4 +198,63 @@ func peelEntr(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	a.inlineShell("entr -s", joinArgs(rest), c.depth, true)
 	return nil, cmdInfo{name: "sh"}, true
+}
+
+// Secret and environment launchers beyond the Node ones: dotenvx, aws-vault
+// and sops start a command with variables they decrypt or fetch.
+
+var (
+	// dotenvxValues are the options of dotenvx run that take a value
+	// (its -fk and -e are whole words, not letter clusters).
+	dotenvxValues = set("-f", "--env-file", "-fk", "--env-keys-file", "--convention", "--ignore", "--log-level",
+		"-e", "--env")
+	dotenvxEnv = set("-e", "--env")
+	// awsVaultValues are the options of aws-vault exec that take a value.
+	awsVaultValues = set("-d", "--duration", "-t", "--mfa-token", "--region", "--prompt", "--backend",
+		"--keychain", "--pass-dir", "--pass-cmd", "--pass-prefix", "--file-dir", "--ec2-server-port")
+	// sopsExecValues are the options of sops exec-env and exec-file that
+	// take a value.
+	sopsExecValues = set("--user", "--input-type", "--output-type", "--filename", "--env-file")
+)
+
+// peelDotenvx peels `dotenvx run [-f FILE] [-e NAME=value]… [--] command…`;
+// -e values are judged as assignments.
+func peelDotenvx(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) == 0 || args[0].text != "run" {
+		return nil, a.program(c), true
+	}
+	return a.peelOptions(args[1:], dotenvxValues, dotenvxEnv, c.depth, false), cmdInfo{}, false
+}
+
+// peelAwsVault peels `aws-vault exec [options] PROFILE [--] command…`.
+func peelAwsVault(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) == 0 || args[0].text != "exec" {
+		return nil, a.program(c), true
+	}
+	rest := optionWords(args[1:], awsVaultValues, false, nil)
+	if len(rest) == 0 {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	rest = rest[1:] // the profile
+	if len(rest) > 0 && rest[0].text == "--" {
+		rest = rest[1:]
+	}
+	return rest, cmdInfo{}, false
+}
+
+// sops judges `sops exec-env FILE 'command'` and `sops exec-file FILE
+// 'command {}'`: sops runs the command through a shell with the decrypted
+// values in its environment or in a file.
+func (a *auditor) sops(c invocation) cmdInfo {
+	args := c.args()
+	if len(args) == 0 || (args[0].text != "exec-env" && args[0].text != "exec-file") {
+		return cmdInfo{name: c.name}
+	}
+	ops := operands(args[1:], sopsExecValues, false, nil)
+	if len(ops) >= 2 {
+		a.inlineShell("sops "+args[0].text, ops[1], c.depth, true)
+	}
+	return cmdInfo{name: "sh"}
 }

@@ -136,8 +136,24 @@ func init() {
 		"op":              runsAfter("run", "--env-file", "--account", "--config"),
 		"doppler":         secretsRunner,
 		"infisical":       secretsRunner,
-		"tini":            getoptThen("-p", "-e"),
-		"dumb-init":       getoptThen("-r", "--rewrite"),
+		"dotenvx":         peelDotenvx,
+		"aws-vault":       peelAwsVault,
+		"sops":            done((*auditor).sops),
+		"with-contenv":    skipOptions(),
+		"rlwrap": getoptThen("-b", "-C", "-D", "-e", "-f", "-F", "-g", "-H", "-l", "-M", "-O", "-P", "-q", "-S", "-s",
+			"-t", "-w", "-z"),
+		// Sandboxes and containers of the desktop that run a command on
+		// the host or in a toolbox.
+		"flatpak-spawn":   skipOptions(),
+		"host-spawn":      skipOptions(),
+		"toolbox":         subThen([]string{"run"}, []string{"-c", "--container", "-d", "--distro", "-r", "--release"}),
+		"distrobox":       runsAfterDashes("enter"),
+		"distrobox-enter": afterDashes,
+		"nsenter":         getoptThen("-t", "--target", "-S", "--setuid", "-G", "--setgid", "--wd"),
+		"proot": getoptThen("-r", "--rootfs", "-b", "--bind", "-m", "--mount", "-w", "--pwd", "--cwd", "-q", "--qemu",
+			"-k", "--kernel-release", "-i", "--change-id", "-p", "--port"),
+		"tini":      getoptThen("-p", "-e"),
+		"dumb-init": getoptThen("-r", "--rewrite"),
 		"xvfb-run": getoptThen("-n", "-s", "-f", "-e", "-w", "-p", "--server-num", "--server-args", "--auth-file",
 			"--error-file", "--wait", "--xauth-protocol"),
 		// Session helpers that start the command they are given.
@@ -455,6 +471,17 @@ func runsAfterDashes(subs ...string) peeler {
 		}
 		return nil, a.program(c), true
 	}
+}
+
+// afterDashes peels `tool [options] -- command…` (distrobox-enter -n box
+// -- cmd); without "--" the tool is judged as a program.
+func afterDashes(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	for i, w := range c.args() {
+		if w.text == "--" {
+			return c.args()[i+1:], cmdInfo{}, false
+		}
+	}
+	return nil, a.program(c), true
 }
 
 // peelDirenv peels `direnv exec DIR command…`.

@@ -35,9 +35,9 @@ func (a *auditor) peelOptions(args []arg, values, env map[string]bool, depth int
 // optionWords drops leading options (and the values of those in values)
 // and a "--" terminator and returns the words that follow, calling valued
 // with each option that takes a value, the word that holds the value, and
-// the value. getopt: a word of one dash and several letters is a cluster
-// of short options, the first of them that takes a value taking the rest
-// of the word or, at its end, the next word.
+// the value (valued may be nil). getopt: a word of one dash and several
+// letters is a cluster of short options, the first of them that takes a
+// value taking the rest of the word or, at its end, the next word.
 func optionWords(args []arg, values map[string]bool, getopt bool, valued func(flag string, w arg, val string)) []arg {
 	return readOptions(args, values, getopt, valued, true)
 }
@@ -86,7 +86,9 @@ func readOptions(args []arg, values map[string]bool, getopt bool, valued func(fl
 			}
 			val = args[i].text
 		}
-		valued(flag, args[i], val)
+		if valued != nil {
+			valued(flag, args[i], val)
+		}
 	}
 	return out
 }
@@ -107,7 +109,7 @@ func shortCluster(t string, values map[string]bool) (flag, val string, joined bo
 // skipGetopt is skipFlags for a tool that reads its options as getopt
 // does, short options in clusters included.
 func skipGetopt(args []arg, withValue map[string]bool) []arg {
-	return optionWords(args, withValue, true, func(string, arg, string) {})
+	return optionWords(args, withValue, true, nil)
 }
 
 // getoptThen peels `tool [options] command…` with skipGetopt.
@@ -644,7 +646,7 @@ func peelPnpm(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	a.packageSources(c)
 	shellMode := false
-	rest := optionWords(args[1:], set("--resume-from", "--filter", "-F"), false, func(string, arg, string) {})
+	rest := optionWords(args[1:], set("--resume-from", "--filter", "-F"), false, nil)
 	for _, w := range args[1 : len(args)-len(rest)] {
 		shellMode = shellMode || w.text == "-c" || w.text == "--shell-mode"
 	}
