@@ -112,7 +112,9 @@ import (
 // path, are command lines; git push uses the network. dotenvx run,
 // aws-vault exec, with-contenv, rlwrap, flatpak-spawn, host-spawn,
 // toolbox run, distrobox enter, nsenter and proot are peeled; sops
-// exec-env and exec-file run their command through a shell.
+// exec-env and exec-file run their command through a shell. A command
+// string with an operator (; | && …) or an assignment first is a command
+// line, not a program path with blanks.
 const Ruleset = "2026.12.27"
 
 // Inferred is what the wiring was found to use, whatever the manifest

@@ -70,13 +70,18 @@ func (l cmdLine) pathAt(off int) string {
 
 // executablePath reports whether s reads as the path of one program, blanks
 // included (C:\Program Files\nodejs\npx.cmd), rather than a command line: it
-// has a directory, and no blank-separated part after the first starts like
+// has a directory, no character with which a shell or cmd.exe chains,
+// pipes, redirects or substitutes, does not start with an assignment
+// (NAME=value), and no blank-separated part after the first starts like
 // an option, another path or a URL.
 func executablePath(s string) bool {
-	if !strings.ContainsAny(s, `/\`) {
+	if !strings.ContainsAny(s, `/\`) || strings.ContainsAny(s, "|&;<>`$\n") {
 		return false
 	}
 	parts := strings.Fields(s)
+	if _, ok := isAssignment(parts[0]); ok {
+		return false
+	}
 	for _, p := range parts[1:] {
 		if strings.ContainsAny(p[:1], `-/\~"'`) || strings.Contains(p, "://") {
 			return false
