@@ -114,8 +114,9 @@ import (
 // toolbox run, distrobox enter, nsenter and proot are peeled; sops
 // exec-env and exec-file run their command through a shell. A command
 // string with an operator (; | && …) or an assignment first is a command
-// line, not a program path with blanks.
-const Ruleset = "2026.12.27"
+// line, not a program path with blanks. 2026.12.28: uv run of a script
+// URL is judged as a Deno module URL is (network, https, pinned).
+const Ruleset = "2026.12.28"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

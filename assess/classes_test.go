@@ -1248,3 +1248,15 @@ func TestAuditSecretAndSandboxLaunchers(t *testing.T) {
 		{"dotenvx get", stdio("dotenvx", "get", "KEY"), []string{}, false, false},
 	})
 }
+
+// TestAuditScriptURLs holds a script uv runs from a URL to the rules of a
+// Deno module URL: fetched at start, over https, pinned in its path.
+func TestAuditScriptURLs(t *testing.T) {
+	runCases(t, []auditCase{
+		{"uv run of a URL", stdio("uv", "run", "https://x.example/server.py"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"over plain http", stdio("uv", "run", "http://x.example/v1.2.3/server.py", "--port", "1"), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"after --script and --with", stdio("uv", "run", "--with", "mcp==1.2.0", "--script", "https://x.example/s.py"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"a gist at a commit", stdio("uv", "run", "https://gist.githubusercontent.com/u/0123456789abcdef0123456789abcdef01234567/raw/0123456789abcdef0123456789abcdef01234567/s.py"), []string{}, true, false},
+		{"a local script", stdio("uv", "run", "server.py"), []string{}, true, false},
+	})
+}

@@ -306,6 +306,12 @@ func peelUV(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		if len(next) == 0 {
 			return nil, cmdInfo{name: "uv"}, true
 		}
+		if l := lower(next[0].text); next[0].lit && (strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://")) {
+			// uv run URL downloads the script and runs it; the words
+			// after it are the script's.
+			a.codeURL(next[0], "uv run", "runs", "script")
+			return nil, cmdInfo{name: "uv"}, true
+		}
 		return next, cmdInfo{}, false
 	}
 	a.uvOther(argv)

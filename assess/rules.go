@@ -59,7 +59,7 @@ var ruleTable = []registry.Rule{
 		"A shell reads text of the wiring that chains commands, redirects or substitutes (| ; & $( ) ` > <).",
 		"Run one program with plain arguments; move any orchestration into the server itself."),
 	rule(CodeUnpinned, registry.LevelWarn, false,
-		"A package, module, image or artifact is fetched without an exact version or digest (npx, uvx, deno npm:/jsr:/https: specifiers and import maps, deno install and compile, jbang URLs, aliases and coordinates, nix flakes, docker images, packages installed at start by pip, npm, cargo, gem or dotnet tool install, [artifacts] without sha256), so what runs can change without notice.",
+		"A package, module, image or artifact is fetched without an exact version or digest (npx, uvx, deno npm:/jsr:/https: specifiers and import maps, deno install and compile, uv run of a script URL, jbang URLs, aliases and coordinates, nix flakes, docker images, packages installed at start by pip, npm, cargo, gem or dotnet tool install, [artifacts] without sha256), so what runs can change without notice.",
 		"Pin an exact version (pkg@1.2.3, pkg==1.2.3, npm:pkg@1.2.3, jsr:@scope/pkg@1.2.3, crate@1.2.3, gem -v 1.2.3, --version 1.2.3, group:artifact:1.2.3, a versioned module URL, image@sha256:…, a full git commit, a flake at one: github:owner/repo/<commit>) and give every artifact its sha256; better, declare the package in [install] rather than installing it when the server starts."),
 	rule(CodeChildEnv, registry.LevelInfo, false,
 		"The wiring passes environment variables to the server process.",
