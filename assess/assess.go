@@ -115,7 +115,9 @@ import (
 // exec-env and exec-file run their command through a shell. A command
 // string with an operator (; | && …) or an assignment first is a command
 // line, not a program path with blanks. 2026.12.28: uv run of a script
-// URL is judged as a Deno module URL is (network, https, pinned).
+// URL is judged as a Deno module URL is (network, https, pinned); a
+// script's brace expansions are read as bash expands them ({curl,-s,URL});
+// a command without blanks that chains or pipes (srv|sh) is a command line.
 const Ruleset = "2026.12.28"
 
 // Inferred is what the wiring was found to use, whatever the manifest

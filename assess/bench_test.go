@@ -124,6 +124,8 @@ func BenchmarkAuditPathological(b *testing.B) {
 	add("variable-4KB-read-3000-times", stdio("bash", "-c", "X="+strings.Repeat("a", 4000)+"; echo"+strings.Repeat(" $X", 3000)))
 	add("sed-script-16KB", stdio("sed", strings.Repeat("s/a/b/e;1e x\n", 1100)))
 	add("make-eval-16KB", stdio("make", "--eval", strings.Repeat("x:; @a $(shell b) c\n", 800)))
+	add("brace-groups-3200", stdio("sh", "-c", "echo "+strings.Repeat("{a,b}", 3200)))
+	add("brace-words-190x16", stdio("sh", "-c", "echo "+strings.Repeat(strings.Repeat("{a,b}", 16)+" ", 190)))
 	for _, target := range []string{"FuzzScript", "FuzzAudit"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "slowest-*"))
 		for _, f := range files {
@@ -223,6 +225,10 @@ func TestPureImports(t *testing.T) {
 		"github.com/registryd/registryd/addon": true, "github.com/registryd/registryd/envpolicy": true,
 		"github.com/registryd/registryd/registry": true, "github.com/registryd/registryd/safetext": true,
 		"mvdan.cc/sh/v3/syntax": true,
+		// expand: only its brace expansion (BracesSeq with no
+		// configuration), which reads nothing but the word it is given;
+		// its globbing and environment are never called.
+		"mvdan.cc/sh/v3/expand": true,
 	}
 	for _, imp := range strings.Fields(string(out)) {
 		if !allowed[imp] {

@@ -7,7 +7,8 @@ import (
 )
 
 // commandLine reports whether mcp.command holds a whole command line
-// ("uvx some-server --flag") rather than one program. A path with blanks in
+// ("uvx some-server --flag", or srv|sh without a blank) rather than one
+// program. A path with blanks in
 // a directory name (C:\Program Files\nodejs\node.exe) is one program,
 // unless its first word already names a program the audit knows
 // (/usr/bin/env bash -c …).
@@ -15,7 +16,16 @@ func commandLine(s string) bool {
 	s = strings.TrimSpace(s)
 	i := strings.IndexAny(s, " \t")
 	if i < 0 {
-		return false
+		// No blank, but a character with which a shell or cmd.exe
+		// chains, pipes or redirects (srv|sh, a&&b): a launcher that
+		// hands command to a shell runs a line, not one program. The
+		// brackets of a documentation placeholder (<executable>) are not
+		// a redirection here.
+		if !strings.ContainsAny(s, "|&;<>`") {
+			return false
+		}
+		text, _ := placeholders(s, `'"`, '\\')
+		return strings.ContainsAny(text, "|&;<>`")
 	}
 	if s[0] == '"' || s[0] == '\'' {
 		end := strings.IndexByte(s[1:], s[0])
@@ -58,7 +68,11 @@ func (a *auditor) commandField(args []arg) []arg {
 	if plain {
 		n = len(words)
 	}
-	a.add(CodeCommandLine, path, "holds a whole command line of "+plural(n, "word")+", not one program; put the program in command and each word in args")
+	if !strings.ContainsAny(strings.TrimSpace(cmd), " \t") {
+		a.add(CodeCommandLine, path, "holds a command line that chains, pipes or redirects, not one program; put the program in command and each word in args")
+	} else {
+		a.add(CodeCommandLine, path, "holds a whole command line of "+plural(n, "word")+", not one program; put the program in command and each word in args")
+	}
 	if !plain {
 		line := cmd
 		for _, w := range args {

@@ -9,4 +9,6 @@ const (
 	MaxPeel        = maxPeel
 	MaxVarBytes    = maxVarBytes
 	MaxExpanded    = maxExpandedBytes
+	MaxBraceWords  = maxBraceWords
+	MaxBraceGroups = maxBraceGroups
 )

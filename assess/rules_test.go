@@ -148,7 +148,8 @@ func TestLimitsDocumented(t *testing.T) {
 	}
 	want := map[string]int{"maxScriptBytes": assess.MaxScriptBytes, "maxNodes": assess.MaxNodes,
 		"maxNesting": assess.MaxNesting, "maxDepth": assess.MaxDepth, "maxPeel": assess.MaxPeel,
-		"maxVarBytes": assess.MaxVarBytes, "maxExpandedBytes": assess.MaxExpanded}
+		"maxVarBytes": assess.MaxVarBytes, "maxExpandedBytes": assess.MaxExpanded,
+		"maxBraceWords": assess.MaxBraceWords, "maxBraceGroups": assess.MaxBraceGroups}
 	got := map[string]int{}
 	for _, m := range regexp.MustCompile("(?m)^\\| `(max\\w+)` \\| (\\d+) \\|").FindAllSubmatch(b, -1) {
 		n, err := strconv.Atoi(string(m[2]))

@@ -25,6 +25,7 @@ type scan struct {
 	vars     map[string]string
 	overlong map[string]bool // variables set to a value past maxVarBytes
 	expanded int
+	braced   int // words brace expansion has made so far (maxBraceWords)
 }
 
 // script parses src and judges it. It returns what the script does as a

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -22,6 +23,12 @@ import (
 const (
 	maxVarBytes      = 4 << 10
 	maxExpandedBytes = 64 << 10
+	// maxBraceWords bounds the words brace expansion makes in one script
+	// ({curl,-s,URL} is three), and maxBraceGroups the brace groups one
+	// word may hold (each word made costs the square of their number):
+	// past either the script is unparsable_shell.
+	maxBraceWords  = 256
+	maxBraceGroups = 16
 )
 
 // setVar records the value a script gives a variable; an assignment whose
@@ -65,6 +72,11 @@ func (s *scan) setVar(x *syntax.Assign) {
 // other word is one. ok is false when an expansion's value is not known.
 func (s *scan) words(w *syntax.Word) ([]string, bool) {
 	if t, ok := wordText(w); ok {
+		if strings.IndexByte(t, '{') >= 0 && strings.ContainsAny(t, ",.") {
+			if ws, braced := s.braces(w); braced {
+				return ws, ws != nil
+			}
+		}
 		return []string{t}, true
 	}
 	if len(w.Parts) == 1 {
@@ -75,6 +87,54 @@ func (s *scan) words(w *syntax.Word) ([]string, bool) {
 	}
 	t, ok := s.wordValue(w)
 	return []string{t}, ok
+}
+
+// braces expands a literal word as bash, zsh and ksh do ({curl,-s,URL}
+// is the three words curl -s URL, a{b,c} is ab ac, {1..3} is 1 2 3). It
+// returns false when the word has no brace expansion, and nil words when
+// the script's expansions would pass maxBraceWords, which is reported.
+func (s *scan) braces(w *syntax.Word) ([]string, bool) {
+	if s.braced > maxBraceWords {
+		return nil, true // reported once already
+	}
+	cp := *w // SplitBraces replaces the parts of the word it is given
+	if !syntax.SplitBraces(&cp) {
+		return nil, false
+	}
+	if braceGroups(cp.Parts, 0) > maxBraceGroups {
+		s.a.limit(s.path, "a word holds more than "+strconv.Itoa(maxBraceGroups)+" brace expansions")
+		s.braced = maxBraceWords + 1
+		return nil, true
+	}
+	var out []string
+	for bw, err := range expand.BracesSeq(nil, &cp) {
+		if err != nil || s.braced >= maxBraceWords {
+			s.a.limit(s.path, "brace expansion makes more than "+strconv.Itoa(maxBraceWords)+" words")
+			s.braced = maxBraceWords + 1
+			return nil, true
+		}
+		s.braced++
+		t, _ := wordLiteral(bw, nil)
+		out = append(out, t)
+	}
+	return out, true
+}
+
+// braceGroups counts the brace expansions among parts, nested ones
+// included, adding to n and stopping once past maxBraceGroups.
+func braceGroups(parts []syntax.WordPart, n int) int {
+	for _, p := range parts {
+		if n > maxBraceGroups {
+			return n
+		}
+		if br, ok := p.(*syntax.BraceExp); ok {
+			n++
+			for _, e := range br.Elems {
+				n = braceGroups(e.Parts, n)
+			}
+		}
+	}
+	return n
 }
 
 // wordValue returns the text of a word with its variables read as the
