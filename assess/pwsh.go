@@ -412,6 +412,11 @@ func (w *psWalk) word() psWord {
 	case c == '@' && (w.at("@'") || w.at(`@"`)):
 		return w.hereString(start)
 	case c == '(' || w.at("$(") || w.at("@("):
+		if c == '(' {
+			if x, ok := w.concat(start); ok {
+				return x
+			}
+		}
 		if c != '(' {
 			w.pos++
 		}
@@ -430,6 +435,83 @@ func (w *psWalk) word() psWord {
 		return x
 	}
 	return w.bare(start)
+}
+
+// concat reads a bracket that holds a string or adds strings, ('iwr'),
+// ('i' + "wr") or ($a + 'x'), whose operands are quoted text without
+// expansions or variables the script set to a literal: PowerShell joins
+// them, so & ('i'+'wr') runs iwr. For any other bracket it returns false
+// with the position unchanged, and the bracket is read as a group.
+func (w *psWalk) concat(start int) (psWord, bool) {
+	save := w.pos
+	fail := func() (psWord, bool) {
+		w.pos = save
+		return psWord{}, false
+	}
+	var b strings.Builder
+	w.pos++
+	for w.tick() {
+		w.blanks(false)
+		switch w.peek() {
+		case '\'', '"':
+			t, ok := w.plainString()
+			if !ok {
+				return fail()
+			}
+			b.WriteString(t)
+		case '$':
+			v := w.variable(w.pos)
+			if !v.lit {
+				return fail()
+			}
+			b.WriteString(v.text)
+		default:
+			return fail()
+		}
+		w.blanks(false)
+		switch w.peek() {
+		case '+':
+			w.pos++
+			continue
+		case ')':
+			w.pos++
+			x := psWord{text: b.String(), lit: true, off: start}
+			end := w.pos
+			w.member(&x)
+			if w.pos != end { // ('i'+'wr').Trim(): not the text itself
+				x.text, x.lit = "", false
+			}
+			return x, true
+		}
+		return fail()
+	}
+	return fail()
+}
+
+// plainString reads a quoted string that expands nothing: '…', or "…"
+// without $. It returns false for a string that expands something.
+func (w *psWalk) plainString() (string, bool) {
+	q := w.src[w.pos]
+	var b strings.Builder
+	for i := w.pos + 1; i < len(w.src); i++ {
+		c := w.src[i]
+		switch {
+		case c == q && i+1 < len(w.src) && w.src[i+1] == q:
+			b.WriteByte(q)
+			i++
+		case c == q:
+			w.pos = i + 1
+			return b.String(), true
+		case q == '"' && c == '$':
+			return "", false
+		case q == '"' && c == '`' && i+1 < len(w.src):
+			b.WriteByte(psEscape(w.src[i+1]))
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", false
 }
 
 // group reads (…) or {…}: the commands inside run.
