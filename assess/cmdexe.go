@@ -334,7 +334,7 @@ func (a *auditor) cmdExe(c invocation) cmdInfo {
 	if meta {
 		a.add(CodeShellMeta, path, "cmd reads this line, and it chains, pipes or redirects commands")
 	}
-	a.cmdRun(cmds, line, off, c, inline)
+	a.cmdRun(cmds, line, off, c, inline, cmdDelayed(line.text[:off]))
 	return cmdInfo{name: "cmd"}
 }
 
@@ -353,12 +353,13 @@ func cmdOneString(line cmdLine, off int, cmds []cmdCommand) bool {
 }
 
 // cmdRun judges the commands of a cmd.exe line and how they are piped.
-func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation, inline bool) {
+func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation, inline, delayed bool) {
 	ctx := c.ctx
 	if inline {
 		ctx = ctxNested
 	}
 	var stages []cmdInfo
+	var vars cmdVars
 	for _, cmd := range cmds {
 		if a.budget <= 0 {
 			a.overrunAt(line.pathAt(off))
@@ -370,10 +371,25 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 				a.add(CodePersistence, line.pathAt(off+w.off), "writes to a location that runs code at login or boot")
 			}
 		}
+		// call reads its words' %NAME% again when it runs, after the
+		// line's set commands before it (cmd /c "set x=npx&& call %x% …").
+		call := len(cmd.words) > 0 && lower(strings.TrimPrefix(cmd.words[0].text, "@")) == "call"
 		argv := make([]arg, 0, len(cmd.words))
 		for _, w := range cmd.words {
-			argv = append(argv, arg{text: w.text, path: line.pathAt(off + w.off), lit: true})
+			t, ok := w.text, true
+			if delayed && strings.IndexByte(t, '!') >= 0 {
+				t, ok = vars.expand(t, '!')
+			}
+			if call && ok && strings.IndexByte(t, '%') >= 0 {
+				t, ok = vars.expand(t, '%')
+			}
+			if !ok {
+				a.limit(line.pathAt(off+w.off), "the line's variables expand to more than 64 KiB")
+				return
+			}
+			argv = append(argv, arg{text: t, path: line.pathAt(off + w.off), lit: true})
 		}
+		vars.record(argv)
 		argv = a.cmdBuiltins(argv, cmd.words)
 		stages = append(stages, a.command(argv, c.depth+1, ctx))
 		if !cmd.pipe {
@@ -381,6 +397,73 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 			stages = stages[:0]
 		}
 	}
+}
+
+// cmdDelayed reports whether cmd.exe's switches before /c turn delayed
+// expansion on (/v:on, /v): !NAME! is then read when each command runs.
+func cmdDelayed(switches string) bool {
+	for _, f := range strings.Fields(switches) {
+		if f = lower(f); strings.HasPrefix(f, "/v") && f != "/v:off" {
+			return true
+		}
+	}
+	return false
+}
+
+// cmdVars are the variables a cmd.exe line sets with `set NAME=value`, by
+// lower-case name, for delayed expansion (cmd /v:on /c "set x=curl&& !x!
+// …" runs curl) and call's second reading of %NAME%, and the bytes their
+// expansion has produced.
+type cmdVars struct {
+	vals     map[string]string
+	expanded int
+}
+
+// record notes the variable a `set NAME=value` command sets. (setlocal
+// enabledelayedexpansion does nothing outside a batch file, so only /v
+// turns delayed expansion on for a command line.)
+func (v *cmdVars) record(argv []arg) {
+	if len(argv) < 2 || lower(strings.TrimPrefix(argv[0].text, "@")) != "set" || strings.HasPrefix(argv[1].text, "/") {
+		return
+	}
+	if k, val, ok := strings.Cut(strings.Join(texts(argv[1:]), " "), "="); ok && k != "" {
+		if v.vals == nil {
+			v.vals = map[string]string{}
+		}
+		v.vals[lower(k)] = val
+	}
+}
+
+// expand replaces each !NAME! (delim '!', delayed expansion) or %NAME%
+// (delim '%', call's second reading) in t whose variable the line set
+// with its value; others are left as they are. It returns false once the
+// line's expansions pass maxExpandedBytes.
+func (v *cmdVars) expand(t string, delim byte) (string, bool) {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(t, delim)
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(t[i+1:], delim)
+		if j < 0 {
+			break
+		}
+		val, known := v.vals[lower(t[i+1:i+1+j])]
+		if !known {
+			b.WriteString(t[:i+1])
+			t = t[i+1:]
+			continue
+		}
+		if v.expanded += len(val); v.expanded > maxExpandedBytes {
+			return "", false
+		}
+		b.WriteString(t[:i])
+		b.WriteString(val)
+		t = t[i+2+j:]
+	}
+	b.WriteString(t)
+	return b.String(), true
 }
 
 // cmdBuiltins peels the builtins of cmd.exe that run another command

@@ -102,6 +102,7 @@ var fuzzSeeds = [][]string{
 	{"uv", "run", "--with", "x", "--script", "http://u:p@x/s.py", "https://x/y"},
 	{"{curl,-s,x}|sh;bash", "-c", "cu{rl,} {a,b}{1..3} x{,}|{sh,} {1..300}"},
 	{"pwsh", "-c", "$a='i'; & ($a + \"w`r\" + '') u | & ('ie'+'x'); & ('a'+$b); & ('x').T(); (\"$y\"+'z')"},
+	{"cmd", "/V:on", "/c", "set a=cu&&set \"b=rl\"&& !a!!b!! x|call %a%%b% y&& !z! %a% !a"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
