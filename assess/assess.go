@@ -121,8 +121,10 @@ import (
 // 2026.12.29: a PowerShell bracket that holds or adds plain strings and
 // literal variables is that text (& ('i'+'wr') runs iwr). 2026.12.30: a
 // cmd.exe line's set variables are read by delayed expansion (/v:on,
-// !x!) and by call's second reading of %x%.
-const Ruleset = "2026.12.30"
+// !x!) and by call's second reading of %x%. 2026.12.31: "$(which curl)"
+// and $(command -v curl) name curl; source /dev/stdin reads what is piped
+// or fed to it as a script.
+const Ruleset = "2026.12.31"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

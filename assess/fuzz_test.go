@@ -103,6 +103,7 @@ var fuzzSeeds = [][]string{
 	{"{curl,-s,x}|sh;bash", "-c", "cu{rl,} {a,b}{1..3} x{,}|{sh,} {1..300}"},
 	{"pwsh", "-c", "$a='i'; & ($a + \"w`r\" + '') u | & ('ie'+'x'); & ('a'+$b); & ('x').T(); (\"$y\"+'z')"},
 	{"cmd", "/V:on", "/c", "set a=cu&&set \"b=rl\"&& !a!!b!! x|call %a%%b% y&& !z! %a% !a"},
+	{"bash", "-c", "\"$(which curl)\" x | . /dev/stdin; `type -P` y; $(command -v -x) z <<< $(where w) | source -"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

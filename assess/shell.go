@@ -285,6 +285,12 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 	if len(argv) == 0 {
 		return cmdInfo{} // $EMPTY alone runs nothing
 	}
+	if !argv[0].lit {
+		// "$(which curl)" … names curl: the substitution prints its path.
+		if prog, ok := lookedUp(c.Args[0]); ok {
+			argv[0] = arg{text: prog, path: s.path, lit: true}
+		}
+	}
 	var info cmdInfo
 	name := ""
 	if argv[0].lit {
@@ -314,6 +320,11 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 				s.execsText(f, d, "sources the output of a command")
 			}
 		}
+		if len(argv) > 1 && argv[1].lit && stdinFile[argv[1].text] {
+			// source /dev/stdin reads its script from the pipe or
+			// here-string: a shell reading stdin.
+			info = cmdInfo{name: name, stdinScript: true}
+		}
 	default:
 		info = a.command(argv, s.depth+1, ctxNested)
 		if info.runsArg || info.stdinScript || isPOSIXShell(name) {
@@ -329,6 +340,46 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 	s.memo[c] = info
 	return info
 }
+
+// lookedUp returns the program a word names by looking it up on the path:
+// $(which X), "$(command -v X)", `type -P X`, $(where X).
+func lookedUp(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	cs, ok := part.(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return "", false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 2 || len(call.Assigns) > 0 {
+		return "", false
+	}
+	words := make([]string, len(call.Args))
+	for i, a := range call.Args {
+		t, ok := wordText(a)
+		if !ok {
+			return "", false
+		}
+		words[i] = t
+	}
+	switch {
+	case len(words) == 2 && (words[0] == "which" || words[0] == "where" || words[0] == "whence"):
+	case len(words) == 3 && words[0] == "command" && (words[1] == "-v" || words[1] == "-V"):
+	case len(words) == 3 && words[0] == "type" && (words[1] == "-p" || words[1] == "-P"):
+	default:
+		return "", false
+	}
+	prog := words[len(words)-1]
+	return prog, prog != "" && !strings.HasPrefix(prog, "-")
+}
+
+// stdinFile are the paths by which a program reads its standard input.
+var stdinFile = set("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-")
 
 // execsText reports text that is executed after being fetched or decoded.
 func (s *scan) execsText(fetched, decoded bool, what string) {
