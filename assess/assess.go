@@ -123,8 +123,9 @@ import (
 // cmd.exe line's set variables are read by delayed expansion (/v:on,
 // !x!) and by call's second reading of %x%. 2026.12.31: "$(which curl)"
 // and $(command -v curl) name curl; source /dev/stdin reads what is piped
-// or fed to it as a script.
-const Ruleset = "2026.12.31"
+// or fed to it as a script. 2026.12.32: xargs that hands its input to a
+// shell's or an interpreter's -c/-e as the program is a pipe target.
+const Ruleset = "2026.12.32"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -104,6 +104,7 @@ var fuzzSeeds = [][]string{
 	{"pwsh", "-c", "$a='i'; & ($a + \"w`r\" + '') u | & ('ie'+'x'); & ('a'+$b); & ('x').T(); (\"$y\"+'z')"},
 	{"cmd", "/V:on", "/c", "set a=cu&&set \"b=rl\"&& !a!!b!! x|call %a%%b% y&& !z! %a% !a"},
 	{"bash", "-c", "\"$(which curl)\" x | . /dev/stdin; `type -P` y; $(command -v -x) z <<< $(where w) | source -"},
+	{"sh", "-c", "curl x | xargs -0 -I@ -n1 bash -lc \"a @\" | xargs python -c | xargs node -e x | xargs -- sh -c"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -258,3 +258,61 @@ func (a *auditor) sops(c invocation) cmdInfo {
 	}
 	return cmdInfo{name: "sh"}
 }
+
+// xargsValues are xargs's options that take a value.
+var xargsValues = set("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args",
+	"--max-procs", "--max-chars", "--process-slot-var", "--replace", "--eof", "--max-lines")
+
+// xargs judges `xargs [options] command…`: the command runs with words
+// read from its input. When those words are the program of a shell or an
+// interpreter (xargs sh -c, xargs -I{} bash -c '{}'), what is piped into
+// xargs is executed: xargs is then a pipe target as sh is.
+func (a *auditor) xargs(c invocation) cmdInfo {
+	replace := ""
+	rest := optionWords(c.args(), xargsValues, true, func(flag string, _ arg, val string) {
+		if flag == "-I" || flag == "--replace" {
+			replace = val
+		}
+	})
+	if len(rest) == 0 {
+		return cmdInfo{name: "xargs"} // xargs alone echoes its input
+	}
+	info := a.command(rest, c.depth+1, ctxNested)
+	if xargsRunsInput(rest, replace) {
+		info.stdinScript = true
+	}
+	return info
+}
+
+// xargsRunsInput reports whether the command xargs starts takes its
+// program from what xargs reads: a shell's -c (or -lc, -ec …) or an
+// interpreter's -c/-e with no program after it, or with the -I string in
+// the program.
+func xargsRunsInput(argv []arg, replace string) bool {
+	name := progName(argv[0].text)
+	fam := family(name)
+	shell := isPOSIXShell(name)
+	if !shell && fam != "python" && fam != "node" && fam != "perl" && fam != "ruby" {
+		return false
+	}
+	for i := 1; i < len(argv); i++ {
+		t := argv[i].text
+		code := false
+		switch {
+		case shell:
+			code = len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t, 'c') > 0
+		case fam == "python":
+			code = t == "-c"
+		default:
+			code = t == "-e" || t == "-E" || t == "--eval"
+		}
+		if !code {
+			continue
+		}
+		if i+1 >= len(argv) {
+			return true
+		}
+		return replace != "" && strings.Contains(argv[i+1].text, replace)
+	}
+	return false
+}

@@ -206,7 +206,7 @@ func init() {
 		"chpst":        getoptThen("-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"),
 		"s6-setuidgid": thenWord(),
 		"faketime":     thenWord("--date-prog"),
-		"xargs":        getoptThen("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"),
+		"xargs":        done((*auditor).xargs),
 		"systemd-run":  optionsThen([]string{"-u", "--unit", "-p", "--property", "--description", "--slice", "-M", "--machine", "-H", "--host", "--uid", "--gid", "--nice", "--working-directory", "--service-type", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property", "--path-property", "--socket-property"}, "-E", "--setenv"),
 		"arch":         archOptions,
 		"watch":        peelWatch,
