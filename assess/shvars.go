@@ -1,10 +1,10 @@
 package assess
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -25,8 +25,8 @@ const (
 	maxExpandedBytes = 64 << 10
 	// maxBraceWords bounds the words brace expansion makes in one script
 	// ({curl,-s,URL} is three), and maxBraceGroups the brace groups one
-	// word may hold (each word made costs the square of their number):
-	// past either the script is unparsable_shell.
+	// word may hold (each word made is built through every group): past
+	// either the script is unparsable_shell.
 	maxBraceWords  = 256
 	maxBraceGroups = 16
 )
@@ -107,17 +107,118 @@ func (s *scan) braces(w *syntax.Word) ([]string, bool) {
 		return nil, true
 	}
 	var out []string
-	for bw, err := range expand.BracesSeq(nil, &cp) {
-		if err != nil || s.braced >= maxBraceWords {
-			s.a.limit(s.path, "brace expansion makes more than "+strconv.Itoa(maxBraceWords)+" words")
-			s.braced = maxBraceWords + 1
-			return nil, true
+	over := !expandBraces(cp.Parts, "", func(t string) bool {
+		if s.braced >= maxBraceWords {
+			return false
 		}
 		s.braced++
-		t, _ := wordLiteral(bw, nil)
 		out = append(out, t)
+		return true
+	})
+	if over {
+		s.a.limit(s.path, "brace expansion makes more than "+strconv.Itoa(maxBraceWords)+" words")
+		s.braced = maxBraceWords + 1
+		return nil, true
 	}
 	return out, true
+}
+
+// expandBraces calls yield with each word the brace expansions of parts
+// (as syntax.SplitBraces found them) make, prefix first, in the order bash
+// makes them: {a,b}c is ac bc, {1..3} is 1 2 3, {a..c} is a b c, {1..9..4}
+// is 1 5 9. It stops, returning false, when yield does. (The shell
+// library's own expansion lives in a package that also runs programs,
+// which the audit's dependencies may not reach.)
+func expandBraces(parts []syntax.WordPart, prefix string, yield func(string) bool) bool {
+	for i, p := range parts {
+		br, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		head, _ := wordLiteral(&syntax.Word{Parts: parts[:i]}, nil)
+		head = prefix + head
+		rest := parts[i+1:]
+		if !br.Sequence {
+			for _, e := range br.Elems {
+				if !expandBraces(slices.Concat(e.Parts, rest), head, yield) {
+					return false
+				}
+			}
+			return true
+		}
+		return braceSequence(br, func(item string) bool {
+			return expandBraces(rest, head+item, yield)
+		})
+	}
+	t, _ := wordLiteral(&syntax.Word{Parts: parts}, nil)
+	return yield(prefix + t)
+}
+
+// braceSequence calls each with the items of a sequence expansion,
+// {from..to[..step]} of numbers (padded when an end has a leading zero)
+// or of single characters, and stops when each returns false.
+func braceSequence(br *syntax.BraceExp, each func(string) bool) bool {
+	fromLit, toLit := br.Elems[0].Lit(), br.Elems[1].Lit()
+	from, err1 := strconv.ParseInt(fromLit, 10, 64)
+	to, err2 := strconv.ParseInt(toLit, 10, 64)
+	chars := err1 != nil || err2 != nil
+	if chars {
+		if len(fromLit) != 1 || len(toLit) != 1 {
+			return each("{" + fromLit + ".." + toLit + "}")
+		}
+		from, to = int64(fromLit[0]), int64(toLit[0])
+	}
+	width := 0
+	if !chars && (leadingZero(fromLit) || leadingZero(toLit)) {
+		width = max(len(fromLit), len(toLit))
+	}
+	step := int64(1)
+	if len(br.Elems) > 2 {
+		if n, err := strconv.ParseInt(br.Elems[2].Lit(), 10, 64); err == nil && n != 0 {
+			step = max(n, -n)
+		}
+	}
+	for n := from; ; {
+		item := strconv.FormatInt(n, 10)
+		switch {
+		case chars:
+			item = string(rune(n))
+		case width > 0:
+			item = zeroPad(n, width)
+		}
+		if !each(item) {
+			return false
+		}
+		if (from <= to && n > to-step) || (from > to && n < to+step) {
+			return true
+		}
+		if from <= to {
+			n += step
+		} else {
+			n -= step
+		}
+	}
+}
+
+// zeroPad writes n with leading zeros to width characters, its sign
+// included, as bash pads {01..10}.
+func zeroPad(n int64, width int) string {
+	d := strconv.FormatInt(max(n, -n), 10)
+	sign := ""
+	if n < 0 {
+		sign = "-"
+	}
+	if pad := width - len(sign) - len(d); pad > 0 {
+		d = strings.Repeat("0", pad) + d
+	}
+	return sign + d
+}
+
+// leadingZero reports whether a number is written with a leading zero
+// (01, -01).
+func leadingZero(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return len(s) > 1 && s[0] == '0'
 }
 
 // braceGroups counts the brace expansions among parts, nested ones

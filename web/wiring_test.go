@@ -26,7 +26,8 @@ func TestWiringChangesOnTheSubmissionPage(t *testing.T) {
 	e.verifyClean()
 	rewired := strings.NewReplacer(
 		`version = "1.0.0"`, `version = "2.0.0"`,
-		`command = "clean-mcp"`, `command = "clean-mcp-<b>next</b>"`,
+		`command = "clean-mcp"`, `command = "clean-mcp-next"`,
+		`args = ["serve"]`, `args = ["serve", "--title=<b>next</b>"]`,
 		`network = "none"`, "network = \"none\"\nexec = \"full\"",
 	).Replace(cleanManifest) + "\n[mcp.env]\nX_PAYLOAD = \"<iframe src=javascript:alert(4)>\"\n"
 	sub := e.submit(rewired)
@@ -42,7 +43,8 @@ func TestWiringChangesOnTheSubmissionPage(t *testing.T) {
 	for _, want := range []string{
 		"compared below with the latest published version 1.0.0",
 		`<td><code>capabilities.exec</code></td><td>changed</td><td><code>none</code></td><td><code>full</code></td>`,
-		`<td><code>mcp.command</code></td><td>changed</td><td><code>clean-mcp</code></td><td><code>clean-mcp-&lt;b&gt;next&lt;/b&gt;</code></td>`,
+		`<td><code>mcp.command</code></td><td>changed</td><td><code>clean-mcp</code></td><td><code>clean-mcp-next</code></td>`,
+		`<td><code>mcp.args</code></td><td>changed</td><td><code>[&#34;serve&#34;]</code></td><td><code>[&#34;serve&#34;,&#34;--title=&lt;b&gt;next&lt;/b&gt;&#34;]</code></td>`,
 		`<td><code>mcp.env.X_PAYLOAD</code></td><td>added</td><td><code></code></td><td><code>&lt;iframe src=javascript:alert(4)&gt;</code></td>`,
 		"published, this version is community until two maintainers verify its wiring",
 	} {
