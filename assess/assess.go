@@ -125,7 +125,9 @@ import (
 // and $(command -v curl) name curl; source /dev/stdin reads what is piped
 // or fed to it as a script. 2026.12.32: xargs that hands its input to a
 // shell's or an interpreter's -c/-e as the program is a pipe target.
-const Ruleset = "2026.12.32"
+// 2026.12.33: cmd.exe's for /f %i in ('command') do %i runs each line the
+// command prints: a pipe into a shell.
+const Ruleset = "2026.12.33"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -360,6 +360,7 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 	}
 	var stages []cmdInfo
 	var vars cmdVars
+	var loop cmdForLoop
 	for _, cmd := range cmds {
 		if a.budget <= 0 {
 			a.overrunAt(line.pathAt(off))
@@ -390,13 +391,66 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 			argv = append(argv, arg{text: t, path: line.pathAt(off + w.off), lit: true})
 		}
 		vars.record(argv)
+		loop.before(argv)
 		argv = a.cmdBuiltins(argv, cmd.words)
-		stages = append(stages, a.command(argv, c.depth+1, ctx))
+		info := a.command(argv, c.depth+1, ctx)
+		if loop.after(info) {
+			// for /f %i in ('curl …') do %i: each line of the output
+			// runs as a command, as a shell runs what is piped into it.
+			a.pipeInto([]cmdInfo{loop.set, {name: "for /f", stdinScript: true}}, line.pathAt(off))
+		}
+		stages = append(stages, info)
 		if !cmd.pipe {
 			a.pipeInto(stages, line.pathAt(off))
 			stages = stages[:0]
 		}
 	}
+}
+
+// cmdForLoop follows a `for /f %i in ('command') do %i …` across the
+// commands the brackets split it into: the header, the set, and do.
+type cmdForLoop struct {
+	state int    // 0 none, 1 after the header, 2 after a set that is a command, 3 at do %i
+	name  string // the loop variable, %i or %%i (its case matters)
+	set   cmdInfo
+}
+
+// before reads a command's words before it is judged.
+func (l *cmdForLoop) before(argv []arg) {
+	first := ""
+	if len(argv) > 0 {
+		first = lower(strings.TrimPrefix(argv[0].text, "@"))
+	}
+	switch {
+	case first == "for":
+		l.state, l.name = 0, ""
+		f := false
+		for i, w := range argv {
+			f = f || lower(w.text) == "/f"
+			if lower(w.text) == "in" && i > 0 && f && strings.HasPrefix(argv[i-1].text, "%") {
+				l.state, l.name = 1, argv[i-1].text
+			}
+		}
+	case l.state == 1 && first != "" && (first[0] == '\'' || first[0] == '`'):
+		l.state = 2
+	case l.state == 2 && first == "do" && len(argv) > 1 && strings.TrimPrefix(argv[1].text, "@") == l.name:
+		l.state = 3
+	default:
+		l.state = 0
+	}
+}
+
+// after takes the judged command: the set's, or reports whether do runs
+// the loop variable as a command.
+func (l *cmdForLoop) after(info cmdInfo) bool {
+	switch l.state {
+	case 2:
+		l.set = info
+	case 3:
+		l.state = 0
+		return true
+	}
+	return false
 }
 
 // cmdDelayed reports whether cmd.exe's switches before /c turn delayed
