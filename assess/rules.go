@@ -77,7 +77,7 @@ var ruleTable = []registry.Rule{
 		"[capabilities] declares exec = \"full\" but the wiring shows no subprocess use.",
 		"Declare an explicit list of binaries, or exec = \"none\"."),
 	rule(CodePipeToShell, registry.LevelDanger, true,
-		"Downloaded or generated text is executed by a shell or interpreter (curl … | sh, sh <(curl …), eval \"$(curl …)\", iwr … | iex), or a network connection is handed to one (nc -e /bin/sh, socat … EXEC:sh, bash -i >& /dev/tcp/HOST/PORT 0>&1).",
+		"Downloaded or generated text is executed by a shell or interpreter (curl … | sh, sh <(curl …), eval \"$(curl …)\", curl … | source /dev/stdin, curl … | xargs sh -c, iwr … | iex, cmd's for /f %i in ('curl …') do %i), or a network connection is handed to one (nc -e /bin/sh, socat … EXEC:sh, bash -i >& /dev/tcp/HOST/PORT 0>&1).",
 		"Install a pinned, checksummed package instead of executing fetched text."),
 	rule(CodeObfuscatedExec, registry.LevelDanger, true,
 		"Encoded text is decoded and executed (base64 -d | sh, powershell -EncodedCommand, exec(b64decode(…)), a base64 data: URL module).",
@@ -116,7 +116,7 @@ var ruleTable = []registry.Rule{
 		"A placeholder from documentation (<YOUR_API_KEY>) is left in a command line that a shell reads, which takes it for a redirection: the wiring does not run as written.",
 		"Put the value, or a ${VAR} placeholder the user fills in, in its place."),
 	rule(CodeCommandLine, registry.LevelWarn, true,
-		"mcp.command holds a whole command line rather than one program: a launcher that starts programs directly cannot run it, and one that uses a shell reads it as a script.",
+		"mcp.command holds a whole command line rather than one program (uvx server --flag, or srv|sh, or a path with blanks followed by ; or &&): a launcher that starts programs directly cannot run it, and one that uses a shell reads it as a script.",
 		"Put the program alone in mcp.command and each of its words, in order, in mcp.args."),
 }
 
