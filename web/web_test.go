@@ -28,7 +28,7 @@ func TestRegistryPageSearchesAndFilters(t *testing.T) {
 		{"/?verdict=pass", []string{"Clean Tool"}, []string{"loose-tool"}},
 		{"/?tier=verified", []string{"No addon matches"}, []string{"Clean Tool", "loose-tool"}},
 		// Unknown filter values are ignored, not echoed.
-		{"/?tier=%3Cb%3E&verdict=zzz", []string{"Clean Tool", "loose-tool"}, []string{"<b>", "zzz"}},
+		{"/?tier=%3Cb%3E&verdict=no-such-verdict-q9", []string{"Clean Tool", "loose-tool"}, []string{"<b>", "no-such-verdict-q9"}},
 		// A malformed cursor starts over rather than failing. (A query
 		// that is not valid percent-encoding is refused before any page:
 		// see TestPagesRefuseAmbiguousQueries.)
