@@ -126,8 +126,11 @@ import (
 // or fed to it as a script. 2026.12.32: xargs that hands its input to a
 // shell's or an interpreter's -c/-e as the program is a pipe target.
 // 2026.12.33: cmd.exe's for /f %i in ('command') do %i runs each line the
-// command prints: a pipe into a shell.
-const Ruleset = "2026.12.33"
+// command prints: a pipe into a shell. 2026.12.34: a shell script reads the
+// variables it starts with: the [mcp] env block for the server's own shell
+// ($RUN, eval "$RUN"), what a script exports or sets before a command for
+// the shells it starts, and eval's text runs with the script's variables.
+const Ruleset = "2026.12.34"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -233,6 +236,11 @@ type auditor struct {
 	// piped and persisted count the pipe_to_shell and persistence
 	// findings, which psScript compares before and after its walk.
 	piped, persisted int
+	// shellEnv holds the variables the next command line judged inherits
+	// with known values: the [mcp] env block for the server's own command
+	// line, what a script exports for the commands it runs. command takes
+	// it (env.go).
+	shellEnv map[string]string
 }
 
 // add records a finding at the level of code's rule. Every code passed is
@@ -332,6 +340,7 @@ func (a *auditor) wiring() {
 	if commandLine(m.MCP.Command) {
 		argv = a.commandField(argv[1:])
 	}
+	a.shellEnv = m.MCP.Env // read, never written: see scan.inherit
 	a.command(argv, 0, ctxTop)
 	a.envBlock()
 }

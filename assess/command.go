@@ -94,6 +94,8 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 	if len(argv) == 0 {
 		return cmdInfo{}
 	}
+	env := a.shellEnv // what this line inherits, as far as it is known
+	a.shellEnv = nil
 	if depth > maxDepth {
 		a.limit(argv[0].path, "commands nested too deeply")
 		return cmdInfo{}
@@ -109,7 +111,7 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		if !argv[0].lit {
 			return cmdInfo{}
 		}
-		c := invocation{name: progName(argv[0].text), argv: argv, depth: depth, ctx: ctx}
+		c := invocation{name: progName(argv[0].text), argv: argv, depth: depth, ctx: ctx, env: env}
 		peel, ok := wrappers[c.name]
 		if !ok && distroLauncher(c.name, argv[0].text) {
 			return a.distro(c)
@@ -129,6 +131,9 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		next, info, done := peel(a, c)
 		if done {
 			return info
+		}
+		if !keepsEnv[c.name] {
+			env = nil
 		}
 		argv = next
 	}
@@ -263,7 +268,7 @@ func peelSu(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	argv := c.argv
 	for i := 1; i < len(argv)-1; i++ {
 		if argv[i].text == "-c" || argv[i].text == "--command" {
-			a.inlineShell("su", argv[i+1], c.depth, true)
+			a.inlineShell("su", argv[i+1], c.depth, true, nil)
 			return nil, cmdInfo{name: "su", runsArg: !argv[i+1].lit}, true
 		}
 	}

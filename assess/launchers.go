@@ -17,7 +17,7 @@ func peelCrossEnv(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		return rest, cmdInfo{}, false
 	}
 	if len(rest) > 0 {
-		a.inlineShell("cross-env-shell", joinArgs(rest), c.depth, true)
+		a.inlineShell("cross-env-shell", joinArgs(rest), c.depth, true, c.env)
 	}
 	return nil, cmdInfo{name: "sh"}, true
 }
@@ -77,7 +77,7 @@ func peelEnvCmd(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		return rest, cmdInfo{}, false
 	}
 	if len(rest) > 0 {
-		a.inlineShell("env-cmd --use-shell", joinArgs(rest), c.depth, true)
+		a.inlineShell("env-cmd --use-shell", joinArgs(rest), c.depth, true, c.env)
 	}
 	return nil, cmdInfo{name: "sh"}, true
 }
@@ -96,7 +96,7 @@ func (a *auditor) concurrently(c invocation) cmdInfo {
 			a.inferred.Exec = true
 			continue
 		}
-		a.inlineShell("concurrently", w, c.depth, true)
+		a.inlineShell("concurrently", w, c.depth, true, c.env)
 	}
 	return cmdInfo{name: c.name}
 }
@@ -111,7 +111,7 @@ func (a *auditor) nodemon(c invocation) cmdInfo {
 		}
 		if flag == "--exec" || flag == "-x" {
 			if w, ok := optValue(args, &i, val, joined); ok {
-				a.inlineShell("nodemon --exec", w, c.depth, true)
+				a.inlineShell("nodemon --exec", w, c.depth, true, c.env)
 			}
 		}
 	}
@@ -149,11 +149,11 @@ func (a *auditor) parallel(c invocation) cmdInfo {
 	template := optionWords(args[:end], parallelValues, true, nil)
 	switch {
 	case len(template) > 0:
-		a.inlineShell("parallel", joinArgs(template), c.depth, true)
+		a.inlineShell("parallel", joinArgs(template), c.depth, true, c.env)
 	case end < len(args):
 		for _, w := range args[end+1:] {
 			if !strings.HasPrefix(w.text, ":::") {
-				a.inlineShell("parallel", w, c.depth, true)
+				a.inlineShell("parallel", w, c.depth, true, c.env)
 			}
 		}
 	default:
@@ -181,7 +181,7 @@ func peelWatchexec(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	if direct || len(rest) == 0 {
 		return rest, cmdInfo{}, false
 	}
-	a.inlineShell("watchexec", joinArgs(rest), c.depth, true)
+	a.inlineShell("watchexec", joinArgs(rest), c.depth, true, c.env)
 	return nil, cmdInfo{name: "sh"}, true
 }
 
@@ -196,7 +196,7 @@ func peelEntr(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	if !shell || len(rest) == 0 {
 		return rest, cmdInfo{}, false
 	}
-	a.inlineShell("entr -s", joinArgs(rest), c.depth, true)
+	a.inlineShell("entr -s", joinArgs(rest), c.depth, true, c.env)
 	return nil, cmdInfo{name: "sh"}, true
 }
 
@@ -254,7 +254,7 @@ func (a *auditor) sops(c invocation) cmdInfo {
 	}
 	ops := operands(args[1:], sopsExecValues, false, nil)
 	if len(ops) >= 2 {
-		a.inlineShell("sops "+args[0].text, ops[1], c.depth, true)
+		a.inlineShell("sops "+args[0].text, ops[1], c.depth, true, c.env)
 	}
 	return cmdInfo{name: "sh"}
 }

@@ -178,7 +178,7 @@ func (a *auditor) tarCommand(w arg, depth int) {
 	words := strings.Fields(w.text)
 	for _, f := range words {
 		if !plainShellWord(f) {
-			a.inlineShell("tar", w, depth, true)
+			a.inlineShell("tar", w, depth, true, nil)
 			return
 		}
 	}
@@ -505,7 +505,7 @@ func (a *auditor) dbCommands(c invocation, w arg) {
 			if sh, ok := dbEscape(c.name, s); ok {
 				v := w
 				v.text = strings.TrimSpace(sh)
-				a.inlineShell(c.name, v, c.depth, true)
+				a.inlineShell(c.name, v, c.depth, true, c.env)
 				break
 			}
 			next := strings.IndexByte(line[at:], ';')

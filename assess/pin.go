@@ -175,7 +175,7 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 		case t == "-c" || t == "--call" || strings.HasPrefix(t, "--call="):
 			w, ok := optValue(args, &i, strings.TrimPrefix(t, "--call="), strings.HasPrefix(t, "--call="))
 			if ok {
-				a.inlineShell(runner+" -c", w, depth, true)
+				a.inlineShell(runner+" -c", w, depth, true, nil)
 			}
 			a.checkNpmSpecs(specs, runner)
 			return

@@ -66,7 +66,7 @@ func (a *auditor) shellProgram(c invocation) cmdInfo {
 	script, file, stdin := shellArgs(c.args())
 	switch {
 	case script != nil:
-		a.inlineShell(c.name, *script, c.depth, isPOSIXShell(c.name))
+		a.inlineShell(c.name, *script, c.depth, isPOSIXShell(c.name), c.env)
 		info.runsArg = !script.lit
 	case file == nil && stdin:
 		info.stdinScript = true
@@ -292,14 +292,16 @@ func shellArgs(args []arg) (script, file *arg, stdin bool) {
 	return nil, &args[i], false
 }
 
-// inlineShell judges a script a shell runs with -c.
-func (a *auditor) inlineShell(shell string, script arg, depth int, posix bool) {
+// inlineShell judges a script a shell runs with -c; env holds the
+// variables the shell inherits with known values.
+func (a *auditor) inlineShell(shell string, script arg, depth int, posix bool, env map[string]string) {
 	a.add(CodeShellExec, script.path, "runs an inline script through "+quoted(shell))
 	a.inferred.Exec = true
 	if !script.lit || !posix {
 		return
 	}
 	sc := &scan{a: a, path: script.path, depth: depth + 1}
+	sc.inherit(env)
 	sc.script(script.text)
 }
 
@@ -322,7 +324,7 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 		}
 		if len(args) > 1 && args[0].text == "exec" {
 			// Bun Shell runs the words as one command line.
-			a.inlineShell("bun exec", joinArgs(args[1:]), depth, true)
+			a.inlineShell("bun exec", joinArgs(args[1:]), depth, true, c.env)
 			return info
 		}
 		return a.interpreter(c)

@@ -44,6 +44,9 @@ type invocation struct {
 	argv  []arg
 	depth int // scripts and wrappers already entered
 	ctx   ctxKind
+	// env holds the variables the program inherits with known values
+	// (env.go); nil when none is known.
+	env map[string]string
 }
 
 func (c invocation) args() []arg { return c.argv[1:] }
@@ -508,7 +511,7 @@ func secretsRunner(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 			return rest[i+1:], cmdInfo{}, false
 		case t == "--command" || strings.HasPrefix(t, "--command="):
 			if w, ok := optValue(rest, &i, strings.TrimPrefix(t, "--command="), t != "--command"); ok {
-				a.inlineShell(c.name+" run --command", w, c.depth, true)
+				a.inlineShell(c.name+" run --command", w, c.depth, true, c.env)
 				return nil, cmdInfo{name: c.name, runsArg: !w.lit}, true
 			}
 			return nil, cmdInfo{name: c.name}, true

@@ -50,7 +50,7 @@ var ruleTable = []registry.Rule{
 		"The HTTP transport sends request headers, which may carry credentials.",
 		"Send only the headers the server needs, with secrets as ${VAR} placeholders the user fills in."),
 	rule(CodeShellExec, registry.LevelDanger, true,
-		"The wiring runs an inline shell script (sh -c, a cmd /c line that chains or is written as one string, powershell -Command, npx -c, script -c, a database client's shell escape such as psql \\! or sqlite3 .shell, sed's e command, pnpm exec -c, bun exec, concurrently, nodemon --exec …): arbitrary command execution. What the script runs is judged too.",
+		"The wiring runs an inline shell script (sh -c, a cmd /c line that chains or is written as one string, powershell -Command, npx -c, script -c, a database client's shell escape such as psql \\! or sqlite3 .shell, sed's e command, pnpm exec -c, bun exec, concurrently, nodemon --exec …): arbitrary command execution. What the script runs is judged too, with the variables it starts with ($RUN or eval \"$RUN\" with RUN in [mcp.env], what it exports to the shells it starts).",
 		"Run the server binary directly with its arguments instead of through a shell."),
 	rule(CodeFetchExec, registry.LevelDanger, true,
 		"The wiring runs a download or eval primitive (curl, wget, Invoke-WebRequest, eval, sed's e flag, certutil -urlcache, bitsadmin) that fetches or executes external content, or a program that downloads and runs what it fetches (mshta, hh, regsvr32 /i: or msiexec of a URL).",

@@ -299,7 +299,7 @@ func (a *auditor) sedScript(c invocation, w arg) {
 		}
 	}
 	if len(commands) > 0 {
-		a.inlineShell("sed", arg{text: strings.Join(commands, "\n"), path: w.path, lit: true}, c.depth, true)
+		a.inlineShell("sed", arg{text: strings.Join(commands, "\n"), path: w.path, lit: true}, c.depth, true, c.env)
 	}
 	if runsText {
 		a.inferred.Exec = true

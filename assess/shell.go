@@ -24,6 +24,7 @@ type scan struct {
 	// and expanded how many bytes reading them has produced (shvars.go).
 	vars     map[string]string
 	overlong map[string]bool // variables set to a value past maxVarBytes
+	exported map[string]bool // variables the commands it runs inherit (env.go)
 	expanded int
 	braced   int // words brace expansion has made so far (maxBraceWords)
 }
@@ -155,6 +156,8 @@ func (s *scan) walk(root syntax.Node) {
 			if (x.Op == syntax.Pipe || x.Op == syntax.PipeAll) && !s.pipe[x] {
 				s.pipeline(x)
 			}
+		case *syntax.DeclClause:
+			s.export(x)
 		case *syntax.Assign:
 			if x.Name != nil && !x.Naked { // `export PATH` alone sets nothing
 				v := arg{path: s.path}
@@ -304,8 +307,12 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 		}
 	case name == "eval":
 		if w := joinArgs(argv[1:]); w.lit {
-			sc := &scan{a: a, path: s.path, depth: s.depth + 1}
+			// The text runs in this shell: it reads and sets the
+			// script's own variables.
+			sc := &scan{a: a, path: s.path, depth: s.depth + 1,
+				vars: s.vars, overlong: s.overlong, exported: s.exported, expanded: s.expanded, braced: s.braced}
 			sc.script(w.text)
+			s.vars, s.overlong, s.exported, s.expanded, s.braced = sc.vars, sc.overlong, sc.exported, sc.expanded, sc.braced
 		} else {
 			f, d := false, false
 			for _, w := range c.Args[1:] {
@@ -325,7 +332,10 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 			// here-string: a shell reading stdin.
 			info = cmdInfo{name: name, stdinScript: true}
 		}
+	case name == "unset":
+		s.unset(argv)
 	default:
+		a.shellEnv = s.childEnv(c.Assigns)
 		info = a.command(argv, s.depth+1, ctxNested)
 		if info.runsArg || info.stdinScript || isPOSIXShell(name) {
 			// sh -c "$(curl …)", bash <(curl …), python <(…)

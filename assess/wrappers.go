@@ -171,7 +171,7 @@ func usesNetwork(p peeler) peeler {
 // options (script -c, flox activate -c, nix-shell --run): the script is
 // inline shell, as with sh -c.
 func (a *auditor) shellOption(c invocation, w arg) cmdInfo {
-	a.inlineShell(c.name, w, c.depth, true)
+	a.inlineShell(c.name, w, c.depth, true, c.env)
 	return cmdInfo{name: c.name, runsArg: !w.lit}
 }
 
@@ -652,7 +652,7 @@ func peelPnpm(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	if shellMode {
 		if len(rest) > 0 {
-			a.inlineShell("pnpm exec -c", joinArgs(rest), c.depth, true)
+			a.inlineShell("pnpm exec -c", joinArgs(rest), c.depth, true, c.env)
 		}
 		return nil, cmdInfo{name: "sh"}, true
 	}

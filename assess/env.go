@@ -1,0 +1,125 @@
+package assess
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A shell script the wiring runs sees the variables the server's process
+// was started with: `sh -c '$RUN'` with RUN = "npx -y pkg" in [mcp.env]
+// runs npx, and `eval "$RUN"` runs whatever RUN holds. The audit carries
+// the env block's values into such a script, and a script's exported
+// variables into the shells it starts, so that what they name is judged
+// like any other command. Only what is known to reach the shell is
+// carried: the env block for the [mcp] command line, through wrappers that
+// keep the environment as it is (keepsEnv); a container, a remote host, an
+// elevated or cleared environment starts without it.
+
+// keepsEnv are the wrappers that run their command with their own
+// environment unchanged.
+var keepsEnv = set("nohup", "setsid", "exec", "builtin", "time", "caffeinate", "command", "nice", "ionice",
+	"chrt", "taskset", "stdbuf", "timeout", "unbuffer")
+
+// inherit gives the script the variables its shell starts with. A name the
+// shell could not read as a variable is left out, and so is a value that
+// holds a ${…} placeholder the host fills in: what it stands for is not
+// known.
+func (s *scan) inherit(env map[string]string) {
+	for k, v := range env {
+		if !shellName(k) || strings.Contains(v, "${") {
+			continue
+		}
+		if s.exported == nil {
+			s.exported = map[string]bool{}
+		}
+		s.exported[k] = true
+		if len(v) > maxVarBytes {
+			if s.overlong == nil {
+				s.overlong = map[string]bool{}
+			}
+			s.overlong[k] = true
+			continue
+		}
+		if s.vars == nil {
+			s.vars = map[string]string{}
+		}
+		s.vars[k] = v
+	}
+}
+
+// shellName reports whether k is a name a POSIX shell reads as a variable.
+func shellName(k string) bool {
+	if k == "" || k[0] >= '0' && k[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// export marks the variables of an export clause as passed to the commands
+// the script runs (their values are recorded by setVar as for any
+// assignment).
+func (s *scan) export(x *syntax.DeclClause) {
+	if x.Variant == nil || x.Variant.Value != "export" {
+		return
+	}
+	for _, as := range x.Args {
+		if as.Name == nil || !shellName(as.Name.Value) {
+			continue
+		}
+		if s.exported == nil {
+			s.exported = map[string]bool{}
+		}
+		s.exported[as.Name.Value] = true
+	}
+}
+
+// unset forgets the variables an unset command names.
+func (s *scan) unset(argv []arg) {
+	for _, w := range argv[1:] {
+		if w.lit && !strings.HasPrefix(w.text, "-") {
+			delete(s.vars, w.text)
+			delete(s.overlong, w.text)
+			delete(s.exported, w.text)
+		}
+	}
+}
+
+// childEnv returns the variables a command the script runs starts with,
+// where their values are known: the exported ones as the script last set
+// them, and the command's own prefix assignments (X=1 cmd).
+func (s *scan) childEnv(assigns []*syntax.Assign) map[string]string {
+	var env map[string]string
+	put := func(k, v string) {
+		if env == nil {
+			env = make(map[string]string, len(s.exported)+len(assigns))
+		}
+		env[k] = v
+	}
+	for k := range s.exported {
+		if v, ok := s.vars[k]; ok {
+			put(k, v)
+		}
+	}
+	for _, as := range assigns {
+		if as.Name == nil || as.Naked || as.Index != nil || as.Array != nil || as.Append {
+			continue
+		}
+		v, ok := "", true
+		if as.Value != nil {
+			v, ok = s.wordValue(as.Value)
+		}
+		if ok && len(v) <= maxVarBytes {
+			put(as.Name.Value, v)
+		} else {
+			delete(env, as.Name.Value)
+		}
+	}
+	return env
+}
