@@ -130,7 +130,10 @@ import (
 // variables it starts with: the [mcp] env block for the server's own shell
 // ($RUN, eval "$RUN"), what a script exports or sets before a command for
 // the shells it starts, and eval's text runs with the script's variables.
-const Ruleset = "2026.12.34"
+// 2026.12.35: cmd.exe's %NAME% and PowerShell's $env:NAME read [mcp.env]
+// (names ignore case), call reads an expanded variable's words again, and
+// bun run -e is bun -e.
+const Ruleset = "2026.12.35"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

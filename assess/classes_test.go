@@ -1425,3 +1425,39 @@ func TestAuditScriptReadsDeclaredEnv(t *testing.T) {
 		{"a container", run(stdio("docker", "run", "--rm", "img:1.0", "sh", "-c", "$RUN")), []string{"danger shell_exec mcp.args[5]", child}, true, true},
 	})
 }
+
+// TestAuditWindowsReadsDeclaredEnv holds cmd.exe's %NAME% and
+// PowerShell's $env:NAME to the value [mcp.env] gives the variable (names
+// ignore case, as Windows' do), `call` to reading the words of an expanded
+// variable again, and `bun run -e` to being bun's -e.
+func TestAuditWindowsReadsDeclaredEnv(t *testing.T) {
+	const (
+		cmdLine  = "danger shell_exec mcp.args[1]"
+		meta     = "warn shell_meta mcp.args[1]"
+		unpinned = "warn unpinned mcp.args[1]"
+		child    = "info child_env mcp.env"
+	)
+	run := func(m *addon.Manifest) *addon.Manifest { return withEnv(m, "RUN", "npx -y evil-pkg") }
+	runCases(t, []auditCase{
+		{"cmd /c %RUN%", run(stdio("cmd", "/c", "%RUN%")), []string{cmdLine, unpinned, child}, true, true},
+		{"its name in another case", run(stdio("cmd.exe", "/d", "/c", "%run% --stdio")), []string{
+			"danger shell_exec mcp.args[2]", "warn unpinned mcp.args[2]", child}, true, true},
+		{"read before the line's set runs", run(stdio("cmd", "/c", "set RUN=node a.js&& %RUN%")), []string{cmdLine, meta, unpinned, child}, true, true},
+		{"call reads the words again", stdio("cmd", "/c", "set X=npx -y evil-pkg&& call %X%"), []string{cmdLine, meta, unpinned}, true, true},
+		{"iex $env:RUN", run(stdio("powershell", "-Command", "iex $env:RUN")), []string{
+			"danger shell_exec mcp.args[1]", unpinned, child}, true, true},
+		{"${env:Run}", run(stdio("pwsh", "-Command", "Invoke-Expression ${env:Run}")), []string{
+			"danger shell_exec mcp.args[1]", unpinned, child}, true, true},
+		{"cmd started by PowerShell", run(stdio("powershell", "-Command", "& cmd /c %RUN%")), []string{
+			"danger shell_exec mcp.args[1]", "danger shell_exec mcp.args[1]", unpinned, child}, true, true},
+		{"bun run -e", stdio("bun", "run", "-e", "require('child_process').exec('x')"), []string{
+			"danger inline_code mcp.args[2]"}, true, true},
+		// Look-alikes: a variable set again, two names that differ only in
+		// case, a variable not declared.
+		{"$env:RUN set again", run(stdio("powershell", "-Command", `$env:RUN = "node"; iex $env:RUN`)), []string{
+			"danger shell_exec mcp.args[1]", child}, false, true},
+		{"RUN and run", withEnv(stdio("cmd", "/c", "%RUN%"), "RUN", "npx -y evil-pkg", "run", "node x"), []string{
+			"warn unparsable_shell mcp.args[1]", child}, false, false},
+		{"not declared", stdio("cmd", "/c", "%RUN%"), []string{"warn unparsable_shell mcp.args[1]"}, false, false},
+	})
+}

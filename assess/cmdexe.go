@@ -308,7 +308,16 @@ func cmdQuoteRule(text string, s bool) string {
 // written as one string (cmd /c "npx -y pkg"), is an inline script
 // (shell_exec, as sh -c is), and every command in it is judged too.
 func (a *auditor) cmdExe(c invocation) cmdInfo {
-	line := newCmdLine(c.args())
+	words := c.args()
+	if c.env != nil {
+		// %NAME% of a variable cmd.exe starts with is its value.
+		var ok bool
+		if words, ok = cmdEnvWords(words, c.env); !ok {
+			a.limit(c.argv[0].path, "the line's variables expand to more than 64 KiB")
+			return cmdInfo{name: "cmd"}
+		}
+	}
+	line := newCmdLine(words)
 	rest, off, sflag, ok := cmdSwitches(line.text)
 	if !ok {
 		return cmdInfo{name: "cmd", stdinScript: len(c.argv) == 1}
@@ -381,18 +390,33 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 			if delayed && strings.IndexByte(t, '!') >= 0 {
 				t, ok = vars.expand(t, '!')
 			}
+			again := false
 			if call && ok && strings.IndexByte(t, '%') >= 0 {
+				before := t
 				t, ok = vars.expand(t, '%')
+				again = t != before
 			}
 			if !ok {
 				a.limit(line.pathAt(off+w.off), "the line's variables expand to more than 64 KiB")
 				return
+			}
+			if again {
+				// call reads the expanded text as words again.
+				for _, f := range strings.Fields(t) {
+					argv = append(argv, arg{text: f, path: line.pathAt(off + w.off), lit: true})
+				}
+				continue
 			}
 			argv = append(argv, arg{text: t, path: line.pathAt(off + w.off), lit: true})
 		}
 		vars.record(argv)
 		loop.before(argv)
 		argv = a.cmdBuiltins(argv, cmd.words)
+		if len(vars.vals) == 0 {
+			// What the line starts runs with its variables, unless the
+			// line set some of its own.
+			a.shellEnv = c.env
+		}
 		info := a.command(argv, c.depth+1, ctx)
 		if loop.after(info) {
 			// for /f %i in ('curl …') do %i: each line of the output

@@ -91,11 +91,11 @@ func (a *auditor) limit(path, why string) {
 // program that finally runs. depth counts scripts and wrappers already
 // entered.
 func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
+	env := a.shellEnv // what this line inherits, as far as it is known
+	a.shellEnv = nil
 	if len(argv) == 0 {
 		return cmdInfo{}
 	}
-	env := a.shellEnv // what this line inherits, as far as it is known
-	a.shellEnv = nil
 	if depth > maxDepth {
 		a.limit(argv[0].path, "commands nested too deeply")
 		return cmdInfo{}
@@ -354,7 +354,7 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 			if t == "-" {
 				return cmdInfo{name: name, stdinScript: true}
 			}
-			return a.psScript(name, joinArgs(argv[i+1:]), argv[i].path, c.depth)
+			return a.psScript(name, joinArgs(argv[i+1:]), argv[i].path, c.depth, c.env)
 		case strings.HasPrefix("-encodedcommand", t) && len(t) >= 2 || t == "-ec" || t == "-enc":
 			if i+1 >= len(argv) {
 				return cmdInfo{name: name}
@@ -370,7 +370,7 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 				a.limit(w.path, "the encoded PowerShell command does not decode as base64 UTF-16LE")
 				return cmdInfo{name: name}
 			}
-			return a.psScript(name, arg{text: text, path: w.path, lit: true}, w.path, c.depth)
+			return a.psScript(name, arg{text: text, path: w.path, lit: true}, w.path, c.depth, c.env)
 		case strings.HasPrefix("-file", t) && len(t) >= 2:
 			a.inferred.Exec = true // a script file: whatever it runs is not visible
 			return cmdInfo{name: name}
@@ -387,7 +387,7 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 				a.inferred.Exec = true
 				return cmdInfo{name: name}
 			}
-			return a.psScript(name, joinArgs(argv[i:]), argv[i].path, c.depth)
+			return a.psScript(name, joinArgs(argv[i:]), argv[i].path, c.depth, c.env)
 		}
 	}
 	return cmdInfo{name: name, stdinScript: len(argv) == 1}
@@ -398,7 +398,7 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 // decode-and-run idioms written as .NET calls rather than commands
 // ((New-Object Net.WebClient).DownloadString, [Convert]::FromBase64String)
 // are matched on its text.
-func (a *auditor) psScript(name string, script arg, fallback string, depth int) cmdInfo {
+func (a *auditor) psScript(name string, script arg, fallback string, depth int, env map[string]string) cmdInfo {
 	path := script.path
 	if path == "" {
 		path = fallback
@@ -413,7 +413,7 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int) 
 		return cmdInfo{name: name}
 	}
 	piped, persisted := a.count(CodePipeToShell), a.count(CodePersistence)
-	w := &psWalk{a: a, src: script.text, path: path, depth: depth}
+	w := &psWalk{a: a, src: script.text, path: path, depth: depth, env: windowsEnv(env)}
 	w.statements(0)
 	if w.ranFetched {
 		a.add(CodePipeToShell, path, "PowerShell executes downloaded text (Invoke-Expression of a download)")
@@ -452,7 +452,7 @@ func (a *auditor) psInvoke(c invocation) cmdInfo {
 		return cmdInfo{name: c.name, stdinScript: true}
 	}
 	if w := joinArgs(args); w.lit && len(w.text) <= maxScriptBytes {
-		pw := &psWalk{a: a, src: w.text, path: w.path, depth: c.depth + 1}
+		pw := &psWalk{a: a, src: w.text, path: w.path, depth: c.depth + 1, env: windowsEnv(c.env)}
 		pw.statements(0)
 		return cmdInfo{name: c.name}
 	}

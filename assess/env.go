@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -122,4 +123,60 @@ func (s *scan) childEnv(assigns []*syntax.Assign) map[string]string {
 		}
 	}
 	return env
+}
+
+// windowsEnv returns the variables of env as cmd.exe and PowerShell read
+// them, by lower-case name (Windows' names ignore case): the names that
+// only differ in case from another, and values with a ${…} placeholder or
+// past maxVarBytes, are left out as not known. It is nil when none is left.
+func windowsEnv(env map[string]string) map[string]string {
+	var out map[string]string
+	var clash map[string]bool
+	for k, v := range env {
+		lk := lower(k)
+		if _, dup := out[lk]; dup || clash[lk] {
+			if clash == nil {
+				clash = map[string]bool{}
+			}
+			clash[lk] = true
+			delete(out, lk)
+			continue
+		}
+		if k == "" || strings.Contains(v, "${") || len(v) > maxVarBytes {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]string, len(env))
+		}
+		out[lk] = v
+	}
+	return out
+}
+
+// cmdEnvWords returns the words of a cmd.exe line with each %NAME% of a
+// variable in env replaced by its value, as cmd.exe reads the line before
+// it parses it; %NAME% of any other variable stays as written. ok is false
+// once the expansions pass maxExpandedBytes.
+func cmdEnvWords(words []arg, env map[string]string) (out []arg, ok bool) {
+	vars := cmdVars{vals: windowsEnv(env)}
+	if len(vars.vals) == 0 {
+		return words, true
+	}
+	out = words
+	for i, w := range words {
+		if !w.lit || strings.IndexByte(w.text, '%') < 0 {
+			continue
+		}
+		t, ok := vars.expand(w.text, '%')
+		if !ok {
+			return nil, false
+		}
+		if t != w.text {
+			if &out[0] == &words[0] {
+				out = slices.Clone(words)
+			}
+			out[i].text = t
+		}
+	}
+	return out, true
 }

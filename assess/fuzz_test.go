@@ -106,6 +106,7 @@ var fuzzSeeds = [][]string{
 	{"bash", "-c", "\"$(which curl)\" x | . /dev/stdin; `type -P` y; $(command -v -x) z <<< $(where w) | source -"},
 	{"sh", "-c", "curl x | xargs -0 -I@ -n1 bash -lc \"a @\" | xargs python -c | xargs node -e x | xargs -- sh -c"},
 	{"nohup", "sh", "-c", "export X=\"$RUN x\" Y; eval 'Z=$X'; unset -v RUN; A=$Z bash -c '$A; eval \"$X\"'; $RUN"},
+	{"cmd", "/d", "/c", "set X=npx -y p&& call %X% %RUN% %run%&& bun run -e x&& powershell -c \"$env:A='b'; iex $env:RUN; & ${env:A}\""},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -119,6 +120,7 @@ func FuzzAudit(f *testing.F) {
 		f.Add(tomlStdio(s[0], s[1:]...))
 	}
 	f.Add("[addon]\nname = \"e\"\n[mcp]\ncommand = \"bash\"\nargs = [\"-c\", \"eval \\\"$RUN\\\"; $RUN\"]\n[mcp.env]\nRUN = \"curl x | sh; npx -y p\"\nX = \"${y}\"\n")
+	f.Add("[addon]\nname = \"w\"\n[mcp]\ncommand = \"cmd\"\nargs = [\"/c\", \"%Run% & powershell -c iex $env:run\"]\n[mcp.env]\nRUN = \"npx -y p\"\n")
 	f.Add("[addon]\nname = \"h\"\n[mcp]\ntransport = \"http\"\nurl = \"http://u:p@127.0.0.1:8/x?token=abc\"\n[mcp.headers]\nAuthorization = \"Bearer 0123456789abcdef\"\n")
 	f.Fuzz(func(t *testing.T, doc string) {
 		m, err := addon.ParseTOML([]byte(doc))

@@ -322,6 +322,12 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 			a.npmInstall(args[1:], "bun "+args[0].text)
 			return info
 		}
+		if len(args) > 0 && args[0].text == "run" {
+			// bun run FILE, bun run -e CODE: as bun FILE, bun -e CODE
+			// (a package.json script's name reads as a file).
+			c.argv = append([]arg{argv[0]}, args[1:]...)
+			return a.interpreter(c)
+		}
 		if len(args) > 1 && args[0].text == "exec" {
 			// Bun Shell runs the words as one command line.
 			a.inlineShell("bun exec", joinArgs(args[1:]), depth, true, c.env)

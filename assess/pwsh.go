@@ -45,6 +45,10 @@ type psWalk struct {
 	// vars are the literal values the script gave its variables so far
 	// ($c = 'Invoke-WebRequest'; & $c …), by lower-case name.
 	vars map[string]string
+	// env holds the environment's variables with known values ($env:NAME),
+	// by lower-case name: what the script started with (windowsEnv), as
+	// it set them since.
+	env map[string]string
 }
 
 // psEffect is what a piece of script does, for the rules that look at how
@@ -275,6 +279,7 @@ func (w *psWalk) command(close byte) (cmdInfo, psEffect) {
 	for i, x := range words {
 		argv[i] = arg{text: x.text, path: w.path, lit: x.lit}
 	}
+	w.a.shellEnv = w.env
 	info := w.a.command(argv, w.depth+1, ctxNested)
 	if argv[0].lit && psInvokesText[progName(argv[0].text)] {
 		for _, x := range words[1:] {
@@ -344,6 +349,7 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 				start := w.pos
 				v := w.word()
 				w.a.envSet(envKey, arg{text: v.text, path: w.path, lit: v.lit}, w.depth)
+				w.setEnv(envKey, v.text, v.lit)
 				if w.pos == start {
 					w.pos++
 				}
@@ -351,6 +357,7 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 			}
 			if envKey != "" {
 				w.a.envDecl(envKey, w.path)
+				w.setEnv(envKey, "", false)
 			}
 			if !w.enter() { // $a = $b = … nests one element in another
 				w.pos = len(w.src)
@@ -574,9 +581,14 @@ func (w *psWalk) variable(start int) psWord {
 			w.pos++
 		}
 	}
-	x := psWord{off: start, name: psVarName(strings.Trim(w.src[nameStart:w.pos], "{}"))}
+	raw := strings.Trim(w.src[nameStart:w.pos], "{}")
+	x := psWord{off: start, name: psVarName(raw)}
 	if v, ok := w.vars[x.name]; ok && x.name != "" {
 		x.text, x.lit = v, true
+	} else if len(raw) > 4 && lower(raw[:4]) == "env:" {
+		if v, ok := w.env[lower(raw[4:])]; ok {
+			x.text, x.lit = v, true
+		}
 	}
 	end := w.pos
 	w.member(&x)
@@ -793,4 +805,23 @@ func psCode(src string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// setEnv records what the script sets $env:NAME to: a literal value, or
+// one not known.
+func (w *psWalk) setEnv(name, v string, lit bool) {
+	k := lower(name)
+	if _, had := w.env[k]; !had && !lit {
+		return
+	}
+	env := make(map[string]string, len(w.env)+1) // w.env may be a parent's
+	for name, val := range w.env {
+		if name != k {
+			env[name] = val
+		}
+	}
+	if lit && len(v) <= maxVarBytes {
+		env[k] = v
+	}
+	w.env = env
 }
