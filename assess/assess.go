@@ -132,8 +132,10 @@ import (
 // the shells it starts, and eval's text runs with the script's variables.
 // 2026.12.35: cmd.exe's %NAME% and PowerShell's $env:NAME read [mcp.env]
 // (names ignore case), call reads an expanded variable's words again, and
-// bun run -e is bun -e.
-const Ruleset = "2026.12.35"
+// bun run -e is bun -e. 2026.12.36: a PowerShell bracket that joins
+// strings (-join) or formats them (-f) is the text it makes, and env's
+// NAME=value words (and -i, -u) reach the shell it starts.
+const Ruleset = "2026.12.36"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

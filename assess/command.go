@@ -132,7 +132,10 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		if done {
 			return info
 		}
-		if !keepsEnv[c.name] {
+		switch {
+		case c.name == "env":
+			env = envAfter(c.args(), env)
+		case !keepsEnv[c.name]:
 			env = nil
 		}
 		argv = next

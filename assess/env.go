@@ -180,3 +180,56 @@ func cmdEnvWords(words []arg, env map[string]string) (out []arg, ok bool) {
 	}
 	return out, true
 }
+
+// envAfter returns the variables env's command starts with: env's own
+// (inherited) changed by its options and NAME=value words; -i starts from
+// none. The inherited map is never written.
+func envAfter(args []arg, inherited map[string]string) map[string]string {
+	env := inherited
+	owned := false
+	own := func() {
+		if !owned {
+			cp := make(map[string]string, len(env)+1)
+			for k, v := range env {
+				cp[k] = v
+			}
+			env, owned = cp, true
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			return env
+		case t == "-" || t == "-i" || t == "--ignore-environment" ||
+			strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Trim(t[1:], "iv0") == "" && strings.Contains(t, "i"):
+			env, owned = map[string]string{}, true
+		case t == "-u" || t == "--unset":
+			if i+1 < len(args) {
+				i++
+				own()
+				delete(env, args[i].text)
+			}
+		case strings.HasPrefix(t, "--unset="):
+			own()
+			delete(env, strings.TrimPrefix(t, "--unset="))
+		case t == "-C" || t == "--chdir" || t == "-P":
+			i++
+		case strings.HasPrefix(t, "-S") || strings.HasPrefix(t, "--split-string"):
+			return env // peelEnv hands the split words back to env
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+		default:
+			k, ok := isAssignment(t)
+			if !ok {
+				return env
+			}
+			own()
+			if args[i].lit {
+				env[k] = t[len(k)+1:]
+			} else {
+				delete(env, k)
+			}
+		}
+	}
+	return env
+}

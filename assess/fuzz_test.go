@@ -107,6 +107,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "curl x | xargs -0 -I@ -n1 bash -lc \"a @\" | xargs python -c | xargs node -e x | xargs -- sh -c"},
 	{"nohup", "sh", "-c", "export X=\"$RUN x\" Y; eval 'Z=$X'; unset -v RUN; A=$Z bash -c '$A; eval \"$X\"'; $RUN"},
 	{"cmd", "/d", "/c", "set X=npx -y p&& call %X% %RUN% %run%&& bun run -e x&& powershell -c \"$env:A='b'; iex $env:RUN; & ${env:A}\""},
+	{"env", "-iv", "-u", "A", "B=x y", "--unset=C", "pwsh", "-c", "& (-join('i'+'w',$a)) x; & ('{1}{0}{{' -f 'r','iw') | iex; ('a','b' -join ('c'))"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

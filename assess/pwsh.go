@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -444,55 +445,173 @@ func (w *psWalk) word() psWord {
 	return w.bare(start)
 }
 
-// concat reads a bracket that holds a string or adds strings, ('iwr'),
-// ('i' + "wr") or ($a + 'x'), whose operands are quoted text without
-// expansions or variables the script set to a literal: PowerShell joins
-// them, so & ('i'+'wr') runs iwr. For any other bracket it returns false
-// with the position unchanged, and the bracket is read as a group.
+// concat reads a bracket that holds a string or joins strings, ('iwr'),
+// ('i' + "wr"), ($a + 'x'), (-join ('i', 'wr')) or ('i', 'wr' -join ”),
+// whose operands are quoted text without expansions or variables the
+// script set to a literal: PowerShell joins them, so & ('i'+'wr') runs
+// iwr. For any other bracket it returns false with the position
+// unchanged, and the bracket is read as a group.
 func (w *psWalk) concat(start int) (psWord, bool) {
 	save := w.pos
-	fail := func() (psWord, bool) {
+	w.pos++
+	text, ok := w.joined()
+	if ok {
+		w.blanks(false)
+		ok = w.peek() == ')'
+	}
+	if !ok {
 		w.pos = save
 		return psWord{}, false
 	}
-	var b strings.Builder
 	w.pos++
+	x := psWord{text: text, lit: true, off: start}
+	end := w.pos
+	w.member(&x)
+	if w.pos != end { // ('i'+'wr').Trim(): not the text itself
+		x.text, x.lit = "", false
+	}
+	return x, true
+}
+
+// joined reads what concat's bracket holds: a sum of strings, a list of
+// sums joined by a string (binary -join), or unary -join of a bracketed
+// list.
+func (w *psWalk) joined() (string, bool) {
+	w.blanks(false)
+	if w.joinOp() {
+		w.blanks(false)
+		if w.peek() != '(' {
+			return "", false
+		}
+		w.pos++
+		list, ok := w.sums()
+		if !ok {
+			return "", false
+		}
+		w.blanks(false)
+		if w.peek() != ')' {
+			return "", false
+		}
+		w.pos++
+		return strings.Join(list, ""), true
+	}
+	list, ok := w.sums()
+	if !ok {
+		return "", false
+	}
+	w.blanks(false)
+	switch {
+	case len(list) == 1 && w.operator("-f"):
+		args, ok := w.sums()
+		if !ok {
+			return "", false
+		}
+		return psFormat(list[0], args)
+	case w.joinOp():
+		w.blanks(false)
+		sep, ok := w.sum()
+		return strings.Join(list, sep), ok
+	}
+	return list[0], len(list) == 1 // a list alone is an array, not text
+}
+
+// joinOp passes the -join operator (any case) when it comes next.
+func (w *psWalk) joinOp() bool { return w.operator("-join") }
+
+// operator passes the operator op (any case) when it comes next, not
+// followed by a letter or digit.
+func (w *psWalk) operator(op string) bool {
+	if len(w.src)-w.pos < len(op) || lower(w.src[w.pos:w.pos+len(op)]) != op {
+		return false
+	}
+	if n := w.pos + len(op); n < len(w.src) && (isLetter(w.src[n]) || isDigit(w.src[n])) {
+		return false
+	}
+	w.pos += len(op)
+	return true
+}
+
+// psFormat applies PowerShell's -f operator to a format string whose
+// items are plain indexes ({0}{1}) and escaped braces ({{ }}); any other
+// item (alignment, a format, an index past args) is not read.
+func psFormat(format string, args []string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		switch {
+		case (c == '{' || c == '}') && i+1 < len(format) && format[i+1] == c:
+			b.WriteByte(c)
+			i++
+		case c == '{':
+			end := strings.IndexByte(format[i:], '}')
+			if end < 0 {
+				return "", false
+			}
+			digits := format[i+1 : i+end]
+			if digits == "" || strings.Trim(digits, "0123456789") != "" {
+				return "", false
+			}
+			n, err := strconv.Atoi(digits)
+			if err != nil || n >= len(args) {
+				return "", false
+			}
+			b.WriteString(args[n])
+			i += end
+		case c == '}':
+			return "", false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
+}
+
+// sums reads sums of strings separated by commas.
+func (w *psWalk) sums() ([]string, bool) {
+	var list []string
+	for w.tick() {
+		t, ok := w.sum()
+		if !ok {
+			return nil, false
+		}
+		list = append(list, t)
+		w.blanks(false)
+		if w.peek() != ',' {
+			return list, true
+		}
+		w.pos++
+	}
+	return nil, false
+}
+
+// sum reads strings added with +.
+func (w *psWalk) sum() (string, bool) {
+	var b strings.Builder
 	for w.tick() {
 		w.blanks(false)
 		switch w.peek() {
 		case '\'', '"':
 			t, ok := w.plainString()
 			if !ok {
-				return fail()
+				return "", false
 			}
 			b.WriteString(t)
 		case '$':
 			v := w.variable(w.pos)
 			if !v.lit {
-				return fail()
+				return "", false
 			}
 			b.WriteString(v.text)
 		default:
-			return fail()
+			return "", false
 		}
 		w.blanks(false)
-		switch w.peek() {
-		case '+':
-			w.pos++
-			continue
-		case ')':
-			w.pos++
-			x := psWord{text: b.String(), lit: true, off: start}
-			end := w.pos
-			w.member(&x)
-			if w.pos != end { // ('i'+'wr').Trim(): not the text itself
-				x.text, x.lit = "", false
-			}
-			return x, true
+		if w.peek() != '+' {
+			return b.String(), true
 		}
-		return fail()
+		w.pos++
 	}
-	return fail()
+	return "", false
 }
 
 // plainString reads a quoted string that expands nothing: '…', or "…"
