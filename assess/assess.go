@@ -134,8 +134,10 @@ import (
 // (names ignore case), call reads an expanded variable's words again, and
 // bun run -e is bun -e. 2026.12.36: a PowerShell bracket that joins
 // strings (-join) or formats them (-f) is the text it makes, and env's
-// NAME=value words (and -i, -u) reach the shell it starts.
-const Ruleset = "2026.12.36"
+// NAME=value words (and -i, -u) reach the shell it starts. 2026.12.37: the
+// words after a shell's -c script are its positional parameters ($0, $1,
+// "$@"), through shift and set --.
+const Ruleset = "2026.12.37"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

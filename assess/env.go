@@ -2,6 +2,7 @@ package assess
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -232,4 +233,106 @@ func envAfter(args []arg, inherited map[string]string) map[string]string {
 		}
 	}
 	return env
+}
+
+// param1 returns the value of a positional parameter ($0 … $9, $#, and
+// $@ or $* joined with blanks) when name is one; ok says whether the
+// value is known.
+func (s *scan) param1(name string) (v string, ok, positional bool) {
+	switch {
+	case name == "@" || name == "*":
+		if s.params == nil {
+			return "", false, true
+		}
+		return strings.Join(s.params[1:], " "), true, true
+	case name == "#":
+		if s.params == nil {
+			return "", false, true
+		}
+		return strconv.Itoa(len(s.params) - 1), true, true
+	case len(name) == 1 && name[0] >= '0' && name[0] <= '9':
+		if s.params == nil {
+			return "", false, true
+		}
+		if i := int(name[0] - '0'); i < len(s.params) {
+			return s.params[i], true, true
+		}
+		return "", true, true // not set: empty
+	}
+	return "", false, false
+}
+
+// allParams returns the words of "$@": each positional parameter from $1
+// on, as it is.
+func (s *scan) allParams(p syntax.WordPart) ([]string, bool) {
+	dq, ok := p.(*syntax.DblQuoted)
+	if !ok || len(dq.Parts) != 1 {
+		return nil, false
+	}
+	pe, ok := dq.Parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Param.Value != "@" || pe.Exp != nil || pe.Length || pe.Excl ||
+		pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || len(pe.Modifiers) > 0 {
+		return nil, false
+	}
+	if s.params == nil {
+		return nil, false
+	}
+	return s.params[1:], true
+}
+
+// shift follows shift [N] and set [-- ] ARG…: the positional parameters
+// they leave. A count or a word not known leaves them unknown; set with
+// options only (set -e, set -o pipefail) leaves them as they are.
+func (s *scan) shift(argv []arg) {
+	if s.params == nil {
+		return
+	}
+	if progName(argv[0].text) == "set" {
+		words := argv[1:]
+		for len(words) > 0 && words[0].lit && len(words[0].text) > 1 &&
+			(words[0].text[0] == '-' || words[0].text[0] == '+') && words[0].text != "--" {
+			if words[0].text == "-o" || words[0].text == "+o" {
+				words = words[min(1, len(words)-1):]
+			}
+			words = words[1:]
+		}
+		if len(words) > 0 && words[0].lit && words[0].text == "--" {
+			words = words[1:]
+		} else if len(words) == 0 {
+			return
+		}
+		params := []string{s.params[0]}
+		for _, w := range words {
+			if !w.lit {
+				s.params = nil
+				return
+			}
+			params = append(params, w.text)
+		}
+		s.params = params
+		return
+	}
+	n := 1
+	if len(argv) > 1 {
+		var err error
+		if n, err = strconv.Atoi(argv[1].text); err != nil || !argv[1].lit || n < 0 {
+			s.params = nil
+			return
+		}
+	}
+	if n > len(s.params)-1 {
+		s.params = nil // shift fails: bash goes on, sh stops
+		return
+	}
+	s.params = append([]string{s.params[0]}, s.params[1+n:]...)
+}
+
+// hasFunc reports whether the script declares a function (or is too
+// large to tell).
+func hasFunc(f *syntax.File) bool {
+	found, over := findNode(f, func(node syntax.Node) bool {
+		_, ok := node.(*syntax.FuncDecl)
+		return ok
+	})
+	return found || over
 }

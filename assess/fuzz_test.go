@@ -108,6 +108,7 @@ var fuzzSeeds = [][]string{
 	{"nohup", "sh", "-c", "export X=\"$RUN x\" Y; eval 'Z=$X'; unset -v RUN; A=$Z bash -c '$A; eval \"$X\"'; $RUN"},
 	{"cmd", "/d", "/c", "set X=npx -y p&& call %X% %RUN% %run%&& bun run -e x&& powershell -c \"$env:A='b'; iex $env:RUN; & ${env:A}\""},
 	{"env", "-iv", "-u", "A", "B=x y", "--unset=C", "pwsh", "-c", "& (-join('i'+'w',$a)) x; & ('{1}{0}{{' -f 'r','iw') | iex; ('a','b' -join ('c'))"},
+	{"bash", "-c", "shift; set -o x -- \"$@\" $1; eval \"$*\"; shift 9; exec \"$0\" $# \"$@\"", "sh", "npx", "-y", "p", "curl x|sh"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -66,7 +66,7 @@ func (a *auditor) shellProgram(c invocation) cmdInfo {
 	script, file, stdin := shellArgs(c.args())
 	switch {
 	case script != nil:
-		a.inlineShell(c.name, *script, c.depth, isPOSIXShell(c.name), c.env)
+		a.inlineShellWith(c.name, *script, c.depth, isPOSIXShell(c.name), c.env, positional(c.name, c.args(), script))
 		info.runsArg = !script.lit
 	case file == nil && stdin:
 		info.stdinScript = true
@@ -295,14 +295,44 @@ func shellArgs(args []arg) (script, file *arg, stdin bool) {
 // inlineShell judges a script a shell runs with -c; env holds the
 // variables the shell inherits with known values.
 func (a *auditor) inlineShell(shell string, script arg, depth int, posix bool, env map[string]string) {
+	a.inlineShellWith(shell, script, depth, posix, env, nil)
+}
+
+// inlineShellWith is inlineShell with the script's positional parameters
+// ($0 first), nil when they are not known.
+func (a *auditor) inlineShellWith(shell string, script arg, depth int, posix bool, env map[string]string, params []string) {
 	a.add(CodeShellExec, script.path, "runs an inline script through "+quoted(shell))
 	a.inferred.Exec = true
 	if !script.lit || !posix {
 		return
 	}
-	sc := &scan{a: a, path: script.path, depth: depth + 1}
+	sc := &scan{a: a, path: script.path, depth: depth + 1, params: params}
 	sc.inherit(env)
 	sc.script(script.text)
+}
+
+// positional returns the positional parameters of a shell's -c script:
+// the words after it, $0 first ($0 is the shell's name without them), or
+// nil when one of them is not known.
+func positional(shell string, args []arg, script *arg) []string {
+	for i := range args {
+		if &args[i] != script {
+			continue
+		}
+		rest := args[i+1:]
+		if len(rest) == 0 {
+			return []string{shell}
+		}
+		params := make([]string, len(rest))
+		for j, w := range rest {
+			if !w.lit {
+				return nil
+			}
+			params[j] = w.text
+		}
+		return params
+	}
+	return nil
 }
 
 var pkgManagerValueFlags = set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F")

@@ -25,6 +25,9 @@ type scan struct {
 	vars     map[string]string
 	overlong map[string]bool // variables set to a value past maxVarBytes
 	exported map[string]bool // variables the commands it runs inherit (env.go)
+	// params are the script's positional parameters, $0 first (sh -c
+	// SCRIPT NAME ARG…), when they are all known; nil otherwise.
+	params   []string
 	expanded int
 	braced   int // words brace expansion has made so far (maxBraceWords)
 }
@@ -78,6 +81,9 @@ func (s *scan) script(src string) cmdInfo {
 	}
 	s.memo = map[*syntax.CallExpr]cmdInfo{}
 	s.pipe = map[*syntax.BinaryCmd]bool{}
+	if s.params != nil && hasFunc(f) {
+		s.params = nil // inside a function, $1 is the function's argument
+	}
 	if chains(f) {
 		a.add(CodeShellMeta, s.path, "the script chains, pipes, redirects or substitutes commands")
 	}
@@ -104,24 +110,31 @@ func chains(f *syntax.File) bool {
 	if len(f.Stmts) > 1 {
 		return true
 	}
-	found := false
+	found, _ := findNode(f, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.BinaryCmd, *syntax.Redirect, *syntax.CmdSubst, *syntax.ProcSubst:
+			return true
+		case *syntax.Stmt:
+			return x.Background || x.Coprocess
+		}
+		return false
+	})
+	return found
+}
+
+// findNode reports whether a node of the tree matches, looking at no more
+// than maxNodes nodes; over says the bound stopped the search.
+func findNode(root syntax.Node, match func(syntax.Node) bool) (found, over bool) {
 	n := 0
-	syntax.Walk(f, func(node syntax.Node) bool {
+	syntax.Walk(root, func(node syntax.Node) bool {
 		n++
 		if found || n > maxNodes {
 			return false
 		}
-		switch x := node.(type) {
-		case *syntax.BinaryCmd, *syntax.Redirect, *syntax.CmdSubst, *syntax.ProcSubst:
-			found = true
-		case *syntax.Stmt:
-			if x.Background || x.Coprocess {
-				found = true
-			}
-		}
+		found = match(node)
 		return !found
 	})
-	return found
+	return found, n > maxNodes
 }
 
 // walk visits the tree within the nesting and node bounds.
@@ -309,10 +322,11 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 		if w := joinArgs(argv[1:]); w.lit {
 			// The text runs in this shell: it reads and sets the
 			// script's own variables.
-			sc := &scan{a: a, path: s.path, depth: s.depth + 1,
+			sc := &scan{a: a, path: s.path, depth: s.depth + 1, params: s.params,
 				vars: s.vars, overlong: s.overlong, exported: s.exported, expanded: s.expanded, braced: s.braced}
 			sc.script(w.text)
 			s.vars, s.overlong, s.exported, s.expanded, s.braced = sc.vars, sc.overlong, sc.exported, sc.expanded, sc.braced
+			s.params = sc.params
 		} else {
 			f, d := false, false
 			for _, w := range c.Args[1:] {
@@ -334,6 +348,8 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 		}
 	case name == "unset":
 		s.unset(argv)
+	case name == "shift" || name == "set" && len(argv) > 1:
+		s.shift(argv)
 	default:
 		a.shellEnv = s.childEnv(c.Assigns)
 		info = a.command(argv, s.depth+1, ctxNested)

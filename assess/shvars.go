@@ -80,6 +80,9 @@ func (s *scan) words(w *syntax.Word) ([]string, bool) {
 		return []string{t}, true
 	}
 	if len(w.Parts) == 1 {
+		if args, ok := s.allParams(w.Parts[0]); ok {
+			return args, true
+		}
 		if pe, isParam := w.Parts[0].(*syntax.ParamExp); isParam {
 			v, ok := s.param(pe)
 			return strings.Fields(v), ok
@@ -256,6 +259,12 @@ func (s *scan) param(pe *syntax.ParamExp) (string, bool) {
 		return "", false
 	}
 	name := pe.Param.Value
+	if v, ok, positional := s.param1(name); positional {
+		if !ok || pe.Exp == nil {
+			return v, ok
+		}
+		return "", false
+	}
 	if s.overlong[name] {
 		s.a.limit(s.path, "a variable's value is longer than 4 KiB, so what it names is not known")
 		return "", false
