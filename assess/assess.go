@@ -136,8 +136,9 @@ import (
 // strings (-join) or formats them (-f) is the text it makes, and env's
 // NAME=value words (and -i, -u) reach the shell it starts. 2026.12.37: the
 // words after a shell's -c script are its positional parameters ($0, $1,
-// "$@"), through shift and set --.
-const Ruleset = "2026.12.37"
+// "$@"), through shift and set --. 2026.12.38: each variable handed to a
+// shell a script starts counts against the audit's node budget.
+const Ruleset = "2026.12.38"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -227,7 +228,7 @@ func BinaryPinned(m *addon.Manifest) bool {
 // through one of them; docs/limits.md lists them.
 const (
 	maxScriptBytes = 16 << 10 // one script or command line (addon.MaxArgBytes)
-	maxNodes       = 10000    // syntax nodes, cmd.exe commands and PowerShell tokens over the whole audit
+	maxNodes       = 10000    // syntax nodes, cmd.exe commands, PowerShell tokens and variables handed to a shell over the whole audit
 	maxNesting     = 64       // nesting within one script
 	maxDepth       = 8        // scripts within scripts, wrappers within wrappers
 	maxPeel        = 32       // wrappers peeled off one command line

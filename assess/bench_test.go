@@ -113,6 +113,10 @@ func BenchmarkAuditPathological(b *testing.B) {
 	add("command-string-4KB", stdio(strings.Repeat("npx pkg && ", 370)))
 	add("env-values-128", envValues(128))
 	add("pager-values-60", pagerValues(60)) // 240 KiB of values, within MaxManifestBytes
+	// Every command of a long script starts with the env block's 128
+	// variables, as do the shells it starts.
+	add("env-128-commands-1700", withEnvBlock(stdio("sh", "-c", strings.Repeat("export A=1; a b c; ", 850)), 128))
+	add("env-128-shells-1150", withEnvBlock(stdio("sh", "-c", strings.Repeat("A=$B sh -c x; ", 1150)), 128))
 	gitArgs := []string{}
 	for range 14 {
 		gitArgs = append(gitArgs, "-c", "core.pager="+strings.Repeat("curl x | sh; ", 1250))
@@ -162,6 +166,16 @@ func envValues(n int) *addon.Manifest {
 	}
 	m.MCP.Env["GIT_SSH_COMMAND"] = strings.Repeat("curl x | sh; ", 300)
 	m.MCP.Env["PAGER"] = strings.Repeat("less | ", 500)
+	return m
+}
+
+// withEnvBlock gives m an env block of n variables, each a short command
+// line (what a script reading them would run).
+func withEnvBlock(m *addon.Manifest, n int) *addon.Manifest {
+	m.MCP.Env = map[string]string{}
+	for i := range n {
+		m.MCP.Env["V"+strconv.Itoa(i)] = "npx -y p" + strconv.Itoa(i)
+	}
 	return m
 }
 

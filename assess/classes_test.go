@@ -1515,3 +1515,18 @@ func TestAuditShellPositionalParameters(t *testing.T) {
 		{"no words", stdio("sh", "-c", `"$@"`), []string{script}, false, true},
 	})
 }
+
+// TestEnvCopiesAreBounded holds the variables a script's commands start
+// with to the audit's budget: a long script that starts shells with a
+// large env block stops at the bound and says so, where each shell would
+// copy the block.
+func TestEnvCopiesAreBounded(t *testing.T) {
+	const limit, script, meta, child = "warn unparsable_shell mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", "info child_env mcp.env"
+	runCases(t, []auditCase{
+		{"1150 shells, 128 variables", withEnvBlock(stdio("sh", "-c", strings.Repeat("A=$B sh -c x; ", 1150)), 128), []string{
+			script, meta, limit, child}, false, true},
+		// Within the budget, the last shell still reads the block.
+		{"20 shells, 128 variables", withEnvBlock(stdio("sh", "-c", strings.Repeat("A=$B sh -c x; ", 20)+"sh -c '$V7'"), 128), []string{
+			script, meta, "warn unpinned mcp.args[1]", child}, true, true},
+	})
+}

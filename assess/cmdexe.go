@@ -312,7 +312,7 @@ func (a *auditor) cmdExe(c invocation) cmdInfo {
 	if c.env != nil {
 		// %NAME% of a variable cmd.exe starts with is its value.
 		var ok bool
-		if words, ok = cmdEnvWords(words, c.env); !ok {
+		if words, ok = a.cmdEnvWords(words, c.env, c.argv[0].path); !ok {
 			a.limit(c.argv[0].path, "the line's variables expand to more than 64 KiB")
 			return cmdInfo{name: "cmd"}
 		}

@@ -134,7 +134,7 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		}
 		switch {
 		case c.name == "env":
-			env = envAfter(c.args(), env)
+			env = a.envAfter(c.args(), env)
 		case !keepsEnv[c.name]:
 			env = nil
 		}
@@ -416,7 +416,7 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int, 
 		return cmdInfo{name: name}
 	}
 	piped, persisted := a.count(CodePipeToShell), a.count(CodePersistence)
-	w := &psWalk{a: a, src: script.text, path: path, depth: depth, env: windowsEnv(env)}
+	w := &psWalk{a: a, src: script.text, path: path, depth: depth, env: a.windowsEnv(env, path)}
 	w.statements(0)
 	if w.ranFetched {
 		a.add(CodePipeToShell, path, "PowerShell executes downloaded text (Invoke-Expression of a download)")
@@ -455,7 +455,7 @@ func (a *auditor) psInvoke(c invocation) cmdInfo {
 		return cmdInfo{name: c.name, stdinScript: true}
 	}
 	if w := joinArgs(args); w.lit && len(w.text) <= maxScriptBytes {
-		pw := &psWalk{a: a, src: w.text, path: w.path, depth: c.depth + 1, env: windowsEnv(c.env)}
+		pw := &psWalk{a: a, src: w.text, path: w.path, depth: c.depth + 1, env: a.windowsEnv(c.env, w.path)}
 		pw.statements(0)
 		return cmdInfo{name: c.name}
 	}

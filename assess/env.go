@@ -28,6 +28,9 @@ var keepsEnv = set("nohup", "setsid", "exec", "builtin", "time", "caffeinate", "
 // holds a ${…} placeholder the host fills in: what it stands for is not
 // known.
 func (s *scan) inherit(env map[string]string) {
+	if len(env) == 0 || !s.a.spend(len(env), s.path) {
+		return
+	}
 	for k, v := range env {
 		if !shellName(k) || strings.Contains(v, "${") {
 			continue
@@ -97,6 +100,9 @@ func (s *scan) unset(argv []arg) {
 // where their values are known: the exported ones as the script last set
 // them, and the command's own prefix assignments (X=1 cmd).
 func (s *scan) childEnv(assigns []*syntax.Assign) map[string]string {
+	if n := len(s.exported) + len(assigns); n == 0 || !s.a.spend(n, s.path) {
+		return nil
+	}
 	var env map[string]string
 	put := func(k, v string) {
 		if env == nil {
@@ -129,8 +135,12 @@ func (s *scan) childEnv(assigns []*syntax.Assign) map[string]string {
 // windowsEnv returns the variables of env as cmd.exe and PowerShell read
 // them, by lower-case name (Windows' names ignore case): the names that
 // only differ in case from another, and values with a ${…} placeholder or
-// past maxVarBytes, are left out as not known. It is nil when none is left.
-func windowsEnv(env map[string]string) map[string]string {
+// past maxVarBytes, are left out as not known. It is nil when none is left,
+// or when copying them would pass the audit's budget.
+func (a *auditor) windowsEnv(env map[string]string, path string) map[string]string {
+	if len(env) == 0 || !a.spend(len(env), path) {
+		return nil
+	}
 	var out map[string]string
 	var clash map[string]bool
 	for k, v := range env {
@@ -158,8 +168,11 @@ func windowsEnv(env map[string]string) map[string]string {
 // variable in env replaced by its value, as cmd.exe reads the line before
 // it parses it; %NAME% of any other variable stays as written. ok is false
 // once the expansions pass maxExpandedBytes.
-func cmdEnvWords(words []arg, env map[string]string) (out []arg, ok bool) {
-	vars := cmdVars{vals: windowsEnv(env)}
+func (a *auditor) cmdEnvWords(words []arg, env map[string]string, path string) (out []arg, ok bool) {
+	if len(words) == 0 {
+		return words, true
+	}
+	vars := cmdVars{vals: a.windowsEnv(env, path)}
 	if len(vars.vals) == 0 {
 		return words, true
 	}
@@ -185,11 +198,16 @@ func cmdEnvWords(words []arg, env map[string]string) (out []arg, ok bool) {
 // envAfter returns the variables env's command starts with: env's own
 // (inherited) changed by its options and NAME=value words; -i starts from
 // none. The inherited map is never written.
-func envAfter(args []arg, inherited map[string]string) map[string]string {
+func (a *auditor) envAfter(args []arg, inherited map[string]string) map[string]string {
 	env := inherited
 	owned := false
 	own := func() {
 		if !owned {
+			if !a.spend(len(env)+1, args[0].path) {
+				env = map[string]string{}
+				owned = true
+				return
+			}
 			cp := make(map[string]string, len(env)+1)
 			for k, v := range env {
 				cp[k] = v
@@ -335,4 +353,30 @@ func hasFunc(f *syntax.File) bool {
 		return ok
 	})
 	return found || over
+}
+
+// spend takes n from the audit's budget for copying variables, as a walk
+// takes a node: once the budget is gone the overrun is reported and the
+// copy is not made, so that a long script with a large env block stays
+// bounded.
+func (a *auditor) spend(n int, path string) bool {
+	if a.budget < n {
+		a.budget = 0
+		a.overrunAt(path)
+		return false
+	}
+	a.budget -= n
+	return true
+}
+
+// envUser reports whether a program a script runs could read the
+// variables the script passes it (a shell, cmd.exe, PowerShell, env, or a
+// wrapper that keeps them for its command): for any other, they are not
+// copied.
+func envUser(name string) bool {
+	switch name {
+	case "cmd", "powershell", "pwsh", "pwsh-preview", "env":
+		return true
+	}
+	return isPOSIXShell(name) || keepsEnv[name]
 }

@@ -351,7 +351,9 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 	case name == "shift" || name == "set" && len(argv) > 1:
 		s.shift(argv)
 	default:
-		a.shellEnv = s.childEnv(c.Assigns)
+		if envUser(name) {
+			a.shellEnv = s.childEnv(c.Assigns)
+		}
 		info = a.command(argv, s.depth+1, ctxNested)
 		if info.runsArg || info.stdinScript || isPOSIXShell(name) {
 			// sh -c "$(curl …)", bash <(curl …), python <(…)
