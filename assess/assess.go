@@ -138,7 +138,10 @@ import (
 // words after a shell's -c script are its positional parameters ($0, $1,
 // "$@"), through shift and set --. 2026.12.38: each variable handed to a
 // shell a script starts counts against the audit's node budget.
-const Ruleset = "2026.12.38"
+// 2026.12.39: the project runners (uv run, poetry run, conda run, mise exec
+// …) hand the env block on to the command they run, unless told to load a
+// file of variables (--env-file).
+const Ruleset = "2026.12.39"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -135,7 +135,7 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		switch {
 		case c.name == "env":
 			env = a.envAfter(c.args(), env)
-		case !keepsEnv[c.name]:
+		case !keepsEnv[c.name] || readsEnvFile(c.argv, next):
 			env = nil
 		}
 		argv = next

@@ -19,9 +19,30 @@ import (
 // elevated or cleared environment starts without it.
 
 // keepsEnv are the wrappers that run their command with their own
-// environment unchanged.
+// environment, and the project runners (uv run, poetry run, conda run, mise
+// exec …) that run it with that environment and their project's variables
+// added: a variable the env block sets reaches the command unless the
+// runner is told to read a file of variables (readsEnvFile).
 var keepsEnv = set("nohup", "setsid", "exec", "builtin", "time", "caffeinate", "command", "nice", "ionice",
-	"chrt", "taskset", "stdbuf", "timeout", "unbuffer")
+	"chrt", "taskset", "stdbuf", "timeout", "unbuffer",
+	"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "pixi", "conda", "mamba", "micromamba", "asdf", "mise", "rtx")
+
+// readsEnvFile reports whether a runner's own options (the words of argv
+// before next, the command it runs) name a file of variables to load: uv
+// run --env-file, and the same option of other runners. Such a file may set
+// any variable again, so what the env block gave is no longer known.
+func readsEnvFile(argv, next []arg) bool {
+	opts := argv
+	if n := len(argv) - len(next); n >= 0 {
+		opts = argv[:n]
+	}
+	for _, o := range opts {
+		if t := o.text; t == "--env-file" || strings.HasPrefix(t, "--env-file=") {
+			return true
+		}
+	}
+	return false
+}
 
 // inherit gives the script the variables its shell starts with. A name the
 // shell could not read as a variable is left out, and so is a value that
