@@ -140,8 +140,11 @@ import (
 // shell a script starts counts against the audit's node budget.
 // 2026.12.39: the project runners (uv run, poetry run, conda run, mise exec
 // …) hand the env block on to the command they run, unless told to load a
-// file of variables (--env-file).
-const Ruleset = "2026.12.39"
+// file of variables (--env-file). 2026.12.40: a package, a requirements or
+// constraints file, a gem source or a git repository fetched over plain
+// http or git:// is insecure_url, and a requirements file named by a URL
+// that does not name a commit is unpinned.
+const Ruleset = "2026.12.40"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

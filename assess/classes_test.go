@@ -1538,3 +1538,48 @@ func TestEnvCopiesAreBounded(t *testing.T) {
 			script, meta, "warn unpinned mcp.args[1]", child}, true, true},
 	})
 }
+
+// TestAuditPackagesOverPlainHTTP holds a package, a requirements or
+// constraints file, a gem source or a git repository fetched over plain
+// http or git:// to insecure_url, and a requirements file named by a URL
+// that does not name a commit to unpinned: what arrives can be replaced on
+// the way, or changed at any time.
+func TestAuditPackagesOverPlainHTTP(t *testing.T) {
+	const (
+		insecure1 = "danger insecure_url mcp.args[1]"
+		insecure2 = "danger insecure_url mcp.args[2]"
+		unpinned1 = "warn unpinned mcp.args[1]"
+		unpinned2 = "warn unpinned mcp.args[2]"
+	)
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	const sum = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	runCases(t, []auditCase{
+		{"a wheel over http", stdio("pip", "install", "http://x.example/p.whl"), []string{insecure1, unpinned1}, true, false},
+		{"a tarball over http", stdio("npx", "-y", "http://x.example/p.tgz"), []string{insecure1, unpinned1}, true, false},
+		{"git+http", stdio("uvx", "--from", "git+http://x.example/a.git", "srv"), []string{insecure1, unpinned1}, true, false},
+		{"git://", stdio("pip", "install", "git+git://x.example/a.git"), []string{insecure1, unpinned1}, true, false},
+		{"pkg @ http://", stdio("pip", "install", "pkg @ http://x.example/p.whl"), []string{insecure1, unpinned1}, true, false},
+		{"cargo --git http://", stdio("cargo", "install", "--git", "http://x.example/a"), []string{insecure2, unpinned2}, true, false},
+		{"a requirements file over http", stdio("pip", "install", "-r", "http://x.example/r.txt"), []string{insecure2, unpinned2}, true, false},
+		{"a requirements file over https", stdio("pip", "install", "--requirement=https://x.example/r.txt"), []string{unpinned1}, true, false},
+		{"a constraints file over http", stdio("pip", "install", "-c", "http://x.example/c.txt", "pkg==1.0"), []string{insecure2}, true, false},
+		{"uvx --with-requirements", stdio("uvx", "--with-requirements", "http://x.example/r.txt", "srv==1.0"), []string{insecure1, unpinned1}, true, false},
+		{"uv run --with-requirements", stdio("uv", "run", "--with-requirements=https://x.example/r.txt", "srv"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"a gem source over http", stdio("gem", "install", "--source", "http://x.example/", "srv:1.0.0"), []string{insecure2}, true, false},
+		{"git clone over http", stdio("git", "clone", "http://x.example/a.git"), []string{insecure1}, true, false},
+		{"git fetch over git://", stdio("git", "-C", "d", "fetch", "git://x.example/a.git"), []string{"danger insecure_url mcp.args[3]"}, true, false},
+		{"git archive --remote=git://", stdio("git", "archive", "--remote=git://x.example/a.git", "HEAD"), []string{insecure1}, true, false},
+		{"git archive --remote=host:path", stdio("git", "archive", "--remote", "git@x.example:a.git", "HEAD"), []string{}, true, false},
+		{"in a script", stdio("sh", "-c", "pip install -r http://x.example/r.txt && srv"), []string{
+			insecure1, "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", unpinned1}, true, true},
+		// Look-alikes: https, a source pinned by a hash or a commit, this
+		// machine, a file on this machine, a URL that names a commit, a push.
+		{"https", stdio("git", "clone", "https://x.example/a.git"), []string{}, true, false},
+		{"pinned by its hash", stdio("pip", "install", "http://x.example/p.whl#sha256="+sum), []string{}, true, false},
+		{"pinned to a commit", stdio("pip", "install", "git+http://x.example/a.git@"+sha), []string{}, true, false},
+		{"this machine", stdio("npx", "-y", "http://localhost:8080/p.tgz"), []string{unpinned1}, true, false},
+		{"a local requirements file", stdio("pip", "install", "-r", "requirements.txt"), []string{}, true, false},
+		{"a requirements file at a commit", stdio("pip", "install", "-r", "https://raw.githubusercontent.com/o/r/"+sha+"/r.txt"), []string{}, true, false},
+		{"a push", stdio("git", "push", "http://x.example/a.git"), []string{}, true, false},
+	})
+}

@@ -126,7 +126,8 @@ var gitBooleans = map[string]struct{}{"true": {}, "false": {}, "yes": {}, "no": 
 var gitRemoteSubcommands = set("clone", "fetch", "pull", "ls-remote", "push", "archive", "submodule", "remote")
 
 // gitSubcommand judges the words after git's subcommand: clone's -c/--config
-// values are configuration as git -c's are, and an ext:: URL (git's
+// values are configuration as git -c's are, a repository reached over
+// plain http or git:// can be replaced on the way, and an ext:: URL (git's
 // remote helper that runs a command: ext::sh -c …) and the program given
 // with --upload-pack, --receive-pack or --exec are command lines.
 func (a *auditor) gitSubcommand(sub string, args []arg, depth int) {
@@ -155,9 +156,26 @@ func (a *auditor) gitSubcommand(sub string, args []arg, depth int) {
 				argv[j] = arg{text: w, path: args[i].path, lit: true}
 			}
 			a.command(argv, depth+1, ctxNested)
+		case sub == "archive" && name == "--remote":
+			// git archive --remote=URL downloads the tree from there (a
+			// path here is read through the local upload-archive).
+			if w, ok := optValue(args, &i, val, joined); ok {
+				if remoteRepository(w.text) {
+					a.inferred.Network = true
+				}
+				a.plainFetch(w, "`git` fetches code")
+			}
+		default:
+			if gitFetchSubcommands[sub] {
+				a.plainFetch(args[i], "`git` fetches code")
+			}
 		}
 	}
 }
+
+// gitFetchSubcommands are the subcommands that download from the
+// repositories their words name.
+var gitFetchSubcommands = set("clone", "fetch", "pull", "ls-remote", "archive", "submodule")
 
 // gitExtWords splits the command of an ext:: URL as git-remote-ext does:
 // words are separated by blanks, "% " is a blank inside a word and "%%" a
@@ -190,4 +208,15 @@ func gitExtWords(s string) []string {
 func absolutePath(s string) bool {
 	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~/") ||
 		len(s) > 2 && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
+}
+
+// remoteRepository reports whether git reaches a repository named so over
+// the network: a URL, or scp's host:path (a drive letter, C:\repo, is a
+// path).
+func remoteRepository(s string) bool {
+	if strings.Contains(s, "://") {
+		return true
+	}
+	i := strings.IndexByte(s, ':')
+	return i > 1 && !strings.ContainsAny(s[:i], `/\`)
 }

@@ -15,6 +15,50 @@ import (
 // version.
 func (a *auditor) unpinnedInstall(spec arg, tool string) {
 	a.add(CodeUnpinned, spec.path, quoted(tool)+" installs "+sourceLabel(spec.text)+" without an exact version")
+	a.plainFetch(spec, quoted(tool)+" fetches a package")
+}
+
+// requirementFiles are the options of pip install, uv pip install, uv's
+// runners and pipx that name a file of requirements to install from;
+// constraintFiles those that name a file of versions to hold them to.
+var (
+	requirementFiles = set("-r", "--requirement", "--requirements", "--with-requirements")
+	constraintFiles  = set("-c", "--constraint", "--constraints", "--overrides", "-b", "--build-constraints")
+)
+
+// requirementsURL judges a requirements or constraints file named by a URL
+// (val, the value of flag in w): it is downloaded over whatever the URL
+// says, and a requirements file lists packages that can change at any
+// time, unless the URL names a commit. A file on this machine is not read.
+func (a *auditor) requirementsURL(flag string, w arg, val, tool string) {
+	if !w.lit || !strings.Contains(val, "://") || !(requirementFiles[flag] || constraintFiles[flag]) {
+		return
+	}
+	w.text = val
+	kind := "requirements file"
+	if constraintFiles[flag] {
+		kind = "constraints file"
+	}
+	a.plainFetch(w, quoted(tool)+" downloads a "+kind)
+	if requirementFiles[flag] && !commitURL(val) {
+		a.add(CodeUnpinned, w.path, quoted(tool)+" installs what a requirements file at a URL lists, which can change at any time")
+	}
+}
+
+// commitURL reports whether a URL names a full commit in its path
+// (raw.githubusercontent.com/o/r/<sha>/requirements.txt): what it serves
+// cannot change.
+func commitURL(raw string) bool {
+	u, ok := parseAnyURL(strings.TrimSpace(raw))
+	if !ok {
+		return false
+	}
+	for seg := range strings.SplitSeq(u.Path, "/") {
+		if commitSHA.MatchString(seg) {
+			return true
+		}
+	}
+	return false
 }
 
 // localArchive reports whether a spec names a package file on this machine
@@ -85,6 +129,7 @@ func (a *auditor) pyInstall(args []arg, tool string) {
 		}
 	}
 	specs := operands(args, pipInstallValues, true, func(flag string, w arg, val string) {
+		a.requirementsURL(flag, w, val, tool)
 		switch flag {
 		case "-e", "--editable", "--from":
 			w.text = val

@@ -35,6 +35,29 @@ func sourceLabel(spec string) string {
 // unpinned records a package spec that is not an exact version.
 func (a *auditor) unpinned(spec arg, runner string) {
 	a.add(CodeUnpinned, spec.path, quoted(runner)+" runs "+sourceLabel(spec.text)+" without an exact version")
+	a.plainFetch(spec, quoted(runner)+" fetches a package")
+}
+
+// plainFetch records a download of code that nothing protects on the way:
+// w names it by a URL over plain http (http://, git+http://, pkg @
+// http://) or git://, to a host other than this machine. A source pinned by
+// a hash or a full commit is checked when it arrives, and its callers do
+// not pass it here. subject says who downloads what (`npx` fetches a
+// package).
+func (a *auditor) plainFetch(w arg, subject string) {
+	if !w.lit {
+		return
+	}
+	_, u, ok := wordURL(strings.TrimSpace(w.text))
+	if !ok || loopbackHost(u.Hostname()) {
+		return
+	}
+	switch lower(u.Scheme) {
+	case "http":
+		a.add(CodeInsecureURL, w.path, subject+" from "+safeText(u.Host, 80)+" over plain http, which anyone on the way can replace")
+	case "git":
+		a.add(CodeInsecureURL, w.path, subject+" from "+safeText(u.Host, 80)+" over git://, which neither encrypts nor authenticates, so anyone on the way can replace it")
+	}
 }
 
 // gitPinned reports whether a git or URL source names a full commit: after
@@ -299,8 +322,8 @@ func (a *auditor) pyRunner(args []arg, runner string, depth int) {
 				}
 			}
 		case withValue[name]:
-			if !hasVal {
-				i++
+			if w, ok := optValue(args, &i, val, hasVal); ok {
+				a.requirementsURL(name, w, w.text, runner)
 			}
 		case strings.HasPrefix(t, "-"):
 		default:
@@ -428,8 +451,8 @@ func (a *auditor) peelUVRun(args []arg) []arg {
 				}
 			}
 		case withValue[name]:
-			if !hasVal {
-				i++
+			if w, ok := optValue(args, &i, val, hasVal); ok {
+				a.requirementsURL(name, w, w.text, "uv run")
 			}
 		case strings.HasPrefix(t, "-"):
 		default:

@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -229,18 +230,25 @@ func (a *auditor) pathWord(w arg) {
 
 // urlWord reports credentials written into a URL argument.
 func (a *auditor) urlWord(w arg) {
-	v := w.text
+	if v, _, ok := wordURL(w.text); ok {
+		a.urlSecrets(v, w.path)
+	}
+}
+
+// wordURL returns the URL a word holds: the word itself, the value of a
+// --flag=value word, or what follows a git+ or "pkg @ " prefix, when that
+// is an absolute URL with a host.
+func wordURL(v string) (string, *url.URL, bool) {
 	if i := strings.IndexByte(v, '='); i > 0 && strings.HasPrefix(v, "-") {
 		v = v[i+1:]
 	}
 	i := strings.Index(v, "://")
 	if i <= 0 {
-		return
+		return "", nil, false
 	}
 	v = v[strings.LastIndexAny(v[:i], " \t+@")+1:] // git+https://, pkg @ https://
-	if _, ok := parseAnyURL(v); ok {
-		a.urlSecrets(v, w.path)
-	}
+	u, ok := parseAnyURL(v)
+	return v, u, ok
 }
 
 // shellArgs finds what a shell runs: the script of -c (also in combined

@@ -12,7 +12,7 @@ import "strings"
 var packageTools = map[string]string{
 	"npx": "npm", "pnpx": "npm", "bunx": "npm", "npm": "npm", "pnpm": "npm", "yarn": "npm", "bun": "npm",
 	"uvx": "python", "uv": "python", "pipx": "python", "pip": "python", "pip3": "python",
-	"deno": "deno",
+	"deno": "deno", "gem": "ruby",
 }
 
 // sourceOptions are, per ecosystem, the options whose value is where
@@ -22,6 +22,7 @@ var (
 	sourceOptions = map[string]map[string]bool{
 		"npm":    set("--registry"),
 		"python": set("--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--default-index", "--index"),
+		"ruby":   set("--source", "-s"),
 	}
 	trustOptions = map[string]map[string]bool{
 		"npm":    set("--no-strict-ssl"),
