@@ -143,8 +143,10 @@ import (
 // file of variables (--env-file). 2026.12.40: a package, a requirements or
 // constraints file, a gem source or a git repository fetched over plain
 // http or git:// is insecure_url, and a requirements file named by a URL
-// that does not name a commit is unpinned.
-const Ruleset = "2026.12.40"
+// that does not name a commit is unpinned. 2026.12.41: what a download tool
+// (curl, wget, aria2c, xh, Invoke-WebRequest …) fetches over plain http is
+// insecure_url.
+const Ruleset = "2026.12.41"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -75,11 +75,39 @@ func (a *auditor) shellProgram(c invocation) cmdInfo {
 	return info
 }
 
-// fetcher judges a download tool.
+// fetcher judges a download tool: it fetches content when the server
+// starts, and what it fetches over plain http can be replaced on the way.
 func (a *auditor) fetcher(c invocation) cmdInfo {
 	a.add(CodeFetchExec, c.argv[0].path, "runs "+quoted(c.name)+", which downloads content when the server starts")
+	others := fetchOtherValues[c.name]
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case others[t] || others == nil && psOtherValues[lower(t)]:
+			i++ // a header, a referer, a proxy or data to send, not what is fetched
+		case strings.HasPrefix(t, "--url="), !strings.HasPrefix(t, "-"):
+			a.plainFetch(args[i], quoted(c.name)+" downloads content")
+		}
+	}
 	return cmdInfo{name: c.name, fetches: true}
 }
+
+// fetchOtherValues are, per download tool, the options whose value may
+// hold a URL that is not what the tool downloads (a header, a referer, a
+// proxy, data to send); psOtherValues those of PowerShell's download
+// cmdlets, whose names ignore case.
+var (
+	fetchOtherValues = map[string]map[string]bool{
+		"curl": set("-H", "--header", "--proxy-header", "-e", "--referer", "-x", "--proxy", "--preproxy", "-d",
+			"--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "-F", "--form",
+			"--form-string"),
+		"wget":   set("--header", "--referer", "-e", "--execute", "--post-data", "--body-data"),
+		"aria2c": set("--header", "--referer", "--all-proxy", "--http-proxy", "--https-proxy", "--ftp-proxy"),
+		"xh":     set("--proxy"),
+	}
+	psOtherValues = set("-headers", "-proxy", "-body")
+)
 
 // eval judges eval run by the wiring itself (inside a script, the script
 // walker judges what eval runs).

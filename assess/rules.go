@@ -44,7 +44,7 @@ var ruleTable = []registry.Rule{
 		"The MCP server is a remote HTTP endpoint (or reached over ssh or PsExec): the context you share leaves your machine.",
 		"Prefer a local stdio server; if the endpoint is needed, document who operates it and what it receives."),
 	rule(CodeInsecureURL, registry.LevelDanger, true,
-		"A URL the wiring connects to or downloads from (the endpoint, an [artifacts] URL, a module a runner fetches, a package registry or index, a package, requirements file, gem source or git repository named by its URL) is not HTTPS (http://, git://), or certificate checks are turned off (NODE_TLS_REJECT_UNAUTHORIZED=0, pip --trusted-host, npm --strict-ssl=false …), so traffic, credentials and downloaded code travel unprotected and can be replaced on the way.",
+		"A URL the wiring connects to or downloads from (the endpoint, an [artifacts] URL, a module a runner fetches, a package registry or index, a package, requirements file, gem source or git repository named by its URL, what curl, wget, aria2c or Invoke-WebRequest download) is not HTTPS (http://, git://), or certificate checks are turned off (NODE_TLS_REJECT_UNAUTHORIZED=0, pip --trusted-host, npm --strict-ssl=false …), so traffic, credentials and downloaded code travel unprotected and can be replaced on the way.",
 		"Use https:// URLs: serve the endpoint over https and point mcp.url at it; download artifacts, modules, packages, requirements files and repositories over https (or pin them by hash or commit); leave certificate checks on."),
 	rule(CodeRequestHeaders, registry.LevelWarn, false,
 		"The HTTP transport sends request headers, which may carry credentials.",
