@@ -2,6 +2,7 @@ package transparency
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strconv"
@@ -160,6 +161,9 @@ func OpenCheckpoint(signed []byte, origin string, keys ...VerifierKey) (Checkpoi
 			return Checkpoint{}, nil, fmt.Errorf("%w: not a signed note", ErrCheckpoint)
 		}
 	}
+	if !canonicalSignatures(n) {
+		return Checkpoint{}, nil, fmt.Errorf("%w: a signature is not in canonical base64", ErrCheckpoint)
+	}
 	c, err := ParseCheckpoint([]byte(n.Text))
 	if err != nil {
 		return Checkpoint{}, nil, err
@@ -172,4 +176,20 @@ func OpenCheckpoint(signed []byte, origin string, keys ...VerifierKey) (Checkpoi
 		signedBy = append(signedBy, ids[fmt.Sprintf("%s+%08x", s.Name, s.Hash)])
 	}
 	return c, signedBy, nil
+}
+
+// canonicalSignatures reports whether every signature line of n is written
+// in canonical base64. The note package decodes leniently: a final
+// character whose unused bits are not zero gives the same signature bytes,
+// so one signed checkpoint could be written in more than one way, and two
+// parties comparing checkpoints byte for byte would disagree.
+func canonicalSignatures(n *note.Note) bool {
+	for _, sigs := range [][]note.Signature{n.Sigs, n.UnverifiedSigs} {
+		for _, s := range sigs {
+			if _, err := base64.StdEncoding.Strict().DecodeString(s.Base64); err != nil {
+				return false
+			}
+		}
+	}
+	return true
 }

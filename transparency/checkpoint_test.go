@@ -112,13 +112,14 @@ func TestSignAndOpenCheckpoint(t *testing.T) {
 		keys   []transparency.VerifierKey
 		want   string
 	}{
-		"no keys":        {signed, "registry.example", nil, "no key"},
-		"unknown key":    {signed, "registry.example", []transparency.VerifierKey{stranger.Verifier()}, "not signed by a known key"},
-		"other origin":   {signed, "registry.other", []transparency.VerifierKey{active.Verifier()}, "origin"},
-		"tampered size":  {bytes.Replace(signed, []byte("\n42\n"), []byte("\n43\n"), 1), "registry.example", []transparency.VerifierKey{active.Verifier()}, "does not verify"},
-		"garbage":        {[]byte("\x1b[31m"), "registry.example", []transparency.VerifierKey{active.Verifier()}, "not a signed note"},
-		"body only":      {[]byte(sampleCheckpointText), "registry.example", []transparency.VerifierKey{active.Verifier()}, "not a signed note"},
-		"forged by name": {mustSign(t, sampleCheckpoint, stranger), "registry.example", []transparency.VerifierKey{active.Verifier()}, "not signed by a known key"},
+		"no keys":                 {signed, "registry.example", nil, "no key"},
+		"unknown key":             {signed, "registry.example", []transparency.VerifierKey{stranger.Verifier()}, "not signed by a known key"},
+		"other origin":            {signed, "registry.other", []transparency.VerifierKey{active.Verifier()}, "origin"},
+		"tampered size":           {bytes.Replace(signed, []byte("\n42\n"), []byte("\n43\n"), 1), "registry.example", []transparency.VerifierKey{active.Verifier()}, "does not verify"},
+		"garbage":                 {[]byte("\x1b[31m"), "registry.example", []transparency.VerifierKey{active.Verifier()}, "not a signed note"},
+		"body only":               {[]byte(sampleCheckpointText), "registry.example", []transparency.VerifierKey{active.Verifier()}, "not a signed note"},
+		"forged by name":          {mustSign(t, sampleCheckpoint, stranger), "registry.example", []transparency.VerifierKey{active.Verifier()}, "not signed by a known key"},
+		"non-canonical signature": {nonCanonical(t, signed), "registry.example", []transparency.VerifierKey{active.Verifier()}, "canonical base64"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -143,6 +144,31 @@ func TestSignAndOpenCheckpoint(t *testing.T) {
 	if _, err := transparency.SignCheckpoint(sampleCheckpoint); err == nil {
 		t.Error("SignCheckpoint without a signer succeeded")
 	}
+}
+
+// nonCanonical rewrites the first signature of a signed note so that its
+// base64 has a non-zero unused bit: the same signature bytes, written
+// another way.
+func nonCanonical(t *testing.T, signed []byte) []byte {
+	t.Helper()
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	out := bytes.Clone(signed)
+	// After the blank line that ends the body; an Ed25519 note signature
+	// is 68 bytes, written with one '=' of padding.
+	sigs := bytes.Index(out, []byte("\n\n"))
+	i := bytes.Index(out[sigs+1:], []byte("=\n")) + sigs + 1
+	if sigs < 0 || i <= sigs+1 {
+		t.Fatalf("no padded signature in %q", signed)
+	}
+	v := strings.IndexByte(alphabet, out[i-1])
+	if v < 0 || v&3 != 0 {
+		t.Fatalf("the signature's last character %q is not canonical already", out[i-1])
+	}
+	out[i-1] = alphabet[v|1]
+	if bytes.Equal(out, signed) {
+		t.Fatal("nothing changed")
+	}
+	return out
 }
 
 func mustSign(t *testing.T, c transparency.Checkpoint, s ...note.Signer) []byte {
