@@ -145,8 +145,10 @@ import (
 // http or git:// is insecure_url, and a requirements file named by a URL
 // that does not name a commit is unpinned. 2026.12.41: what a download tool
 // (curl, wget, aria2c, xh, Invoke-WebRequest …) fetches over plain http is
-// insecure_url.
-const Ruleset = "2026.12.41"
+// insecure_url. 2026.12.42: the program a tool runs for a password
+// (SSH_ASKPASS, SUDO_ASKPASS, *_PASSWORD_COMMAND, *_PASSCOMMAND) is a
+// command line, judged like GIT_SSH_COMMAND's.
+const Ruleset = "2026.12.42"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -618,12 +620,16 @@ var commandEnv = set("GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_E
 	"SVN_SSH", "HGEDITOR", "HGMERGE", "CVSEDITOR", "FZF_DEFAULT_COMMAND", "PROMPT_COMMAND")
 
 // commandEnvName reports whether the variable key holds a command line:
-// one of commandEnv, or a program's own pager or editor, which programs
-// name after themselves (GH_PAGER, PSQL_PAGER, SYSTEMD_PAGER, AWS_PAGER,
-// KUBE_EDITOR, SUDO_EDITOR …) and run the same way.
+// one of commandEnv, a program's own pager or editor, which programs name
+// after themselves (GH_PAGER, PSQL_PAGER, SYSTEMD_PAGER, AWS_PAGER,
+// KUBE_EDITOR, SUDO_EDITOR …) and run the same way, or the program a tool
+// runs to ask for a password or read one (SSH_ASKPASS, SUDO_ASKPASS,
+// RESTIC_PASSWORD_COMMAND, RCLONE_PASSWORD_COMMAND, BORG_PASSCOMMAND …),
+// which it runs whenever it needs one.
 func commandEnvName(key string) bool {
 	k := strings.ToUpper(key)
-	return commandEnv[k] || strings.HasSuffix(k, "_PAGER") || strings.HasSuffix(k, "_EDITOR")
+	return commandEnv[k] || strings.HasSuffix(k, "_PAGER") || strings.HasSuffix(k, "_EDITOR") ||
+		strings.HasSuffix(k, "_ASKPASS") || strings.HasSuffix(k, "_PASSWORD_COMMAND") || strings.HasSuffix(k, "_PASSCOMMAND")
 }
 
 // envCommand judges the value of a command-line variable like any script
