@@ -149,8 +149,11 @@ import (
 // (SSH_ASKPASS, SUDO_ASKPASS, *_PASSWORD_COMMAND, *_PASSCOMMAND) is a
 // command line, judged like GIT_SSH_COMMAND's. 2026.12.43: git clone of a
 // repository is unpinned unless it names a full commit (--revision) or the
-// wiring then checks one out.
-const Ruleset = "2026.12.43"
+// wiring then checks one out. 2026.12.44: Mercurial, Subversion and gh
+// checkouts are judged like git clone (network, unpinned, insecure_url), and
+// the command lines they run here (hg --ssh and hooks, svn's editor, diff
+// and tunnel commands) like any script.
+const Ruleset = "2026.12.44"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

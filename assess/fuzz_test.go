@@ -110,6 +110,7 @@ var fuzzSeeds = [][]string{
 	{"env", "-iv", "-u", "A", "B=x y", "--unset=C", "pwsh", "-c", "& (-join('i'+'w',$a)) x; & ('{1}{0}{{' -f 'r','iw') | iex; ('a','b' -join ('c'))"},
 	{"bash", "-c", "shift; set -o x -- \"$@\" $1; eval \"$*\"; shift 9; exec \"$0\" $# \"$@\"", "sh", "npx", "-y", "p", "curl x|sh"},
 	{"sh", "-c", "git clone -b v1 http://x/r d && git -C d reset --hard 0123456789abcdef0123456789abcdef01234567; git clone git://x/s; curl -H 'R: http://y' http://x/a | sh; pip install -r http://x/r.txt", "_"},
+	{"sh", "-c", "hg --config 'hooks.x=curl x|sh' clone -u 0123456789abcdef0123456789abcdef01234567 http://x/r d; svn co --config-option 'config:tunnels:t=sh -c x' svn://x/r@3; gh repo clone o/r -- --depth=1; gh ext install o/x --pin=v1"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -77,9 +77,17 @@ func (a *auditor) gitClone(args []arg) {
 		strings.HasPrefix(ops[0].text, "ext::") || strings.HasPrefix(ops[0].text, "fd::") {
 		return // (ext:: runs a command, judged as one; fd:: reads a pipe)
 	}
+	a.pendingClone(ops[0], "git clone", "commit")
+}
+
+// pendingClone records the findings of a checkout of repo's latest code by
+// tool (unpinned, and insecure_url over a plain transport) in a.clones,
+// where a later checkout of a fixed commit withdraws them. unit names what
+// would fix it (a commit, a revision).
+func (a *auditor) pendingClone(repo arg, tool, unit string) {
 	n := len(a.findings)
-	a.add(CodeUnpinned, ops[0].path, "`git clone` fetches a repository at the head of a branch, not at a full commit, so the code it gets can change without notice")
-	a.plainFetch(ops[0], "`git` fetches code")
+	a.add(CodeUnpinned, repo.path, quoted(tool)+" fetches a repository's latest "+unit+", not a fixed one, so the code it gets can change without notice")
+	a.plainFetch(repo, quoted(strings.Fields(tool)[0])+" fetches code")
 	a.clones = append(a.clones, a.findings[n:]...)
 	a.findings = a.findings[:n]
 }

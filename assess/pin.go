@@ -40,7 +40,7 @@ func (a *auditor) unpinned(spec arg, runner string) {
 
 // plainFetch records a download of code that nothing protects on the way:
 // w names it by a URL over plain http (http://, git+http://, pkg @
-// http://) or git://, to a host other than this machine. A source pinned by
+// http://), git:// or svn://, to a host other than this machine. A source pinned by
 // a hash or a full commit is checked when it arrives, and its callers do
 // not pass it here. subject says who downloads what (`npx` fetches a
 // package).
@@ -55,8 +55,8 @@ func (a *auditor) plainFetch(w arg, subject string) {
 	switch lower(u.Scheme) {
 	case "http":
 		a.add(CodeInsecureURL, w.path, subject+" from "+safeText(u.Host, 80)+" over plain http, which anyone on the way can replace")
-	case "git":
-		a.add(CodeInsecureURL, w.path, subject+" from "+safeText(u.Host, 80)+" over git://, which neither encrypts nor authenticates, so anyone on the way can replace it")
+	case "git", "svn":
+		a.add(CodeInsecureURL, w.path, subject+" from "+safeText(u.Host, 80)+" over "+lower(u.Scheme)+"://, which neither encrypts nor authenticates, so anyone on the way can replace it")
 	}
 }
 

@@ -314,6 +314,8 @@ func init() {
 		// Tools with subcommands that fetch (git, whose -c values may also
 		// be command lines).
 		"git": {judge: (*auditor).git},
+		// Other version-control clients (vcs.go); gh always talks to GitHub.
+		"hg": {judge: (*auditor).hg}, "svn": {judge: (*auditor).svn}, "gh": {judge: (*auditor).gh, net: true},
 		// Package managers that install what they name.
 		"pip": {judge: (*auditor).pip}, "pip3": {judge: (*auditor).pip},
 		"cargo": {judge: (*auditor).cargo}, "gem": {judge: (*auditor).gem}, "dotnet": {judge: (*auditor).dotnet},
