@@ -152,8 +152,10 @@ import (
 // wiring then checks one out. 2026.12.44: Mercurial, Subversion and gh
 // checkouts are judged like git clone (network, unpinned, insecure_url), and
 // the command lines they run here (hg --ssh and hooks, svn's editor, diff
-// and tunnel commands) like any script.
-const Ruleset = "2026.12.44"
+// and tunnel commands) like any script. 2026.12.45: docker and podman build
+// use the network, and a build context fetched by its URL is unpinned
+// unless it names a full commit.
+const Ruleset = "2026.12.45"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

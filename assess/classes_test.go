@@ -1688,3 +1688,23 @@ func TestAuditOtherVCS(t *testing.T) {
 		{"gh pr list", stdio("gh", "pr", "list"), []string{}, true, false},
 	})
 }
+
+// TestAuditContainerBuild holds docker and podman build to using the
+// network (the base images are pulled), and a build context fetched by its
+// URL to unpinned unless it names a full commit, and to insecure_url over
+// plain http.
+func TestAuditContainerBuild(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	runCases(t, []auditCase{
+		{"a repository's head", stdio("docker", "build", "-t", "x", "https://github.com/o/r.git"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"buildx, ssh", stdio("docker", "buildx", "build", "git@github.com:o/r.git#main"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"a named context over http", stdio("docker", "build", "--build-context", "src=http://x.example/c.tar", "."), []string{
+			"danger insecure_url mcp.args[2]", "warn unpinned mcp.args[2]"}, true, false},
+		{"built then run", stdio("sh", "-c", "docker build -t x https://github.com/o/r.git && docker run --rm -i x"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", "warn unpinned mcp.args[1]", "warn unpinned mcp.args[1]"}, true, true},
+		// Look-alikes: a commit, a directory here, an image as a context.
+		{"at a commit", stdio("docker", "image", "build", "https://github.com/o/r.git#"+sha+":sub"), []string{}, true, false},
+		{"a directory", stdio("podman", "build", "-t", "x", "."), []string{}, true, false},
+		{"an image context", stdio("docker", "buildx", "build", "--build-context", "base=docker-image://alpine:3", "."), []string{}, true, false},
+	})
+}

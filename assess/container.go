@@ -38,10 +38,17 @@ func (a *auditor) container(c invocation) cmdInfo {
 	if rest[0].text == "compose" {
 		return a.compose(name, rest[1:], depth)
 	}
+	if (rest[0].text == "image" || rest[0].text == "buildx" || rest[0].text == "builder") && len(rest) > 1 {
+		rest = rest[1:] // docker image pull|build, docker buildx build
+	}
 	sub := rest[0].text
 	if sub != "run" && sub != "exec" && sub != "create" {
-		if sub == "pull" {
+		switch sub {
+		case "pull":
 			a.inferred.Network = true
+		case "build":
+			a.inferred.Network = true // the base images are pulled
+			a.buildContext(name, rest[1:])
 		}
 		return info
 	}
@@ -367,4 +374,48 @@ func (a *auditor) compose(name string, args []arg, depth int) cmdInfo {
 		info.stdinScript = inner.stdinScript
 	}
 	return info
+}
+
+// containerBuildValues are the options of docker, podman and buildx build
+// that take a value.
+var containerBuildValues = set("-t", "--tag", "-f", "--file", "--build-arg", "--target", "--platform", "--label",
+	"--network", "--secret", "--ssh", "--cache-from", "--cache-to", "-o", "--output", "--iidfile", "--progress",
+	"--add-host", "--shm-size", "--ulimit", "-m", "--memory", "--memory-swap", "--cpu-shares", "--cpu-period",
+	"--cpu-quota", "--cpuset-cpus", "--cpuset-mems", "--isolation", "--build-context", "--metadata-file",
+	"--attest", "--annotation", "--allow", "--builder", "--call", "--cgroup-parent", "--pull", "--provenance",
+	"--sbom", "--layers", "--jobs", "--format", "--authfile", "--creds", "--cert-dir", "--runtime", "--arch",
+	"--os", "--variant", "--volume", "-v", "--env", "--label-file", "--manifest", "--sign-by", "--squash-all")
+
+// buildContext judges what docker build builds from: a context named by a
+// URL (a git repository, a tarball) or a --build-context NAME=URL is
+// fetched when the server starts, so it is unpinned unless it names a full
+// commit (URL#<commit>), and over plain http it can be replaced on the way.
+func (a *auditor) buildContext(tool string, args []arg) {
+	judge := func(w arg) {
+		t := strings.TrimSpace(w.text)
+		l := lower(t)
+		if !w.lit || !(strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "git://") ||
+			strings.HasPrefix(l, "ssh://") || strings.HasPrefix(l, "git@") || strings.HasPrefix(l, "github.com/")) {
+			return // a directory here, - (standard input), an image (docker-image://)
+		}
+		if _, frag, ok := strings.Cut(t, "#"); ok {
+			ref, _, _ := strings.Cut(frag, ":")
+			if commitSHA.MatchString(ref) {
+				return
+			}
+		}
+		a.add(CodeUnpinned, w.path, quoted(tool+" build")+" builds from a context fetched by its URL, which can change without notice (a repository is fixed only at URL#<commit>)")
+		a.plainFetch(w, quoted(tool)+" fetches a build context")
+	}
+	ops := operands(args, containerBuildValues, true, func(flag string, w arg, val string) {
+		if flag == "--build-context" {
+			if _, src, ok := strings.Cut(val, "="); ok {
+				w.text = src
+				judge(w)
+			}
+		}
+	})
+	if len(ops) > 0 {
+		judge(ops[len(ops)-1])
+	}
 }
