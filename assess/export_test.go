@@ -7,6 +7,7 @@ const (
 	MaxNesting     = maxNesting
 	MaxDepth       = maxDepth
 	MaxPeel        = maxPeel
+	MaxTrials      = maxTrials
 	MaxVarBytes    = maxVarBytes
 	MaxExpanded    = maxExpandedBytes
 	MaxBraceWords  = maxBraceWords

@@ -112,6 +112,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "git clone -b v1 http://x/r d && git -C d reset --hard 0123456789abcdef0123456789abcdef01234567; git clone git://x/s; curl -H 'R: http://y' http://x/a | sh; pip install -r http://x/r.txt", "_"},
 	{"sh", "-c", "hg --config 'hooks.x=curl x|sh' clone -u 0123456789abcdef0123456789abcdef01234567 http://x/r d; svn co --config-option 'config:tunnels:t=sh -c x' svn://x/r@3; gh repo clone o/r -- --depth=1; gh ext install o/x --pin=v1"},
 	{"docker", "buildx", "build", "--build-context", "a=http://x/c.tar", "--build-context=b=docker-image://i:1", "-f", "D", "git@h:o/r.git#v1:d"},
+	{"fakeroot", "-g", "x", "rr", "record", "--", "node", "s.js", "start", "uvx", "p", "eval", "sh -c 'curl x|sh'", "--exec", "python", "-c", "1"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -9,8 +9,12 @@ import (
 // program judges the program that finally runs, with its arguments, by its
 // rule in the programs table.
 func (a *auditor) program(c invocation) cmdInfo {
-	rule := programFor(c.name)
+	rule, known := programFor(c.name)
 	a.words(c, rule)
+	if !known {
+		a.unknownProgram(c)
+		return cmdInfo{name: c.name}
+	}
 	if packageTools[c.name] != "" {
 		a.packageSources(c)
 	}

@@ -30,6 +30,13 @@ type programRule struct {
 	shell shellKind
 }
 
+// inert reports whether r is the rule of a program that runs nothing and
+// reads nothing of note (cd, mkdir, sleep …): known only so that its words
+// are not read as a command.
+func (r programRule) inert() bool {
+	return r.judge == nil && !r.net && !r.exec && !r.reader && r.shell == notShell
+}
+
 type shellKind uint8
 
 const (
@@ -366,15 +373,34 @@ func init() {
 		"grep": reader, "test": reader, "[": reader, "ls": reader, "stat": reader, "wc": reader, "diff": reader,
 		"file": reader, "readlink": reader, "realpath": reader, "echo": reader, "printf": reader,
 		"dirname": reader, "basename": reader,
+		// Utilities and shell builtins that run nothing they are given:
+		// known, so that their words are not read as a command the way an
+		// unknown program's are (unknown.go). Those that write keep the
+		// checks of a write.
+		"cd": {}, "pushd": {}, "popd": {}, "mkdir": {}, "rm": {}, "rmdir": {}, "cp": {}, "mv": {}, "ln": {},
+		"touch": {}, "chmod": {}, "chown": {}, "chgrp": {}, "install": {}, "mktemp": {}, "tee": {}, "sleep": {},
+		"kill": {}, "killall": {}, "pkill": {}, "wait": {}, "sort": {}, "uniq": {}, "cut": {}, "tr": {}, "jq": {},
+		"yq": {}, "cmp": {}, "seq": {}, "yes": {}, "sha256sum": {}, "md5sum": {}, "date": {}, "whoami": {},
+		"uname": {}, "hostname": {}, "id": {}, "pwd": {}, "ps": {}, "df": {}, "du": {}, "clear": {}, "stty": {},
+		"tput": {}, "logger": {}, "true": {}, "false": {}, "exit": {}, "return": {}, "shift": {}, "break": {},
+		"continue": {}, "umask": {}, "ulimit": {}, "read": {}, "local": {}, "declare": {}, "typeset": {},
+		"readonly": {}, "export": {}, "unset": {}, "set": {}, "let": {}, "hash": {}, "getopts": {}, "shopt": {},
+		"setopt": {}, "disown": {}, "jobs": {}, "fg": {}, "bg": {},
 	}
 }
 
-// programFor returns the rule of a program, by name and then by family.
-func programFor(name string) programRule {
+// programFor returns the rule of the program name, and whether the audit
+// knows name at all: a program of the table (by its name or its family) or
+// a wrapper, whose rule is the zero rule.
+func programFor(name string) (programRule, bool) {
 	if r, ok := programs[name]; ok {
-		return r
+		return r, true
 	}
-	return programs[family(name)]
+	if r, ok := programs[family(name)]; ok {
+		return r, true
+	}
+	_, ok := wrappers[name]
+	return programRule{}, ok
 }
 
 // isPOSIXShell reports whether name is a shell whose scripts are parsed.

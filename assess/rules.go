@@ -95,7 +95,7 @@ var ruleTable = []registry.Rule{
 		"An interpreter runs a program written inline in the wiring (python -c, node -e, bun run -e, perl -e or -M with code, R -e, erl -eval, deno eval, an awk program, make --eval rules, a data: URL module, expect -c …), also behind a wrapper (uv run python -c, poetry run …) or in a command string; so do an editor's or debugger's commands given on its command line (vim -c, emacs --eval, gdb -ex) and script URLs (mshta vbscript:…).",
 		"Ship the program as a file of a pinned package and run that."),
 	rule(CodeUnparsableShell, registry.LevelWarn, true,
-		"A shell script, encoded command or wrapper chain of the wiring could not be parsed, or is beyond the analysis limits (8 nested scripts or wrappers, 32 wrappers on one command line, 64 nested brackets, 16 KiB per script, 10,000 syntax nodes per audit), or a program is named by a placeholder the user fills in (${SHELL} -c …), so what runs cannot be known.",
+		"A shell script, encoded command or wrapper chain of the wiring could not be parsed, or is beyond the analysis limits (8 nested scripts or wrappers, 32 wrappers on one command line, 32 commands read after programs it does not know, 64 nested brackets, 16 KiB per script, 10,000 syntax nodes per audit), or a program is named by a placeholder the user fills in (${SHELL} -c …), so what runs cannot be known.",
 		"Use a short, plain script (or none), and name the program the wiring runs: what cannot be analysed cannot be listed."),
 	rule(CodeLiteralSecret, registry.LevelDanger, true,
 		"The manifest contains a literal credential (URL userinfo, a secret query parameter, a token in a header or env value).",

@@ -147,7 +147,7 @@ func TestLimitsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]int{"maxScriptBytes": assess.MaxScriptBytes, "maxNodes": assess.MaxNodes,
-		"maxNesting": assess.MaxNesting, "maxDepth": assess.MaxDepth, "maxPeel": assess.MaxPeel,
+		"maxNesting": assess.MaxNesting, "maxDepth": assess.MaxDepth, "maxPeel": assess.MaxPeel, "maxTrials": assess.MaxTrials,
 		"maxVarBytes": assess.MaxVarBytes, "maxExpandedBytes": assess.MaxExpanded,
 		"maxBraceWords": assess.MaxBraceWords, "maxBraceGroups": assess.MaxBraceGroups}
 	got := map[string]int{}

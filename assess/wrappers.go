@@ -6,8 +6,8 @@ import (
 
 // Wrappers that run a command line in a prepared environment, a sandbox, a
 // tracer or under a lock. Each is peeled by the grammar of its own options,
-// so that what it runs is judged; a wrapper the audit did not know would
-// hide everything behind it.
+// so that what it runs is judged exactly; a wrapper the audit does not know
+// is read by the rules of unknown.go.
 
 // optionsThen peels `tool [options] command…` for a tool that reads its
 // options as getopt does: the options in withValue take a value (the next

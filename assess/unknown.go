@@ -1,0 +1,88 @@
+package assess
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/registryd/registryd/registry"
+)
+
+// A program the audit does not know may be a wrapper: fakeroot, cgexec,
+// rr record, a project's own launcher. Peeling only the wrappers it knows
+// would let any other name hide what follows it (`fakeroot sh -c 'curl …
+// | sh'` passed with no finding). So the words of an unknown program that
+// name a program the audit knows are read as a command it may run:
+//
+//   - in command position (the first word that is not an option, the word
+//     after `--`, after a run-like verb such as `run` or `start` in that
+//     position, or after an option such as --exec) the words from there on
+//     are judged as the command the program runs;
+//   - anywhere else they are judged only when they show code being run
+//     (a shell's script, inline code, a download, a pipe into a shell,
+//     obfuscated commands) or could not be analysed; otherwise what they
+//     would add is dropped.
+//
+// Each reading costs one of maxTrials, so that no manifest can make the
+// audit read the same words over and over.
+
+// maxTrials bounds the readings of an unknown program's words as a command
+// over the whole audit.
+const maxTrials = 32
+
+// runVerbs are first operands after which an unknown program's next word is
+// in command position (pm2 start CMD, rr record CMD, perf stat CMD).
+var runVerbs = set("run", "exec", "start", "launch", "spawn", "x", "wrap", "record", "stat", "trace", "do")
+
+// runOptions are options whose value, the next word, is a command (an
+// unknown launcher's --exec CMD …).
+var runOptions = set("--exec", "--cmd", "--command", "--run", "--wrap")
+
+// commonWords are names of programs the audit knows that are also ordinary
+// words of a command line (a subcommand, a mode): in command position they
+// are judged only when they show code being run, as anywhere else.
+var commonWords = set("arch", "builtin", "command", "exec", "start", "time", "script", "watch", "screen", "env",
+	"op", "eval", "find", "make", "task", "just", "view", "port", "reg", "r", "ex", "expect", "hh", "bb", "dx",
+	"go", "nu", "sg", "su", "x")
+
+// runsCode are the codes whose finding shows that words judged as a
+// command run code, or that what they run could not be analysed: they make
+// a reading outside command position count, so that no bound the reading
+// met is dropped with it.
+var runsCode = set(CodeShellExec, CodeInlineCode, CodeFetchExec, CodePipeToShell, CodeObfuscatedExec, CodeUnparsableShell)
+
+// unknownProgram judges the words of a program the audit has no rule for,
+// as the comment at the top of this file says.
+func (a *auditor) unknownProgram(c invocation) {
+	args := c.args()
+	first := slices.IndexFunc(args, func(w arg) bool { return !strings.HasPrefix(w.text, "-") })
+	for i := 0; i+1 < len(args); i++ {
+		w := args[i]
+		if !w.lit || strings.HasPrefix(w.text, "-") {
+			continue
+		}
+		name := progName(w.text)
+		if _, known := programFor(name); !known {
+			continue
+		}
+		position := i == first ||
+			i > 0 && (args[i-1].text == "--" || runOptions[args[i-1].text]) ||
+			first >= 0 && i == first+1 && runVerbs[args[first].text]
+		position = position && !commonWords[name]
+		if a.trials >= maxTrials {
+			if a.trials == maxTrials { // reported once
+				a.limit(w.path, "too many words read as commands of programs the audit does not know")
+				a.trials++
+			}
+			return
+		}
+		a.trials++
+		n, inferred, piped, persisted := len(a.findings), a.inferred, a.piped, a.persisted
+		clones := slices.Clone(a.clones)
+		a.shellEnv = c.env
+		a.command(args[i:], c.depth+1, c.ctx)
+		if position || slices.ContainsFunc(a.findings[n:], func(f registry.Finding) bool { return runsCode[f.Code] }) {
+			continue
+		}
+		a.findings, a.inferred, a.piped, a.persisted, a.clones = a.findings[:n], inferred, piped, persisted, clones
+	}
+}
