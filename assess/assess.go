@@ -156,8 +156,10 @@ import (
 // use the network, and a build context fetched by its URL is unpinned
 // unless it names a full commit. 2026.12.46: the words of a program the
 // audit does not know that name one it knows are read as the command it
-// runs (in command position, or anywhere when they run code).
-const Ruleset = "2026.12.46"
+// runs (in command position, or anywhere when they run code). 2026.12.47:
+// the code shell builtins keep to run later (trap, alias, readarray -C,
+// complete -C, bind -x) is judged as a script.
+const Ruleset = "2026.12.47"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
