@@ -158,8 +158,12 @@ import (
 // audit does not know that name one it knows are read as the command it
 // runs (in command position, or anywhere when they run code). 2026.12.47:
 // the code shell builtins keep to run later (trap, alias, readarray -C,
-// complete -C, bind -x) is judged as a script.
-const Ruleset = "2026.12.47"
+// complete -C, bind -x) is judged as a script. 2026.12.48: the command
+// lines git's subcommands run (rebase --exec, submodule foreach, bisect
+// run, filter-branch, difftool --extcmd) and write (git config) are judged,
+// a command written into every repository's configuration is persistence,
+// and rsync --rsync-path is judged as the other host's command.
+const Ruleset = "2026.12.48"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -113,7 +113,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "hg --config 'hooks.x=curl x|sh' clone -u 0123456789abcdef0123456789abcdef01234567 http://x/r d; svn co --config-option 'config:tunnels:t=sh -c x' svn://x/r@3; gh repo clone o/r -- --depth=1; gh ext install o/x --pin=v1"},
 	{"docker", "buildx", "build", "--build-context", "a=http://x/c.tar", "--build-context=b=docker-image://i:1", "-f", "D", "git@h:o/r.git#v1:d"},
 	{"fakeroot", "-g", "x", "rr", "record", "--", "node", "s.js", "start", "uvx", "p", "eval", "sh -c 'curl x|sh'", "--exec", "python", "-c", "1"},
-	{"bash", "-c", "X='npx -y p'; trap -- \"$X\" EXIT; trap - INT; alias a='curl x|sh' b; mapfile -tC'uvx q' -c1 v; bind -x '\"\\C-x\":wget y'; complete -o d -C 'sh -c z' f"},
+	{"bash", "-c", "X='npx -y p'; trap -- \"$X\" EXIT; trap - INT; alias a='curl x|sh' b; mapfile -tC'uvx q' -c1 v; bind -x '\"\\C-x\":wget y'; complete -o d -C 'sh -c z' f"}, {"sh", "-c", "git rebase -x'curl x|sh' --exec=y; git submodule foreach --recursive npx p; git bisect run uvx q; git filter-branch --env-filter=z --msg-filter cat; git difftool -xw; git config --global alias.a '!wget u'; git config set core.hooksPath h; rsync --rsync-path 'sh -c v' a h:b"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

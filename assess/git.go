@@ -47,6 +47,7 @@ func (a *auditor) git(c invocation) cmdInfo {
 			a.clones = a.clones[:0] // the code that runs is the commit's
 		}
 		a.gitSubcommand(args[i].text, args[i+1:], c.depth)
+		a.gitRuns(args[i].text, args[i+1:], c)
 	}
 	return cmdInfo{name: c.name}
 }

@@ -107,6 +107,18 @@ func (a *auditor) rsync(c invocation) cmdInfo {
 			v = arg{text: t[len("--rsh="):], path: args[i].path, lit: args[i].lit}
 		case strings.HasPrefix(t, "-e") && !strings.HasPrefix(t, "--"):
 			v = arg{text: t[2:], path: args[i].path, lit: args[i].lit}
+		case t == "--rsync-path" || strings.HasPrefix(t, "--rsync-path="):
+			// The program rsync starts on the other host, through its
+			// shell: judged like ssh's remote command, not counted as
+			// what runs here.
+			name, val, joined := strings.Cut(t, "=")
+			if w, ok := optValue(args, &i, val, joined && name == "--rsync-path"); ok && w.lit {
+				saved := a.inferred
+				sc := &scan{a: a, path: w.path, depth: c.depth + 1}
+				sc.script(w.text)
+				a.inferred = saved
+			}
+			continue
 		default:
 			continue
 		}
