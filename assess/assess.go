@@ -163,7 +163,10 @@ import (
 // run, filter-branch, difftool --extcmd) and write (git config) are judged,
 // a command written into every repository's configuration is persistence,
 // and rsync --rsync-path is judged as the other host's command.
-const Ruleset = "2026.12.48"
+// 2026.12.49: wget2, curlie, axel and the LWP commands are download tools;
+// DNS, finger and whois lookups, text browsers, openssl s_client, tftp,
+// smbclient and the cloud storage clients use the network.
+const Ruleset = "2026.12.49"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

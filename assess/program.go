@@ -107,8 +107,11 @@ var (
 			"--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "-F", "--form",
 			"--form-string"),
 		"wget":   set("--header", "--referer", "-e", "--execute", "--post-data", "--body-data"),
+		"wget2":  set("--header", "--referer", "-e", "--execute", "--post-data", "--body-data"),
 		"aria2c": set("--header", "--referer", "--all-proxy", "--http-proxy", "--https-proxy", "--ftp-proxy"),
 		"xh":     set("--proxy"),
+		"curlie": set("-H", "--header", "-e", "--referer", "-x", "--proxy", "-d", "--data", "--data-raw",
+			"--data-binary", "-F", "--form"),
 	}
 	psOtherValues = set("-headers", "-proxy", "-body")
 )

@@ -266,12 +266,20 @@ func init() {
 		"curl": fetcher, "wget": fetcher, "aria2c": fetcher, "xh": fetcher,
 		"invoke-webrequest": fetcher, "iwr": fetcher, "irm": fetcher, "invoke-restmethod": fetcher,
 		"start-bitstransfer": fetcher,
+		"wget2":              fetcher, "curlie": fetcher, "axel": fetcher, "lwp-download": fetcher, "lwp-request": fetcher,
+		"lwp-mirror": fetcher,
 		// eval, and PowerShell's Invoke-Expression: text run as code.
 		"eval": {judge: (*auditor).eval, exec: true},
 		"iex":  {judge: (*auditor).psInvoke, exec: true}, "invoke-expression": {judge: (*auditor).psInvoke, exec: true},
 		// Remote access and transfer.
 		"ssh": sshTool, "scp": sshTool, "sftp": sshTool, "rsync": {judge: (*auditor).rsync, net: true},
-		"telnet": netTool, "ftp": netTool,
+		"telnet": netTool, "ftp": netTool, "tftp": netTool, "smbclient": netTool,
+		// Network clients whose output can carry a payload (a DNS TXT
+		// record, a finger plan, a page dumped as text) and the clients
+		// of cloud storage: they always use the network.
+		"finger": netTool, "dig": netTool, "nslookup": netTool, "drill": netTool, "kdig": netTool, "whois": netTool,
+		"lynx": netTool, "w3m": netTool, "elinks": netTool, "aws": netTool, "gsutil": netTool, "gcloud": netTool,
+		"az": netTool, "rclone": netTool, "s3cmd": netTool, "azcopy": netTool, "huggingface-cli": netTool,
 		// Network tools that can hand their connection to a program.
 		"nc": netExecTool, "ncat": netExecTool, "netcat": netExecTool, "socat": netExecTool,
 		// Package runners: the package must be pinned.
@@ -362,7 +370,7 @@ func init() {
 		"reg":       {judge: (*auditor).regAdd},
 		// Decoders: their output is encoded text made runnable.
 		"base64": base64Decoder, "base32": base64Decoder, "basenc": base64Decoder, "gbase64": base64Decoder,
-		"openssl":  decodes("-d", "-base64", "-a", "base64", "-A"),
+		"openssl":  {judge: (*auditor).openssl},
 		"xxd":      decodes("-r", "-rp", "-pr", "-r -p"),
 		"uudecode": decodes(), "gunzip": decodes(), "zcat": decodes(), "gzcat": decodes(), "unxz": decodes(),
 		"xzcat": decodes(), "bunzip2": decodes(), "bzcat": decodes(), "zstdcat": decodes(),
@@ -458,6 +466,19 @@ func registers(subs ...string) programRule {
 		}
 		return cmdInfo{name: c.name}
 	}}
+}
+
+// opensslDecode judges openssl's decoding (openssl base64 -d, enc -a …).
+var opensslDecode = decodes("-d", "-base64", "-a", "base64", "-A").judge
+
+// openssl judges openssl: s_client and s_time connect to a server, whose
+// answer is what comes out; anything else may decode.
+func (a *auditor) openssl(c invocation) cmdInfo {
+	if args := c.args(); len(args) > 0 && (args[0].text == "s_client" || args[0].text == "s_time") {
+		a.inferred.Network = true
+		return cmdInfo{name: c.name, fetches: true}
+	}
+	return opensslDecode(a, c)
 }
 
 // decodes is a program that decodes encoded text to its output when given

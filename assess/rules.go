@@ -53,7 +53,7 @@ var ruleTable = []registry.Rule{
 		"The wiring runs an inline shell script (sh -c, a cmd /c line that chains or is written as one string, powershell -Command, npx -c, script -c, a database client's shell escape such as psql \\! or sqlite3 .shell, sed's e command, pnpm exec -c, bun exec, concurrently, nodemon --exec …): arbitrary command execution. What the script runs is judged too, with the variables it starts with ($RUN or eval \"$RUN\" with RUN in [mcp.env], cmd's %RUN%, PowerShell's $env:RUN, what a script exports to the shells it starts, env NAME=value, the words after the script as $0, $1 and \"$@\"), and a program a script names by variables or by strings it adds, joins or formats (X=curl; $X, PowerShell's ('i'+'wr'), -join, -f) is judged as that program.",
 		"Run the server binary directly with its arguments instead of through a shell."),
 	rule(CodeFetchExec, registry.LevelDanger, true,
-		"The wiring runs a download or eval primitive (curl, wget, Invoke-WebRequest, eval, sed's e flag, certutil -urlcache, bitsadmin) that fetches or executes external content, or a program that downloads and runs what it fetches (mshta, hh, regsvr32 /i: or msiexec of a URL).",
+		"The wiring runs a download or eval primitive (curl, wget, wget2, axel, lwp-download, Invoke-WebRequest, eval, sed's e flag, certutil -urlcache, bitsadmin) that fetches or executes external content, or a program that downloads and runs what it fetches (mshta, hh, regsvr32 /i: or msiexec of a URL).",
 		"Ship the server as a pinned package or binary and run it directly."),
 	rule(CodeShellMeta, registry.LevelWarn, false,
 		"A shell reads text of the wiring that chains commands, redirects or substitutes (| ; & $( ) ` > <).",
