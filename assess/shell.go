@@ -346,6 +346,8 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 			// here-string: a shell reading stdin.
 			info = cmdInfo{name: name, stdinScript: true}
 		}
+	case name == "cd" || name == "pushd" || name == "popd" || name == "chdir":
+		a.chdir(name, argv[1:])
 	case holdsCode(name):
 		s.held(name, argv[1:])
 	case name == "unset":

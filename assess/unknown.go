@@ -76,13 +76,13 @@ func (a *auditor) unknownProgram(c invocation) {
 			return
 		}
 		a.trials++
-		n, inferred, piped, persisted := len(a.findings), a.inferred, a.piped, a.persisted
+		n, inferred, piped, persisted, cwd := len(a.findings), a.inferred, a.piped, a.persisted, a.cwd
 		clones := slices.Clone(a.clones)
 		a.shellEnv = c.env
 		a.command(args[i:], c.depth+1, c.ctx)
 		if position || slices.ContainsFunc(a.findings[n:], func(f registry.Finding) bool { return runsCode[f.Code] }) {
 			continue
 		}
-		a.findings, a.inferred, a.piped, a.persisted, a.clones = a.findings[:n], inferred, piped, persisted, clones
+		a.findings, a.inferred, a.piped, a.persisted, a.clones, a.cwd = a.findings[:n], inferred, piped, persisted, clones, cwd
 	}
 }

@@ -27,9 +27,12 @@ var (
 func (a *auditor) hg(c invocation) cmdInfo {
 	args := c.args()
 	rev := false
+	where := arg{text: ".", lit: true} // the repository's directory
 	ops := operands(args, hgValues, true, func(flag string, w arg, val string) {
 		w.text = val
 		switch flag {
+		case "-R", "--repository", "--cwd":
+			where = w
 		case "-r", "--rev", "-u", "--updaterev":
 			rev = rev || commitSHA.MatchString(val)
 		case "-e", "--ssh":
@@ -55,12 +58,12 @@ func (a *auditor) hg(c invocation) cmdInfo {
 	switch {
 	case sub == "clone" && len(ops) > 1:
 		if !rev && ops[1].lit && remoteRepository(ops[1].text) {
-			a.pendingClone(ops[1], "hg clone", "changeset")
+			a.pendingClone(ops[1], cloneTarget(ops[1:]), "hg clone", "changeset")
 		}
 	case hgNetwork[sub] && sub != "push" && sub != "outgoing" && sub != "out" && len(ops) > 1:
 		a.plainFetch(ops[1], "`hg` fetches code")
 	case hgUpdates[sub] && (rev || len(ops) > 1 && commitSHA.MatchString(ops[1].text)):
-		a.clones = a.clones[:0] // the code that runs is the changeset's
+		a.checkedOut(a.within(where)) // the code that runs there is the changeset's
 	}
 	return cmdInfo{name: c.name}
 }
@@ -141,12 +144,16 @@ func (a *auditor) svn(c invocation) cmdInfo {
 			rev = true // URL@REV, a peg revision
 		}
 		if !rev {
-			a.pendingClone(ops[1], "svn "+sub, "revision")
+			a.pendingClone(ops[1], cloneTarget(ops[1:]), "svn "+sub, "revision")
 		} else {
 			a.plainFetch(ops[1], "`svn` fetches code")
 		}
 	case svnUpdates[sub] && rev:
-		a.clones = a.clones[:0] // the code that runs is the revision's
+		where := arg{text: ".", lit: true} // svn update [PATH]: the working copy's directory
+		if len(ops) > 1 {
+			where = ops[1]
+		}
+		a.checkedOut(a.within(where)) // the code that runs there is the revision's
 	}
 	return cmdInfo{name: c.name}
 }
@@ -169,7 +176,7 @@ func (a *auditor) gh(c invocation) cmdInfo {
 		})
 		ops := operands(rest, set("-u", "--upstream-remote-name"), true, nil)
 		if len(ops) > 0 && ops[0].lit && !pinned {
-			a.pendingClone(ops[0], "gh repo clone", "commit")
+			a.pendingClone(ops[0], cloneTarget(ops), "gh repo clone", "commit")
 		}
 	case len(args) >= 3 && (args[0].text == "extension" || args[0].text == "extensions" || args[0].text == "ext") && args[1].text == "install":
 		pin := ""

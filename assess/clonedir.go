@@ -1,0 +1,109 @@
+package assess
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/registryd/registryd/registry"
+)
+
+// A checkout of a fixed commit pins the clone in the directory it is made
+// in, not every clone of the wiring: `git clone EVIL a; git clone GOOD b;
+// git -C b checkout SHA` still runs a's latest code. So each pending clone
+// remembers its directory, and the audit follows the directory the
+// wiring's scripts are in (cd, pushd) as far as their words are known.
+
+// pendingClone is a clone whose findings wait for a checkout of a fixed
+// commit in its directory.
+type pendingClone struct {
+	dir      string
+	findings []registry.Finding
+}
+
+// unknownDir returns a directory name that no other equals: where a
+// directory is not known, no checkout can be shown to be in it.
+func (a *auditor) unknownDir() string {
+	a.unknownDirs++
+	return "\x00" + strconv.Itoa(a.unknownDirs)
+}
+
+// within returns the directory d names from the directory the wiring is in
+// (a.cwd; "" is the one it starts in). Paths are compared as written,
+// cleaned, with either separator.
+func (a *auditor) within(d arg) string {
+	if !d.lit {
+		return a.unknownDir()
+	}
+	p := strings.ReplaceAll(d.text, `\`, "/")
+	switch {
+	case strings.HasPrefix(a.cwd, "\x00") && !absDir(p):
+		return a.cwd + "/" + path.Clean(p)
+	case p == "":
+		p = "."
+	}
+	if absDir(p) || a.cwd == "" {
+		return path.Clean(p)
+	}
+	return path.Clean(a.cwd + "/" + p)
+}
+
+// absDir reports whether p names a directory from the root, the home
+// directory or a drive.
+func absDir(p string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || len(p) > 1 && p[1] == ':'
+}
+
+// chdir follows cd, pushd and popd: the directory named, the home
+// directory without one, and one not known for `cd -`, popd and a word
+// that is not literal.
+func (a *auditor) chdir(name string, args []arg) {
+	ops := operands(args, nil, true, nil) // -L, -P, -e, -@
+	switch {
+	case name == "popd" || len(ops) > 0 && (ops[0].text == "-" || strings.HasPrefix(ops[0].text, "+")):
+		a.cwd = a.unknownDir()
+	case len(ops) == 0:
+		a.cwd = "~"
+	default:
+		a.cwd = a.within(ops[0])
+	}
+}
+
+// cloneDir returns the directory a clone of repo is made in: dir when given,
+// otherwise the repository's last path element without .git, as git, hg,
+// svn and gh name it.
+func (a *auditor) cloneDir(repo arg, dir *arg) string {
+	if dir != nil {
+		return a.within(*dir)
+	}
+	r := strings.TrimRight(strings.ReplaceAll(repo.text, `\`, "/"), "/")
+	r = strings.TrimSuffix(strings.TrimSuffix(r, "/.git"), ".git")
+	if i := strings.LastIndexAny(r, "/:"); i >= 0 {
+		r = r[i+1:]
+	}
+	if r == "" {
+		return a.unknownDir()
+	}
+	return a.within(arg{text: r, lit: true})
+}
+
+// checkedOut withdraws the findings of the clones made in dir: a fixed
+// commit, changeset or revision was checked out there.
+func (a *auditor) checkedOut(dir string) {
+	kept := a.clones[:0]
+	for _, c := range a.clones {
+		if c.dir != dir {
+			kept = append(kept, c)
+		}
+	}
+	a.clones = kept
+}
+
+// clonesLeft returns the findings of the clones no checkout pinned.
+func (a *auditor) clonesLeft() []registry.Finding {
+	var out []registry.Finding
+	for _, c := range a.clones {
+		out = append(out, c.findings...)
+	}
+	return out
+}
