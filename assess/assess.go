@@ -167,7 +167,10 @@ import (
 // DNS, finger and whois lookups, text browsers, openssl s_client, tftp,
 // smbclient and the cloud storage clients use the network. 2026.12.50: a
 // checkout of a fixed commit pins only the clone in its own directory.
-const Ruleset = "2026.12.50"
+// 2026.12.51: the installers and package runners of other ecosystems
+// (conda, pixi, pip-run, coursier, rye, poetry/pdm add, volta, nix
+// profile, luarocks, cpanm, opam, composer) use the network and must pin.
+const Ruleset = "2026.12.51"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

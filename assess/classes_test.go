@@ -284,7 +284,7 @@ func TestAuditMoreWrappers(t *testing.T) {
 			"warn shell_meta mcp.args[7]", "warn unpinned mcp.args[2]"}, true, true},
 
 		// Look-alikes: the tools' other uses run nothing of the wiring's.
-		{"volta install", stdio("volta", "install", "node"), []string{}, false, false},
+		{"volta install", stdio("volta", "install", "node"), []string{}, true, false}, // a toolchain, downloaded
 		{"pyenv install", stdio("pyenv", "install", "3.12"), []string{}, false, false},
 		{"bundle install", stdio("bundle", "install"), []string{}, false, false},
 		{"watch alone", stdio("watch"), []string{}, false, false},
@@ -1915,5 +1915,43 @@ func TestAuditCheckoutPinsItsOwnClone(t *testing.T) {
 		{"--git-dir", stdio("sh", "-c", "git clone https://x.example/r /srv/r; git --git-dir=/srv/r/.git --work-tree=/srv/r checkout "+sha), []string{
 			script, meta}, true, true},
 		{"gh into a directory", stdio("sh", "-c", "gh repo clone o/r d && cd d && git switch --detach "+sha), []string{script, meta}, true, true},
+	})
+}
+
+// TestAuditOtherEcosystems holds the installers and package runners of
+// other ecosystems (conda and its kin, pixi, pip-run, coursier, rye, the
+// project managers' add, volta, nix profile, luarocks, cpanm, opam,
+// composer) to what npx and pip install are held to: the network, and an
+// exact version for what they fetch.
+func TestAuditOtherEcosystems(t *testing.T) {
+	u := func(i int) string { return fmt.Sprintf("warn unpinned mcp.args[%d]", i) }
+	runCases(t, []auditCase{
+		{"pixi exec", stdio("pixi", "exec", "p", "--help"), []string{u(1)}, true, false},
+		{"pixi exec --spec, a prefix", stdio("pixi", "exec", "-s", "p=1.2", "-s", "q==3.12.1", "q"), []string{u(2)}, true, false},
+		{"pixi global install", stdio("pixi", "global", "install", "p"), []string{u(2)}, true, false},
+		{"conda install", stdio("conda", "install", "-n", "e", "-c", "conda-forge", "p"), []string{u(5)}, true, false},
+		{"micromamba create", stdio("micromamba", "create", "-n", "e", "python=3.12"), []string{u(3)}, true, false},
+		{"pip-run", stdio("pip-run", "p", "--", "-m", "p"), []string{u(0)}, true, false},
+		{"coursier launch latest", stdio("cs", "launch", "org:p:latest.release"), []string{u(1)}, true, false},
+		{"coursier install an app", stdio("coursier", "install", "metals"), []string{u(1)}, true, false},
+		{"rye tools install", stdio("rye", "tools", "install", "p"), []string{u(2)}, true, false},
+		{"poetry add a range", stdio("poetry", "add", "p@^1.2"), []string{u(1)}, true, false},
+		{"pdm add", stdio("pdm", "add", "--group", "dev", "p"), []string{u(3)}, true, false},
+		{"volta install a package", stdio("volta", "install", "p"), []string{u(1)}, true, false},
+		{"nix profile install", stdio("nix", "profile", "install", "nixpkgs#p"), []string{u(2)}, true, false},
+		{"luarocks install", stdio("luarocks", "install", "p"), []string{u(1)}, true, false},
+		{"cpanm", stdio("cpanm", "P::Q"), []string{u(0)}, true, false},
+		{"opam install", stdio("opam", "install", "p"), []string{u(1)}, true, false},
+		{"composer global require", stdio("composer", "global", "require", "v/p:^1.2"), []string{u(2)}, true, false},
+		{"in a script", stdio("sh", "-c", "conda install -y p && p"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", u(1)}, true, true},
+		// Look-alikes: exact versions, and the tools' other subcommands.
+		{"pinned", stdio("sh", "-c", "pixi exec p==1.2.3; conda install p=1.2.3=h1; mamba install q==2.0; pip-run r==1.0 -- -m r; "+
+			"cs launch o::s:1.0.0; rye add t==1.0; poetry add v@1.2.3; volta install w@1.2.3; luarocks install x 1.2.3-1; "+
+			"cpanm Y@1.23; opam install z.1.2.3; composer require a/b:1.2.3"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
+		{"nix profile at a commit", stdio("nix", "profile", "install", "github:o/r/0123456789abcdef0123456789abcdef01234567"), []string{}, true, false},
+		{"other subcommands", stdio("sh", "-c", "pixi run start; conda run -n e p; composer dump-autoload; nix profile list; opam exec -- dune"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},
 	})
 }

@@ -56,6 +56,9 @@ func peelNix(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 			}
 		case sub == "":
 			sub = t
+			if sub == "profile" {
+				return nil, a.program(c), true // nix profile install (ecosystems.go)
+			}
 			if !nixRunners[sub] {
 				return nil, cmdInfo{name: c.name}, true
 			}

@@ -11,6 +11,9 @@ import (
 func (a *auditor) program(c invocation) cmdInfo {
 	rule, known := programFor(c.name)
 	a.words(c, rule)
+	if a.ecosystemInstall(c) {
+		return cmdInfo{name: c.name}
+	}
 	if !known {
 		a.unknownProgram(c)
 		return cmdInfo{name: c.name}

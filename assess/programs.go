@@ -408,7 +408,7 @@ func programFor(name string) (programRule, bool) {
 		return r, true
 	}
 	_, ok := wrappers[name]
-	return programRule{}, ok
+	return programRule{}, ok || ecosystemTool(name)
 }
 
 // isPOSIXShell reports whether name is a shell whose scripts are parsed.

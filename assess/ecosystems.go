@@ -1,0 +1,199 @@
+package assess
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// The installers and package runners of other ecosystems: conda and its
+// kin, pixi, pip-run, coursier, rye, volta, nix profile, the project
+// managers' add, luarocks, cpanm, opam and composer. Told to install or run
+// a package when the server starts, each fetches whatever its index holds
+// at that moment unless the wiring names an exact version, as with npx or
+// uvx; and each uses the network.
+
+// ecoTool is how one such tool names what it installs: the subcommands
+// (word sequences) that install or run packages, the options that take a
+// value, the option whose values are package specs when they are not the
+// operands (pixi exec --spec), and whether a spec pins an exact version.
+type ecoTool struct {
+	subs     [][]string
+	values   map[string]bool
+	specFlag string
+	pinned   func(spec string) bool
+}
+
+var (
+	condaValues = set("-n", "--name", "-p", "--prefix", "-c", "--channel", "--file", "--subdir", "--platform",
+		"--repodata-fn", "--experimental", "--solver", "--override-channels-only", "-r", "--root-prefix")
+	pyAddValues = set("--group", "-G", "--optional", "--extra", "-E", "--package", "--script", "--python", "-p",
+		"--index", "--index-url", "--default-index", "--extra-index-url", "--find-links", "-f", "--source",
+		"--rev", "--tag", "--branch", "--bounds", "--directory", "--project", "-C", "--config-file", "--markers",
+		"-m", "--editable", "-e", "--lockfile", "-L", "-v", "--venv", "-g", "--global-project", "-R", "--root")
+	ecoTools = map[string]ecoTool{
+		"conda":      {subs: [][]string{{"install"}, {"create"}, {"update"}}, values: condaValues, pinned: condaPinned},
+		"mamba":      {subs: [][]string{{"install"}, {"create"}, {"update"}}, values: condaValues, pinned: condaPinned},
+		"micromamba": {subs: [][]string{{"install"}, {"create"}, {"update"}}, values: condaValues, pinned: condaPinned},
+		"pixi": {subs: [][]string{{"exec"}, {"global", "install"}, {"add"}}, specFlag: "--spec", pinned: condaPinned,
+			values: set("-s", "--spec", "-c", "--channel", "-p", "--platform", "--manifest-path", "-e", "--environment",
+				"--feature", "-f", "--with", "-w")},
+		"pip-run": {subs: [][]string{{}}, values: set("-r", "--requirement", "-c", "--constraint", "-i",
+			"--index-url", "--extra-index-url", "-f", "--find-links"), pinned: pyPinned},
+		"coursier": {subs: [][]string{{"launch"}, {"install"}, {"fetch"}}, values: coursierValues, pinned: coordinatePinned},
+		"cs":       {subs: [][]string{{"launch"}, {"install"}, {"fetch"}}, values: coursierValues, pinned: coordinatePinned},
+		"rye":      {subs: [][]string{{"install"}, {"tools", "install"}, {"add"}}, values: pyAddValues, pinned: pyPinned},
+		"poetry":   {subs: [][]string{{"add"}}, values: pyAddValues, pinned: poetryPinned},
+		"pdm":      {subs: [][]string{{"add"}}, values: pyAddValues, pinned: pyPinned},
+		"volta":    {subs: [][]string{{"install"}, {"fetch"}}, values: set("--node", "--npm", "--pnpm", "--yarn"), pinned: npmPinned},
+		"nix": {subs: [][]string{{"profile", "install"}, {"profile", "add"}}, pinned: flakePinned,
+			values: set("--profile", "--priority", "--option", "--extra-experimental-features", "--override-input", "-I")},
+		"luarocks": {subs: [][]string{{"install"}}, values: set("--server", "--only-server", "--tree", "--lua-version",
+			"--branch"), pinned: func(string) bool { return false }},
+		"cpanm":    {subs: [][]string{{}}, values: set("-l", "--local-lib", "-L", "--mirror", "--from", "-M"), pinned: cpanPinned},
+		"opam":     {subs: [][]string{{"install"}}, values: set("--switch", "-j", "--jobs", "--root"), pinned: opamPinned},
+		"composer": {subs: [][]string{{"require"}, {"global", "require"}}, values: set("-d", "--working-dir"), pinned: composerPinned},
+	}
+	coursierValues = set("-r", "--repository", "-M", "--main", "--main-class", "-E", "--exclude", "-I",
+		"--intransitive", "--java-opt", "-J", "--jvm", "--install-dir", "--dir", "--channel", "--scala",
+		"--scala-version", "-e", "--extra-jars", "--property", "-D", "--fork")
+)
+
+// luarocksVersion is a rock's version: 1.2.3-1 (with its revision) or 1.2.3.
+var luarocksVersion = regexp.MustCompile(`^\d+(\.\d+)*-\d+$|^\d+(\.\d+)+$`)
+
+// voltaToolchains are the tools volta installs by name as toolchains.
+var voltaToolchains = set("node", "npm", "yarn", "pnpm")
+
+// ecosystemTool reports whether name is one of ecoTools.
+func ecosystemTool(name string) bool { _, ok := ecoTools[name]; return ok }
+
+// ecosystemInstall judges c when it installs or runs packages through one
+// of ecoTools; it reports whether it did.
+func (a *auditor) ecosystemInstall(c invocation) bool {
+	tool, ok := ecoTools[c.name]
+	if !ok {
+		return false
+	}
+	var specs []arg
+	args := c.args()
+	if c.name == "pip-run" {
+		// pip-run REQUIREMENT… [-- PYTHON-ARGS…]
+		if i := slices.IndexFunc(args, func(w arg) bool { return w.text == "--" }); i >= 0 {
+			args = args[:i]
+		}
+	}
+	ops := operands(args, tool.values, true, func(flag string, w arg, val string) {
+		if flag == tool.specFlag || tool.specFlag == "--spec" && flag == "-s" {
+			w.text = val
+			specs = append(specs, w)
+		}
+	})
+	i := slices.IndexFunc(tool.subs, func(sub []string) bool {
+		if len(ops) < len(sub) {
+			return false
+		}
+		for j, word := range sub {
+			if ops[j].text != word {
+				return false
+			}
+		}
+		return true
+	})
+	if i < 0 {
+		return false
+	}
+	sub := tool.subs[i]
+	verb := strings.TrimSpace(c.name + " " + strings.Join(sub, " "))
+	a.inferred.Network = true
+	pkgs := ops[len(sub):]
+	switch {
+	case len(specs) > 0:
+		pkgs = specs
+	case c.name == "pixi" && sub[0] == "exec" && len(pkgs) > 0:
+		pkgs = pkgs[:1] // the command's package; the words after it are the command's
+	case c.name == "luarocks" && len(pkgs) > 1:
+		// luarocks install NAME VERSION names the exact version.
+		if luarocksVersion.MatchString(pkgs[1].text) {
+			return true
+		}
+		pkgs = pkgs[:1]
+	}
+	for _, w := range pkgs {
+		if c.name == "volta" && voltaToolchains[w.text] {
+			continue // volta install node: the toolchain volta manages, not a package of the wiring's
+		}
+		if w.lit && !localSpec(w.text) && !localArchive(w.text) && !tool.pinned(w.text) {
+			a.unpinnedInstall(w, verb)
+		}
+	}
+	return true
+}
+
+// condaPinned reports whether a conda match spec pins an exact version:
+// name==1.2.3, or name=1.2.3=build (a single = is a prefix: 1.2.3*).
+func condaPinned(spec string) bool {
+	s := spec
+	if i := strings.LastIndex(s, "::"); i >= 0 {
+		s = s[i+2:] // channel::name
+	}
+	if i := strings.Index(s, "=="); i >= 0 {
+		return exactVersion(s[i+2:])
+	}
+	if parts := strings.Split(s, "="); len(parts) == 3 {
+		return exactVersion(parts[1]) && parts[2] != "" && !strings.Contains(parts[2], "*")
+	}
+	return false
+}
+
+// exactVersion reports whether v is a version with no range or wildcard.
+func exactVersion(v string) bool {
+	return mavenExact.MatchString(strings.TrimSpace(v))
+}
+
+// coordinatePinned reports whether a Maven-style coordinate (org:name:ver,
+// org::name:ver) or a coursier app (name:ver) names an exact version; latest.release,
+// ranges and a missing version do not.
+func coordinatePinned(s string) bool {
+	i := strings.LastIndexByte(s, ':')
+	return i > 0 && exactVersion(s[i+1:])
+}
+
+// poetryPinned reports whether poetry add's spec pins: name@1.2.3 or
+// name==1.2.3 (name@^1.2, name@latest do not).
+func poetryPinned(s string) bool {
+	if at := strings.LastIndexByte(s, '@'); at > 0 && !strings.Contains(s, "://") {
+		return exactVersion(strings.TrimPrefix(s[at+1:], "=="))
+	}
+	return pyPinned(s)
+}
+
+// cpanPinned reports whether a cpanm target pins: Module@1.23, or
+// Module~"==1.23".
+func cpanPinned(s string) bool {
+	if i := strings.Index(s, "=="); i >= 0 {
+		return exactVersion(strings.Trim(s[i+2:], `"' `))
+	}
+	if at := strings.LastIndexByte(s, '@'); at > 0 {
+		return exactVersion(s[at+1:])
+	}
+	return false
+}
+
+// opamPinned reports whether an opam package pins: name.1.2.3 or name=1.2.3.
+func opamPinned(s string) bool {
+	if i := strings.IndexByte(s, '='); i > 0 {
+		return exactVersion(s[i+1:])
+	}
+	if i := strings.IndexByte(s, '.'); i > 0 {
+		return exactVersion(s[i+1:])
+	}
+	return false
+}
+
+// composerPinned reports whether a composer requirement pins:
+// vendor/name:1.2.3 (a constraint with ^, ~, *, a range or dev- does not).
+func composerPinned(s string) bool {
+	i := strings.IndexAny(s, ":= ")
+	return i > 0 && exactVersion(strings.TrimPrefix(strings.TrimSpace(s[i+1:]), "v"))
+}
