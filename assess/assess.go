@@ -170,7 +170,9 @@ import (
 // 2026.12.51: the installers and package runners of other ecosystems
 // (conda, pixi, pip-run, coursier, rye, poetry/pdm add, volta, nix
 // profile, luarocks, cpanm, opam, composer) use the network and must pin.
-const Ruleset = "2026.12.51"
+// 2026.12.52: groovy, kscript, scala-cli and scala run a script named by
+// its URL, judged like uv run's.
+const Ruleset = "2026.12.52"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -1955,3 +1955,20 @@ func TestAuditOtherEcosystems(t *testing.T) {
 			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},
 	})
 }
+
+// TestAuditScriptsByURL holds the runners that run a script named by its
+// URL (groovy, kscript, scala-cli, scala) to what uv run URL is held to:
+// the network, https, and an exact version or commit in the URL.
+func TestAuditScriptsByURL(t *testing.T) {
+	runCases(t, []auditCase{
+		{"groovy", stdio("groovy", "https://x.example/s.groovy"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"groovy over http", stdio("groovy", "-cp", "lib", "http://x.example/s.groovy"), []string{
+			"danger insecure_url mcp.args[2]", "warn unpinned mcp.args[2]"}, true, false},
+		{"kscript", stdio("kscript", "https://x.example/s.kts"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"scala-cli, a gist", stdio("scala-cli", "https://gist.github.com/o/abc"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"scala run", stdio("scala", "run", "-S", "3", "https://x.example/s.sc"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		// Look-alikes: a commit in the URL, a URL the local script is given.
+		{"at a commit", stdio("scala-cli", "run", "https://raw.githubusercontent.com/o/r/"+sha+"/s.sc"), []string{}, true, false},
+		{"a URL as the script's argument", stdio("groovy", "s.groovy", "https://api.example"), []string{}, false, false},
+	})
+}

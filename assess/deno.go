@@ -189,6 +189,38 @@ func (a *auditor) denoModule(spec arg, runner, verb string, pkg bool) {
 	}
 }
 
+// urlScriptRunners are the runners that run a script named by its URL
+// (groovy URL, kscript URL, scala-cli [run] URL), with the options of each
+// that take a value.
+var urlScriptRunners = map[string]map[string]bool{
+	"groovy": set("-cp", "-classpath", "--classpath", "-l", "-a", "--encoding", "--configscript", "-b", "--basescript",
+		"-D", "--define"),
+	"scala": set("-cp", "--classpath", "--class-path", "-S", "--scala-version", "--dep", "--dependency", "-M",
+		"--main-class", "-O", "--jvm", "--java-opt", "-J", "--server", "--platform", "--js-version"),
+	"scala-cli": set("-cp", "--classpath", "--class-path", "-S", "--scala-version", "--dep", "--dependency", "-M",
+		"--main-class", "-O", "--jvm", "--java-opt", "-J", "--server", "--platform", "--js-version"),
+	"kscript": set("-d", "--dependency"),
+}
+
+// urlScript judges the script a runner of urlScriptRunners is given when
+// it is named by an http(s) URL: fetched at start, like uv run's.
+func (a *auditor) urlScript(c invocation) {
+	values, ok := urlScriptRunners[c.name]
+	if !ok {
+		return
+	}
+	rest := skipFlags(c.args(), values)
+	if len(rest) > 0 && rest[0].text == "run" && c.name != "groovy" && c.name != "kscript" {
+		rest = skipFlags(rest[1:], values)
+	}
+	if len(rest) == 0 || !rest[0].lit {
+		return
+	}
+	if l := lower(rest[0].text); strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+		a.codeURL(rest[0], c.name, "runs", "script")
+	}
+}
+
 // codeURL judges code a runner fetches from an http(s) URL at start (a
 // Deno module, a script uv runs): it uses the network, must come over
 // https, carries no credential, and must name an exact version or commit

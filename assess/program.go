@@ -14,6 +14,7 @@ func (a *auditor) program(c invocation) cmdInfo {
 	if a.ecosystemInstall(c) {
 		return cmdInfo{name: c.name}
 	}
+	a.urlScript(c)
 	if !known {
 		a.unknownProgram(c)
 		return cmdInfo{name: c.name}

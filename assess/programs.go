@@ -295,7 +295,7 @@ func init() {
 		// Interpreters: a program written inline is inline code.
 		"python": interpreter, "node": interpreter, "perl": interpreter, "ruby": interpreter, "php": interpreter,
 		"lua": interpreter, "osascript": interpreter, "rscript": interpreter, "tsx": interpreter, "ts-node": interpreter,
-		"julia": interpreter, "groovy": interpreter,
+		"julia": interpreter, "groovy": interpreter, "kscript": {},
 		"r": wordInterpreter, "kotlin": wordInterpreter, "scala": wordInterpreter, "scala-cli": wordInterpreter,
 		"ghc": wordInterpreter, "clojure": wordInterpreter, "clj": wordInterpreter, "nbb": wordInterpreter,
 		"janet": wordInterpreter, "qjs": wordInterpreter, "hy": wordInterpreter, "erl": wordInterpreter,
