@@ -171,8 +171,9 @@ import (
 // (conda, pixi, pip-run, coursier, rye, poetry/pdm add, volta, nix
 // profile, luarocks, cpanm, opam, composer) use the network and must pin.
 // 2026.12.52: groovy, kscript, scala-cli and scala run a script named by
-// its URL, judged like uv run's.
-const Ruleset = "2026.12.52"
+// its URL, judged like uv run's. 2026.12.53: Go's proxy, insecure and
+// checksum variables and yarn's http allowlist are insecure_url.
+const Ruleset = "2026.12.53"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -1972,3 +1972,28 @@ func TestAuditScriptsByURL(t *testing.T) {
 		{"a URL as the script's argument", stdio("groovy", "s.groovy", "https://api.example"), []string{}, false, false},
 	})
 }
+
+// TestAuditGoModuleVariables holds the Go toolchain's variables to
+// what pip's and npm's are held to (a proxy over plain http, certificate
+// and checksum checks turned off). A CA bundle stays allowed: real wirings
+// point it at the user's own corporate CA.
+func TestAuditGoModuleVariables(t *testing.T) {
+	run := func(kv ...string) *addon.Manifest {
+		return withEnv(stdio("go", "run", "example.com/srv@v1.2.3"), kv...)
+	}
+	insecure := func(k string) []string { return []string{"danger insecure_url mcp.env." + k, "info child_env mcp.env"} }
+	runCases(t, []auditCase{
+		{"GOPROXY over http", run("GOPROXY", "http://x.example,direct"), insecure("GOPROXY"), true, false},
+		{"GOINSECURE", run("GOINSECURE", "*"), insecure("GOINSECURE"), true, false},
+		{"GOSUMDB=off", run("GOSUMDB", "off"), insecure("GOSUMDB"), true, false},
+		{"GONOSUMDB=*", run("GONOSUMDB", "*"), insecure("GONOSUMDB"), true, false},
+		{"GOFLAGS -insecure", run("GOFLAGS", "-mod=mod -insecure"), insecure("GOFLAGS"), true, false},
+		{"yarn's http allowlist", run("YARN_UNSAFE_HTTP_WHITELIST", "x.example"), insecure("YARN_UNSAFE_HTTP_WHITELIST"), true, false},
+		// Look-alikes: the default proxy, a checksum database named, private
+		// modules left out of it, a CA bundle.
+		{"the default proxy", run("GOPROXY", "https://proxy.golang.org,direct"), []string{"info child_env mcp.env"}, true, false},
+		{"a checksum database", run("GOSUMDB", "sum.golang.org"), []string{"info child_env mcp.env"}, true, false},
+		{"private modules", run("GONOSUMDB", "corp.example/*"), []string{"info child_env mcp.env"}, true, false},
+		{"the user's own CA bundle", run("SSL_CERT_FILE", "/etc/ssl/certs/corporate-ca.pem"), []string{"info child_env mcp.env"}, true, false},
+	})
+}

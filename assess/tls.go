@@ -1,6 +1,9 @@
 package assess
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Where package tools download from, and whether they check who they talk
 // to: a registry or index reached over plain http, and certificate checks
@@ -109,7 +112,7 @@ func (a *auditor) packageSource(subject string, w arg) {
 var (
 	sourceEnv = set("NPM_CONFIG_REGISTRY", "YARN_NPM_REGISTRY_SERVER", "YARN_REGISTRY", "BUN_CONFIG_REGISTRY",
 		"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
-		"UV_DEFAULT_INDEX", "UV_INDEX", "UV_FIND_LINKS")
+		"UV_DEFAULT_INDEX", "UV_INDEX", "UV_FIND_LINKS", "GOPROXY")
 	trustOffEnv = map[string]string{
 		"NODE_TLS_REJECT_UNAUTHORIZED":            "0",
 		"PYTHONHTTPSVERIFY":                       "0",
@@ -118,7 +121,13 @@ var (
 		"PIP_TRUSTED_HOST":                        "",
 		"UV_INSECURE_HOST":                        "",
 		"DENO_UNSAFELY_IGNORE_CERTIFICATE_ERRORS": "",
+		"YARN_UNSAFE_HTTP_WHITELIST":              "",
+		"GOINSECURE":                              "",
 	}
+	// checksumOffEnv are the variables that turn off the Go checksum
+	// database, which is what pins a module version's content, with the
+	// value that does.
+	checksumOffEnv = map[string]string{"GOSUMDB": "off", "GONOSUMCHECK": "", "GONOSUMDB": "*"}
 )
 
 // envTrust judges a variable that points package downloads elsewhere or
@@ -126,8 +135,25 @@ var (
 // reads npm_config_registry like NPM_CONFIG_REGISTRY.
 func (a *auditor) envTrust(key string, value arg) {
 	k := strings.ToUpper(key)
+	if off, ok := checksumOffEnv[k]; ok {
+		v := strings.TrimSpace(value.text)
+		if off == "" && v != "" && v != "0" && !placeholder(v) || off != "" && strings.EqualFold(v, off) {
+			a.add(CodeInsecureURL, value.path, "the variable "+k+" turns Go's checksum database off, so the modules the server downloads are not checked against what was published")
+		}
+		return
+	}
+	if k == "GOFLAGS" && slices.Contains(strings.Fields(value.text), "-insecure") {
+		a.add(CodeInsecureURL, value.path, "the variable GOFLAGS turns certificate checks off (-insecure), so what the server downloads can be replaced on the way")
+		return
+	}
 	if sourceEnv[k] {
-		for _, f := range strings.Fields(value.text) { // pip's lists are blank-separated
+		// pip's lists are blank-separated, GOPROXY's by commas and bars
+		text := value.text
+		if k == "GOPROXY" {
+			text = strings.NewReplacer(",", " ", "|", " ").Replace(text)
+		}
+		fields := strings.Fields(text)
+		for _, f := range fields {
 			v := value
 			v.text = f
 			a.packageSource("the variable "+k+" has packages downloaded", v)
