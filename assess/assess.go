@@ -173,7 +173,9 @@ import (
 // 2026.12.52: groovy, kscript, scala-cli and scala run a script named by
 // its URL, judged like uv run's. 2026.12.53: Go's proxy, insecure and
 // checksum variables and yarn's http allowlist are insecure_url.
-const Ruleset = "2026.12.53"
+// 2026.12.54: at and batch schedule code (persistence) from what they read;
+// zip -TT and tcpdump -z run commands.
+const Ruleset = "2026.12.54"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

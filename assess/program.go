@@ -3,6 +3,7 @@ package assess
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -203,6 +204,51 @@ func (a *auditor) goTool(c invocation) cmdInfo {
 func (a *auditor) crontab(c invocation) cmdInfo {
 	if args := c.args(); !(len(args) == 1 && args[0].text == "-l") {
 		a.add(CodePersistence, c.argv[0].path, "installs a crontab, which runs code on a schedule")
+	}
+	return cmdInfo{name: c.name}
+}
+
+// atJob judges at and batch: they schedule a job that runs later, outside
+// the server, made of the commands they read from their input, or from
+// the file -f names.
+func (a *auditor) atJob(c invocation) cmdInfo {
+	args := c.args()
+	if slices.ContainsFunc(args, func(w arg) bool { return w.text == "-l" || w.text == "-r" || w.text == "-d" || w.text == "-c" }) {
+		return cmdInfo{name: c.name} // listing, removing or printing jobs
+	}
+	a.add(CodePersistence, c.argv[0].path, "schedules a job with "+quoted(c.name)+", which runs code later, outside the server")
+	file := slices.ContainsFunc(args, func(w arg) bool { return w.text == "-f" || strings.HasPrefix(w.text, "-f") && len(w.text) > 2 })
+	return cmdInfo{name: c.name, stdinScript: !file}
+}
+
+// zipTest judges zip's -TT (--unzip-command): the command zip runs through
+// the shell to test the archive it wrote.
+func (a *auditor) zipTest(c invocation) cmdInfo {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		name, val, joined := strings.Cut(args[i].text, "=")
+		if name == "-TT" || name == "--unzip-command" {
+			if w, ok := optValue(args, &i, val, joined); ok {
+				a.inlineShell("zip -TT", w, c.depth, true, c.env)
+			}
+		}
+	}
+	return cmdInfo{name: c.name}
+}
+
+// tcpdumpRotate judges tcpdump's -z: the program it runs on each file it
+// finishes writing.
+func (a *auditor) tcpdumpRotate(c invocation) cmdInfo {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "-z" && i+1 < len(args):
+			i++
+			a.command([]arg{args[i], {text: "file", path: args[i].path, lit: true}}, c.depth+1, ctxNested)
+		case strings.HasPrefix(t, "-z") && len(t) > 2:
+			a.command([]arg{{text: t[2:], path: args[i].path, lit: args[i].lit}}, c.depth+1, ctxNested)
+		}
 	}
 	return cmdInfo{name: c.name}
 }

@@ -363,7 +363,9 @@ func init() {
 		"go": {judge: (*auditor).goTool},
 		// Schedulers and service managers: registering a program is
 		// persistence.
-		"crontab":   {judge: (*auditor).crontab},
+		"crontab": {judge: (*auditor).crontab},
+		"at":      {judge: (*auditor).atJob, exec: true}, "batch": {judge: (*auditor).atJob, exec: true},
+		"zip": {judge: (*auditor).zipTest}, "tcpdump": {judge: (*auditor).tcpdumpRotate},
 		"systemctl": registers("enable", "link", "preset", "reenable"),
 		"launchctl": registers("load", "bootstrap", "submit", "enable"),
 		"schtasks":  {judge: (*auditor).schtasks},

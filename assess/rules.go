@@ -83,7 +83,7 @@ var ruleTable = []registry.Rule{
 		"Encoded text is decoded and executed (base64 -d | sh, powershell -EncodedCommand, exec(b64decode(…)), a base64 data: URL module).",
 		"Write the command in plain text so that reviewers and users can read it."),
 	rule(CodePersistence, registry.LevelDanger, true,
-		"The wiring names or writes a location that runs code at login or boot (shell rc files, LaunchAgents, systemd units, crontab, scheduled tasks, autostart), or writes a command into a tool's configuration for every later use (git config --global core.pager, an alias, a hooks directory).",
+		"The wiring names or writes a location that runs code at login or boot (shell rc files, LaunchAgents, systemd units, crontab, at jobs, scheduled tasks, autostart), or writes a command into a tool's configuration for every later use (git config --global core.pager, an alias, a hooks directory).",
 		"Remove the startup-location or configuration write; an MCP server is started by its host, not by the system, and leaves the user's tools as it found them."),
 	rule(CodeEncodedBlob, registry.LevelWarn, false,
 		"The wiring carries a long base64 or base64url blob whose content a reviewer cannot read.",
