@@ -130,6 +130,14 @@ func BenchmarkAuditPathological(b *testing.B) {
 	add("make-eval-16KB", stdio("make", "--eval", strings.Repeat("x:; @a $(shell b) c\n", 800)))
 	add("brace-groups-3200", stdio("sh", "-c", "echo "+strings.Repeat("{a,b}", 3200)))
 	add("brace-words-190x16", stdio("sh", "-c", "echo "+strings.Repeat(strings.Repeat("{a,b}", 16)+" ", 190)))
+	// A program the audit does not know, whose words name known programs
+	// over and over: each reading goes one level deeper and reads the
+	// words after it again, up to maxTrials readings in all.
+	unknownArgs := []string{}
+	for range 40 {
+		unknownArgs = append(unknownArgs, "serve", "nohup", "launcher", "bash", "-c", strings.Repeat("npx p | sh; ", 100))
+	}
+	add("unknown-program-readings", stdio("launcher", unknownArgs...))
 	for _, target := range []string{"FuzzScript", "FuzzAudit"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "slowest-*"))
 		for _, f := range files {
