@@ -174,8 +174,9 @@ import (
 // its URL, judged like uv run's. 2026.12.53: Go's proxy, insecure and
 // checksum variables and yarn's http allowlist are insecure_url.
 // 2026.12.54: at and batch schedule code (persistence) from what they read;
-// zip -TT and tcpdump -z run commands.
-const Ruleset = "2026.12.54"
+// zip -TT and tcpdump -z run commands. 2026.12.55: python -m pip_run is
+// judged as pip-run.
+const Ruleset = "2026.12.55"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -1932,6 +1932,7 @@ func TestAuditOtherEcosystems(t *testing.T) {
 		{"conda install", stdio("conda", "install", "-n", "e", "-c", "conda-forge", "p"), []string{u(5)}, true, false},
 		{"micromamba create", stdio("micromamba", "create", "-n", "e", "python=3.12"), []string{u(3)}, true, false},
 		{"pip-run", stdio("pip-run", "p", "--", "-m", "p"), []string{u(0)}, true, false},
+		{"python -m pip_run", stdio("python3", "-m", "pip_run", "p", "--", "-m", "p"), []string{u(2)}, true, false},
 		{"coursier launch latest", stdio("cs", "launch", "org:p:latest.release"), []string{u(1)}, true, false},
 		{"coursier install an app", stdio("coursier", "install", "metals"), []string{u(1)}, true, false},
 		{"rye tools install", stdio("rye", "tools", "install", "p"), []string{u(2)}, true, false},

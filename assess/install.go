@@ -393,7 +393,10 @@ func pythonModule(args []arg) (module arg, rest []arg, ok bool) {
 
 // pythonModuleTools are the Python tools that, run as modules, start the
 // command they are given (python -m uv run cmd, python -m dotenv run cmd).
-var pythonModuleTools = set("uv", "poetry", "pdm", "hatch", "pipenv", "dotenv", "conda")
+var pythonModuleTools = set("uv", "poetry", "pdm", "hatch", "pipenv", "dotenv", "conda", "pip-run")
+
+// pythonModuleNames are the modules whose program has another name.
+var pythonModuleNames = map[string]string{"pip_run": "pip-run"}
 
 // pythonTool judges `python -m pip …` and `python -m pipx …` as the tool
 // it runs: a package installed or run by it must be pinned, and its index
@@ -407,6 +410,9 @@ func (a *auditor) pythonTool(c invocation) (cmdInfo, bool) {
 	name := mod.text
 	if family(name) == "pip" {
 		name = "pip"
+	}
+	if n, ok := pythonModuleNames[name]; ok {
+		name = n
 	}
 	if pythonModuleTools[name] {
 		// python -m uv run …, python -m poetry run …: the tool, as if
