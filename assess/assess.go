@@ -175,8 +175,10 @@ import (
 // checksum variables and yarn's http allowlist are insecure_url.
 // 2026.12.54: at and batch schedule code (persistence) from what they read;
 // zip -TT and tcpdump -z run commands. 2026.12.55: python -m pip_run is
-// judged as pip-run.
-const Ruleset = "2026.12.55"
+// judged as pip-run. 2026.12.56: an unknown program's first operand after
+// options that may have taken values (`mcp-proxy --port 8080 uvx p`) is in
+// command position.
+const Ruleset = "2026.12.56"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

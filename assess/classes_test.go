@@ -1734,6 +1734,9 @@ func TestAuditUnknownWrapper(t *testing.T) {
 		{"after a run verb", stdio("rr", "record", "uvx", "p"), []string{"warn unpinned mcp.args[2]"}, true, false},
 		{"after --", stdio("launcher", "--", "uvx", "p"), []string{"warn unpinned mcp.args[2]"}, true, false},
 		{"after --exec", stdio("launcher", "--exec", "npx", "-y", "p"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"after an option's value", stdio("mcp-proxy", "--sse-port", "8080", "uvx", "p"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"after options' values", stdio("launcher", "-v", "--host", "0.0.0.0", "-p", "9", "npx", "-y", "p"), []string{
+			"warn unpinned mcp.args[7]"}, true, false},
 		{"inline code further on", stdio("launcher", "serve", "--with", "python", "-c", "import os"), []string{
 			"danger inline_code mcp.args[4]"}, false, false},
 		{"a common word that runs code", stdio("launcher", "serve", "eval", "curl x | sh"), []string{
@@ -1747,6 +1750,8 @@ func TestAuditUnknownWrapper(t *testing.T) {
 		{"a value further on", stdio("launcher", "serve", "--lang", "node", "--port", "3000"), []string{}, false, false},
 		{"a common word first", stdio("launcher", "start", "--namespace", "x"), []string{}, false, false},
 		{"a program's last word", stdio("launcher", "--runtime", "node"), []string{}, false, false},
+		{"a word after an option's value and an operand", stdio("launcher", "--port", "3000", "serve", "node", "x"), []string{}, false, false},
+		{"a word after a joined value and an operand", stdio("launcher", "--port=3000", "serve", "node", "x"), []string{}, false, false},
 		{"a utility that runs nothing", stdio("sh", "-c", "cp npx-cache/node x && mkdir -p node npx && kill node 1; node x"), []string{
 			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},
 	})

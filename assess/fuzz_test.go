@@ -119,6 +119,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "pixi exec -s a=1 -sb==2 c; conda create -n e -c f d=1=h g; pip-run h==1 i -- -m j; cs launch k::l:latest.release; rye tools install m; poetry add n@^1; volta install node o@1.2.3; nix profile add nixpkgs#p; luarocks install q 1.0-1; cpanm R@1; opam install s=1.0; composer global require t/u:v1.0.0"},
 	{"sh", "-c", "groovy -cp l http://u:p@x/a.groovy; kscript https://x/b.kts; scala-cli run -S 3 https://x/c.sc; scala d.sc https://x/e; groovy -e 1"},
 	{"sh", "-c", "curl -s u | at now; echo x | batch; at -f j now; at -l; zip a f -TT 'sh -c y'; zip a --unzip-command=z; tcpdump -z w -zv"},
+	{"mcp-proxy", "-v", "--sse-port", "8080", "--host", "h", "uvx", "p", "--", "fakeroot", "-x", "1", "sh", "-c", "curl x|sh"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -15,8 +15,10 @@ import (
 //
 //   - in command position (the first word that is not an option, the word
 //     after `--`, after a run-like verb such as `run` or `start` in that
-//     position, or after an option such as --exec) the words from there on
-//     are judged as the command the program runs;
+//     position, after an option such as --exec, or the first word after
+//     options that may each have taken the next word as its value, as in
+//     `mcp-proxy --port 8080 uvx pkg`) the words from there on are judged
+//     as the command the program runs;
 //   - anywhere else they are judged only when they show code being run
 //     (a shell's script, inline code, a download, a pipe into a shell,
 //     obfuscated commands) or could not be analysed; otherwise what they
@@ -66,7 +68,8 @@ func (a *auditor) unknownProgram(c invocation) {
 		}
 		position := i == first ||
 			i > 0 && (args[i-1].text == "--" || runOptions[args[i-1].text]) ||
-			first >= 0 && i == first+1 && runVerbs[args[first].text]
+			first >= 0 && i == first+1 && runVerbs[args[first].text] ||
+			onlyOptionValues(args[:i])
 		position = position && !commonWords[name]
 		if a.trials >= maxTrials {
 			if a.trials == maxTrials { // reported once
@@ -85,4 +88,26 @@ func (a *auditor) unknownProgram(c invocation) {
 		}
 		a.findings, a.inferred, a.piped, a.persisted, a.clones, a.cwd = a.findings[:n], inferred, piped, persisted, clones, cwd
 	}
+}
+
+// onlyOptionValues reports whether ws, the words before one that is not an
+// option, are options and words each of which directly follows an option
+// without a joined value (`--port 8080`), so that it may be that option's
+// value: then the word after them is the first operand, whatever the
+// options take.
+func onlyOptionValues(ws []arg) bool {
+	mayTake := false // the word before was an option that may take a value
+	for _, w := range ws {
+		switch {
+		case w.text == "--":
+			return false // what follows -- is judged on its own
+		case len(w.text) > 1 && w.text[0] == '-':
+			mayTake = !strings.Contains(w.text, "=")
+		case mayTake:
+			mayTake = false
+		default:
+			return false
+		}
+	}
+	return true
 }
