@@ -405,7 +405,7 @@ func (a *auditor) buildContext(tool string, args []arg) {
 			}
 		}
 		a.add(CodeUnpinned, w.path, quoted(tool+" build")+" builds from a context fetched by its URL, which can change without notice (a repository is fixed only at URL#<commit>)")
-		a.plainFetch(w, quoted(tool)+" fetches a build context")
+		a.plainFetch(w, tool, "fetches a build context")
 	}
 	ops := operands(args, containerBuildValues, true, func(flag string, w arg, val string) {
 		if flag == "--build-context" {

@@ -184,7 +184,7 @@ func (a *auditor) denoModule(spec arg, runner, verb string, pkg bool) {
 	case pkg && !localSpec(s):
 		a.inferred.Network = true
 		if !npmPinned(npmPackage(s)) {
-			a.add(CodeUnpinned, spec.path, quoted(runner)+" "+verb+" "+sourceLabel(spec.text)+" without an exact version")
+			a.add(CodeUnpinned, spec.path, unpinnedMessage(runner, verb, spec.text))
 		}
 	}
 }

@@ -105,7 +105,7 @@ func cloneTarget(ops []arg) *arg {
 func (a *auditor) pendingClone(repo arg, dir *arg, tool, unit string) {
 	n := len(a.findings)
 	a.add(CodeUnpinned, repo.path, quoted(tool)+" fetches a repository's latest "+unit+", not a fixed one, so the code it gets can change without notice")
-	a.plainFetch(repo, quoted(strings.Fields(tool)[0])+" fetches code")
+	a.plainFetch(repo, strings.Fields(tool)[0], "fetches code")
 	a.clones = append(a.clones, pendingClone{dir: a.cloneDir(repo, dir), findings: slices.Clone(a.findings[n:])})
 	a.findings = a.findings[:n]
 }
@@ -231,11 +231,11 @@ func (a *auditor) gitSubcommand(sub string, args []arg, depth int) {
 				if remoteRepository(w.text) {
 					a.inferred.Network = true
 				}
-				a.plainFetch(w, "`git` fetches code")
+				a.plainFetch(w, "git", "fetches code")
 			}
 		default:
 			if gitFetchSubcommands[sub] && sub != "clone" { // gitClone judges clone's
-				a.plainFetch(args[i], "`git` fetches code")
+				a.plainFetch(args[i], "git", "fetches code")
 			}
 		}
 	}

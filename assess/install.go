@@ -14,8 +14,8 @@ import (
 // unpinnedInstall records a package that tool installs without an exact
 // version.
 func (a *auditor) unpinnedInstall(spec arg, tool string) {
-	a.add(CodeUnpinned, spec.path, quoted(tool)+" installs "+sourceLabel(spec.text)+" without an exact version")
-	a.plainFetch(spec, quoted(tool)+" fetches a package")
+	a.add(CodeUnpinned, spec.path, unpinnedMessage(tool, "installs", spec.text))
+	a.plainFetch(spec, tool, "fetches a package")
 }
 
 // requirementFiles are the options of pip install, uv pip install, uv's
@@ -39,7 +39,7 @@ func (a *auditor) requirementsURL(flag string, w arg, val, tool string) {
 	if constraintFiles[flag] {
 		kind = "constraints file"
 	}
-	a.plainFetch(w, quoted(tool)+" downloads a "+kind)
+	a.plainFetch(w, tool, "downloads a "+kind)
 	if requirementFiles[flag] && !commitURL(val) {
 		a.add(CodeUnpinned, w.path, quoted(tool)+" installs what a requirements file at a URL lists, which can change at any time")
 	}

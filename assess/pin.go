@@ -23,19 +23,29 @@ func parseAnyURL(s string) (*url.URL, bool) {
 	return u, true
 }
 
-// sourceLabel names a package spec in a message. A URL or git source is not
-// echoed: it may carry credentials.
-func sourceLabel(spec string) string {
-	if strings.Contains(spec, "://") || strings.Contains(spec, "@") && strings.Contains(spec, ":") && !strings.HasPrefix(spec, "@") {
-		return "a git or URL package source"
+// sourceIsURL reports whether a package spec names a git or URL source
+// rather than a package of a registry. A message names such a source
+// without echoing it: it may carry credentials.
+func sourceIsURL(spec string) bool {
+	return strings.Contains(spec, "://") || strings.Contains(spec, "@") && strings.Contains(spec, ":") && !strings.HasPrefix(spec, "@")
+}
+
+// unpinnedMessage is the message of a package spec that tool runs or
+// installs (verb) without an exact version, made in one concatenation, as
+// most audits make at least one.
+func unpinnedMessage(tool, verb, spec string) string {
+	const tail = " without an exact version"
+	t := safeText(tool, 40)
+	if sourceIsURL(spec) {
+		return "`" + t + "` " + verb + " a git or URL package source" + tail
 	}
-	return "the package " + quoted(spec)
+	return "`" + t + "` " + verb + " the package `" + safeText(spec, 40) + "`" + tail
 }
 
 // unpinned records a package spec that is not an exact version.
 func (a *auditor) unpinned(spec arg, runner string) {
-	a.add(CodeUnpinned, spec.path, quoted(runner)+" runs "+sourceLabel(spec.text)+" without an exact version")
-	a.plainFetch(spec, quoted(runner)+" fetches a package")
+	a.add(CodeUnpinned, spec.path, unpinnedMessage(runner, "runs", spec.text))
+	a.plainFetch(spec, runner, "fetches a package")
 }
 
 // plainFetch records a download of code that nothing protects on the way:
@@ -43,8 +53,9 @@ func (a *auditor) unpinned(spec arg, runner string) {
 // http://), git:// or svn://, to a host other than this machine. A source pinned by
 // a hash or a full commit is checked when it arrives, and its callers do
 // not pass it here. subject says who downloads what (`npx` fetches a
-// package).
-func (a *auditor) plainFetch(w arg, subject string) {
+// package). The subject is made only for a finding: most words are not
+// URLs.
+func (a *auditor) plainFetch(w arg, who, does string) {
 	if !w.lit {
 		return
 	}
@@ -52,6 +63,7 @@ func (a *auditor) plainFetch(w arg, subject string) {
 	if !ok || loopbackHost(u.Hostname()) {
 		return
 	}
+	subject := quoted(who) + " " + does
 	switch lower(u.Scheme) {
 	case "http":
 		a.add(CodeInsecureURL, w.path, subject+" from "+safeText(u.Host, 80)+" over plain http, which anyone on the way can replace")

@@ -96,7 +96,7 @@ func (a *auditor) fetcher(c invocation) cmdInfo {
 		case others[t] || others == nil && psOtherValues[lower(t)]:
 			i++ // a header, a referer, a proxy or data to send, not what is fetched
 		case strings.HasPrefix(t, "--url="), !strings.HasPrefix(t, "-"):
-			a.plainFetch(args[i], quoted(c.name)+" downloads content")
+			a.plainFetch(args[i], c.name, "downloads content")
 		}
 	}
 	return cmdInfo{name: c.name, fetches: true}

@@ -61,7 +61,7 @@ func (a *auditor) hg(c invocation) cmdInfo {
 			a.pendingClone(ops[1], cloneTarget(ops[1:]), "hg clone", "changeset")
 		}
 	case hgNetwork[sub] && sub != "push" && sub != "outgoing" && sub != "out" && len(ops) > 1:
-		a.plainFetch(ops[1], "`hg` fetches code")
+		a.plainFetch(ops[1], "hg", "fetches code")
 	case hgUpdates[sub] && (rev || len(ops) > 1 && commitSHA.MatchString(ops[1].text)):
 		a.checkedOut(a.within(where)) // the code that runs there is the changeset's
 	}
@@ -146,7 +146,7 @@ func (a *auditor) svn(c invocation) cmdInfo {
 		if !rev {
 			a.pendingClone(ops[1], cloneTarget(ops[1:]), "svn "+sub, "revision")
 		} else {
-			a.plainFetch(ops[1], "`svn` fetches code")
+			a.plainFetch(ops[1], "svn", "fetches code")
 		}
 	case svnUpdates[sub] && rev:
 		where := arg{text: ".", lit: true} // svn update [PATH]: the working copy's directory

@@ -349,9 +349,22 @@ func GraphicASCII(s string) bool {
 // Each byte of invalid UTF-8 counts as one character. Text that needs no
 // change is returned as it is.
 func ASCII(s, also string, repl byte) string {
+	// also as a set of the printable ASCII bytes (0x20 to 0x7F: two
+	// words of bits), so that checking a byte is a shift, not a search;
+	// a byte of also outside that range can never be kept anyway.
+	var set [2]uint64
+	for i := 0; i < len(also); i++ {
+		if c := also[i] - 0x20; c < 0x60 {
+			set[c>>6] |= 1 << (c & 63)
+		}
+	}
+	keep := func(c byte) bool {
+		c -= 0x20 // below 0x20 wraps above 0x5F
+		return c < 0x5F && set[c>>6]&(1<<(c&63)) == 0
+	}
 	clean := true
 	for i := 0; i < len(s); i++ {
-		if !PrintableASCII(rune(s[i])) || strings.IndexByte(also, s[i]) >= 0 {
+		if !keep(s[i]) {
 			clean = false
 			break
 		}
@@ -364,7 +377,7 @@ func ASCII(s, also string, repl byte) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if PrintableASCII(rune(c)) && strings.IndexByte(also, c) < 0 {
+			if keep(c) {
 				b.WriteByte(c)
 			} else {
 				b.WriteByte(repl)

@@ -356,3 +356,26 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzASCII holds ASCII to its definition, written the plain way: every
+// character outside printable ASCII, and every one listed in also, becomes
+// repl, each byte of invalid UTF-8 counting as one character.
+func FuzzASCII(f *testing.F) {
+	f.Add("plain text", "<>&")
+	f.Add("a<b>&c`d|e", "<>&\"'`\\|")
+	f.Add("caf\u00e9 \x00\x7f\xff", "")
+	f.Add("~ and \x7f and space", "~ \x7f\x80")
+	f.Fuzz(func(t *testing.T, s, also string) {
+		var want strings.Builder
+		for _, r := range s { // invalid UTF-8 comes out as one RuneError per byte
+			if PrintableASCII(r) && !strings.ContainsRune(also, r) {
+				want.WriteRune(r)
+			} else {
+				want.WriteByte('?')
+			}
+		}
+		if got := ASCII(s, also, '?'); got != want.String() {
+			t.Errorf("ASCII(%q, %q) = %q, want %q", s, also, got, want.String())
+		}
+	})
+}
