@@ -222,19 +222,23 @@ func Audit(m *addon.Manifest) Result {
 	if m == nil {
 		return Result{Findings: []registry.Finding{}}
 	}
-	// The auditor and the room for two findings, in one allocation: most
-	// manifests have one or two.
-	block := &struct {
-		a auditor
-		f [2]registry.Finding
-	}{}
-	a := &block.a
-	*a = auditor{m: m, budget: maxNodes, findings: block.f[:0]}
+	// The auditor is the pool's: only the findings outlive the audit, and
+	// most manifests have one or two.
+	a := auditorPool.Get().(*auditor)
+	*a = auditor{m: m, budget: maxNodes, findings: make([]registry.Finding, 0, 2)}
 	a.wiring()
 	a.findings = append(a.findings, a.clonesLeft()...)
 	a.coherence()
-	return Result{Findings: a.sorted(), Inferred: a.inferred}
+	r := Result{Findings: a.sorted(), Inferred: a.inferred}
+	*a = auditor{} // nothing of this manifest stays in the pool
+	auditorPool.Put(a)
+	return r
 }
+
+// auditorPool holds the auditors Audit works with, so that an audit does
+// not allocate one: every byte allocated per manifest costs the server
+// its share of the collector's and the caches' work (docs/benchmarks.md).
+var auditorPool = sync.Pool{New: func() any { return new(auditor) }}
 
 // Installable reports whether m's [mcp] block can be started: a stdio
 // command, or an http(s) URL with a host. Unlike lean-ctx, the URL scheme is

@@ -7,11 +7,14 @@ import (
 )
 
 var (
-	semverExact = regexp.MustCompile(`^[v=]?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-	pep440Exact = regexp.MustCompile(`(?i)^v?\d+(\.\d+)*((a|b|c|rc|alpha|beta|pre|preview)\d*)?(\.?(post|dev)\d*)*(\+[a-z0-9.]+)?$`)
-	commitSHA   = regexp.MustCompile(`^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$`)
-	goVersion   = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+incompatible)?$`)
-	imageDigest = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+	// pep440Pattern is what pep440Exact matches; it reads a version with
+	// a character outside ASCII itself (where case folding reaches
+	// beyond ASCII: ſ is s, K is k).
+	pep440Pattern = regexp.MustCompile(`(?i)^v?\d+(\.\d+)*((a|b|c|rc|alpha|beta|pre|preview)\d*)?(\.?(post|dev)\d*)*(\+[a-z0-9.]+)?$`)
+	semverExact   = regexp.MustCompile(`^[v=]?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	commitSHA     = regexp.MustCompile(`^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$`)
+	goVersion     = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+incompatible)?$`)
+	imageDigest   = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 )
 
 // parseAnyURL parses s as an absolute URL with a host.
@@ -146,13 +149,13 @@ func pyPinned(spec string) bool {
 		if strings.HasPrefix(s[i+2:], "=") {
 			return v != "" // === is arbitrary equality
 		}
-		return pep440Exact.MatchString(v)
+		return pep440Exact(v)
 	}
 	if strings.ContainsAny(s, "<>~!=") {
 		return false
 	}
 	if at := strings.LastIndexByte(s, '@'); at > 0 {
-		return pep440Exact.MatchString(strings.TrimSpace(s[at+1:]))
+		return pep440Exact(strings.TrimSpace(s[at+1:]))
 	}
 	return false
 }
@@ -486,4 +489,88 @@ func (a *auditor) uvOther(argv []arg) {
 	if len(argv) > 2 && (argv[1].text == "pip" || argv[1].text == "tool") && argv[2].text == "install" {
 		a.pyInstall(argv[3:], "uv "+argv[1].text+" install")
 	}
+}
+
+// pep440Exact reports whether v is an exact PEP 440 version, the way
+// registryd reads one: case aside, an optional v, a release (1, 1.2,
+// 1.2.3 …), an optional pre-release (a, b, c, rc, alpha, beta, pre,
+// preview, each with an optional number), any number of post- and
+// dev-releases (an optional dot, post or dev, an optional number) and an
+// optional local version (+ and letters, digits and dots). It is
+// pep440Pattern (the tests hold it to it) matched by hand for ASCII,
+// without the allocations of the regexp package's backtracker, as every
+// Python requirement is.
+func pep440Exact(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] >= 0x80 {
+			return pep440Pattern.MatchString(v)
+		}
+	}
+	if len(v) > 0 && (v[0] == 'v' || v[0] == 'V') {
+		v = v[1:]
+	}
+	n := leadingDigits(v)
+	if n == 0 {
+		return false
+	}
+	v = v[n:]
+	for len(v) > 1 && v[0] == '.' && isDigit(v[1]) {
+		v = v[1+leadingDigits(v[1:]):]
+	}
+	if pep440Tail(v) {
+		return true
+	}
+	// A pre-release tag: a and alpha, pre and preview both begin the
+	// rest, so each tag that does is tried.
+	for _, tag := range pep440PreTags {
+		if len(v) >= len(tag) && strings.EqualFold(v[:len(tag)], tag) {
+			rest := v[len(tag):]
+			if pep440Tail(rest[leadingDigits(rest):]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var pep440PreTags = []string{"a", "b", "c", "rc", "alpha", "beta", "pre", "preview"}
+
+// pep440Tail reports whether v is post- and dev-releases then an optional
+// local version, as pep440Exact reads them after the pre-release.
+func pep440Tail(v string) bool {
+	for {
+		w := v
+		if len(w) > 0 && w[0] == '.' {
+			w = w[1:]
+		}
+		switch {
+		case len(w) >= 4 && strings.EqualFold(w[:4], "post"):
+			w = w[4:]
+		case len(w) >= 3 && strings.EqualFold(w[:3], "dev"):
+			w = w[3:]
+		default:
+			if v == "" {
+				return true
+			}
+			if v[0] != '+' || len(v) == 1 {
+				return false
+			}
+			for i := 1; i < len(v); i++ {
+				if c := v[i] | 0x20; !(isDigit(v[i]) || 'a' <= c && c <= 'z' || v[i] == '.') {
+					return false
+				}
+			}
+			return true
+		}
+		v = w[leadingDigits(w):]
+	}
+}
+
+// leadingDigits is the number of ASCII digits s begins with.
+func leadingDigits(s string) int {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }

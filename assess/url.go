@@ -29,14 +29,41 @@ func secureScheme(scheme string) bool { return scheme == "https" || scheme == "w
 // templated URL parses; placeholder treats it as a placeholder.
 const tmplMark = "tmplvar0"
 
-var templateRE = regexp.MustCompile(`\$\{[^{}]*\}|\{\{[^{}]*\}\}`)
-
-// untemplate replaces template placeholders with tmplMark.
+// untemplate replaces template placeholders with tmplMark: each ${…} and
+// {{…}} with no brace inside, leftmost first, as the regular expression
+// `\$\{[^{}]*\}|\{\{[^{}]*\}\}` replaces them (the tests hold it to
+// that), without the regexp package's allocations.
 func untemplate(s string) string {
 	if !strings.Contains(s, "${") && !strings.Contains(s, "{{") {
 		return s
 	}
-	return templateRE.ReplaceAllString(s, tmplMark)
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	for i := 0; i+1 < len(s); {
+		var end int // the end of a placeholder at i, or 0
+		switch {
+		case s[i] == '$' && s[i+1] == '{':
+			if j := strings.IndexAny(s[i+2:], "{}"); j >= 0 && s[i+2+j] == '}' {
+				end = i + 2 + j + 1
+			}
+		case s[i] == '{' && s[i+1] == '{':
+			if j := strings.IndexAny(s[i+2:], "{}"); j >= 0 && s[i+2+j] == '}' && i+3+j < len(s) && s[i+3+j] == '}' {
+				end = i + 2 + j + 2
+			}
+		}
+		if end == 0 {
+			i++
+			continue
+		}
+		b.WriteString(s[done:i])
+		b.WriteString(tmplMark)
+		done, i = end, end
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // loopbackHost reports whether host (no port) names this machine:
