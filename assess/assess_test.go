@@ -511,3 +511,39 @@ func TestMessagesAreSafe(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditConcurrent runs audits of different manifests at once, as the
+// server does, and holds each to the result the same audit gives alone:
+// the auditors Audit takes from its pool carry nothing from one audit into
+// another. Under -race it also checks that none is shared while in use.
+func TestAuditConcurrent(t *testing.T) {
+	var ms []*addon.Manifest
+	for _, s := range fuzzSeeds {
+		ms = append(ms, stdio(s[0], s[1:]...))
+	}
+	want := make([]assess.Result, len(ms))
+	for i, m := range ms {
+		want[i] = assess.Audit(m)
+	}
+	const workers = 4
+	errs := make(chan string, workers)
+	for w := range workers {
+		go func() {
+			for round := range 3 {
+				for k := range ms {
+					i := (k*7 + w + round) % len(ms) // each worker in its own order
+					if diff := cmp.Diff(want[i], assess.Audit(ms[i])); diff != "" {
+						errs <- fmt.Sprintf("manifest %d audited beside others differs:\n%s", i, diff)
+						return
+					}
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range workers {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
