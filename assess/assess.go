@@ -177,8 +177,10 @@ import (
 // zip -TT and tcpdump -z run commands. 2026.12.55: python -m pip_run is
 // judged as pip-run. 2026.12.56: an unknown program's first operand after
 // options that may have taken values (`mcp-proxy --port 8080 uvx p`) is in
-// command position.
-const Ruleset = "2026.12.56"
+// command position. 2026.12.57: a module an interpreter loads before its
+// script (node --import, --loader) named by an http(s) URL is judged as a
+// Deno module URL is.
+const Ruleset = "2026.12.57"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -2027,3 +2027,23 @@ func TestAuditScheduledAndTestCommands(t *testing.T) {
 		{"a plain zip", stdio("zip", "-r", "/tmp/a.zip", "d"), []string{}, false, false},
 	})
 }
+
+// TestAuditNodeModuleURLs: a module an interpreter loads before its
+// script (node --import, --loader, --experimental-loader, --require) named
+// by an http(s) URL is code fetched at start, judged as a Deno module URL
+// is. A local module, a pinned URL and the script's own arguments are not.
+func TestAuditNodeModuleURLs(t *testing.T) {
+	runCases(t, []auditCase{
+		{"--import= a URL", stdio("node", "--experimental-network-imports", "--import=https://x.example/a.mjs", "s.js"), []string{
+			"warn unpinned mcp.args[1]"}, true, false},
+		{"a loader over plain http", stdio("node", "--experimental-loader", "http://x.example/l.mjs", "s.js"), []string{
+			"danger insecure_url mcp.args[1]", "warn unpinned mcp.args[1]"}, true, false},
+		{"after inline code", stdio("node", "-e", "1", "--import", "https://x.example/a.mjs"), []string{
+			"danger inline_code mcp.args[1]", "warn unpinned mcp.args[3]"}, true, false},
+		{"tsx", stdio("tsx", "--loader=https://x.example/l.mjs", "s.ts"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		// Look-alikes.
+		{"a URL pinned by its version", stdio("node", "--import", "https://esm.sh/p@1.2.3", "s.js"), []string{}, true, false},
+		{"a local module", stdio("node", "--import=./local.mjs", "s.js"), []string{}, false, false},
+		{"the script's own argument", stdio("node", "s.js", "--import=https://x.example/a.mjs"), []string{}, false, false},
+	})
+}

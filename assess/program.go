@@ -504,7 +504,51 @@ func (a *auditor) interpreter(c invocation) cmdInfo {
 	case stdin:
 		info.stdinScript = true
 	}
+	for _, w := range moduleOptions(fam, args) {
+		if l := lower(strings.TrimSpace(w.text)); strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+			// node --import=https://… (with network imports) or a loader
+			// that fetches: code from elsewhere runs before the script.
+			a.codeURL(w, fam, "loads", "module")
+		}
+	}
 	return info
+}
+
+// moduleOptions returns the values of an interpreter's options that name a
+// module it loads before its program (--import, --require, --loader,
+// --experimental-loader), up to its program or script.
+func moduleOptions(fam string, args []arg) []arg {
+	var out []arg
+	valueFlags := inlineCodeFlags[fam] + inlineValueFlags[fam]
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--" || t == "-" || !strings.HasPrefix(t, "-"):
+			return out // the script, or its program from stdin
+		case strings.HasPrefix(t, "--"):
+			name, val, hasVal := strings.Cut(t, "=")
+			switch name {
+			case "--require", "--import", "--loader", "--experimental-loader":
+				w := args[i]
+				if hasVal {
+					w.text = val
+				} else if i+1 < len(args) {
+					i++
+					w = args[i]
+				}
+				out = append(out, w)
+			case "--eval", "--print", "--command", "--conditions", "--input-type", "--env-file", "--title", "--load":
+				if !hasVal {
+					i++
+				}
+			}
+		default:
+			if last := t[len(t)-1]; len(t) > 1 && strings.IndexByte(valueFlags, last) >= 0 {
+				i++ // -e CODE, -r MODULE: the next word is the value
+			}
+		}
+	}
+	return out
 }
 
 var (
