@@ -527,8 +527,8 @@ func moduleOptions(fam string, args []arg) []arg {
 			return out // the script, or its program from stdin
 		case strings.HasPrefix(t, "--"):
 			name, val, hasVal := strings.Cut(t, "=")
-			switch name {
-			case "--require", "--import", "--loader", "--experimental-loader":
+			switch {
+			case moduleOptionNames[name]:
 				w := args[i]
 				if hasVal {
 					w.text = val
@@ -537,7 +537,7 @@ func moduleOptions(fam string, args []arg) []arg {
 					w = args[i]
 				}
 				out = append(out, w)
-			case "--eval", "--print", "--command", "--conditions", "--input-type", "--env-file", "--title", "--load":
+			case codeOptions[name] || valueOptions[name]:
 				if !hasVal {
 					i++
 				}
@@ -572,6 +572,13 @@ var (
 	// word, never the rest of the flag's word: node -pe 'code' is -p with
 	// -e, not the program "e".
 	separateCode = set("node", "bun", "tsx", "ts-node")
+	// codeOptions are the long options whose value is the program;
+	// moduleOptionNames those that name a module loaded before it;
+	// valueOptions the others that take a value (the next word when not
+	// joined by =).
+	codeOptions       = set("--eval", "--print", "--command")
+	moduleOptionNames = set("--require", "--import", "--loader", "--experimental-loader")
+	valueOptions      = set("--conditions", "--input-type", "--env-file", "--title", "--load")
 )
 
 // inlineProgram finds the inline program (python -c, node -e/--eval/-p,
@@ -593,8 +600,8 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 		}
 		if strings.HasPrefix(t, "--") {
 			name, val, hasVal := strings.Cut(t, "=")
-			switch name {
-			case "--eval", "--print", "--command":
+			switch {
+			case codeOptions[name]:
 				if hasVal {
 					return &arg{text: val, path: args[i].path, lit: args[i].lit}, nil, false
 				}
@@ -602,7 +609,7 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 					return &args[i+1], nil, false
 				}
 				return nil, nil, false
-			case "--require", "--import", "--loader", "--experimental-loader":
+			case moduleOptionNames[name]:
 				// A data: URL module is a program written inline.
 				w := args[i]
 				if !hasVal && i+1 < len(args) {
@@ -614,7 +621,7 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 				if strings.HasPrefix(strings.TrimSpace(w.text), "data:") {
 					return &w, nil, false
 				}
-			case "--conditions", "--input-type", "--env-file", "--title", "--load":
+			case valueOptions[name]:
 				if !hasVal {
 					i++
 				}
