@@ -179,8 +179,11 @@ import (
 // options that may have taken values (`mcp-proxy --port 8080 uvx p`) is in
 // command position. 2026.12.57: a module an interpreter loads before its
 // script (node --import, --loader) named by an http(s) URL is judged as a
-// Deno module URL is.
-const Ruleset = "2026.12.57"
+// Deno module URL is. 2026.12.58: the tools mise exec installs (a
+// package of a registry must pin), the script of its -c and the options
+// before exec; pkgx's packages and command; the command after a run verb
+// and a version of an unknown program (`n exec 20 npx p`).
+const Ruleset = "2026.12.58"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

