@@ -182,8 +182,10 @@ import (
 // Deno module URL is. 2026.12.58: the tools mise exec installs (a
 // package of a registry must pin), the script of its -c and the options
 // before exec; pkgx's packages and command; the command after a run verb
-// and a version of an unknown program (`n exec 20 npx p`).
-const Ruleset = "2026.12.58"
+// and a version of an unknown program (`n exec 20 npx p`). 2026.12.59: a
+// program or a script run from a network share (a UNC path) is unpinned
+// and uses the network.
+const Ruleset = "2026.12.59"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -2080,3 +2080,28 @@ func TestAuditToolManagers(t *testing.T) {
 		{"an unknown tool's run verb and a word", stdio("envtool", "run", "serve", "uvx", "mcp-x"), []string{}, false, false},
 	})
 }
+
+// Code on a network share: a program named by a UNC path, and a file of
+// code an interpreter or loader is given by one, are fetched from another
+// host at start and are whatever the share holds then (unpinned, network
+// use). Data files on a share, device paths and this machine's shares are
+// not.
+func TestAuditNetworkShareCode(t *testing.T) {
+	runCases(t, []auditCase{
+		{"a program on a share", stdio(`\\files.example\tools\mcp-x.exe`, "--stdio"), []string{"warn unpinned mcp.command"}, true, false},
+		{"WebDAV over https", stdio(`\\files.example@SSL\DavWWWRoot\srv.exe`), []string{"warn unpinned mcp.command"}, true, false},
+		{"node's script", stdio("node", `\\files.example\tools\server.js`), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"the long UNC form", stdio("java", "-jar", `\\?\UNC\files.example\tools\mcp.jar`), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"powershell -File", stdio("powershell", "-File", `\\files.example\tools\run.ps1`), []string{"warn unpinned mcp.args[1]"}, true, true},
+		{"pwsh's script", stdio("pwsh", `\\files.example\tools\run.ps1`), []string{"warn unpinned mcp.args[0]"}, true, true},
+		{"rundll32's DLL", stdio("rundll32", `\\files.example\tools\x.dll,Entry`), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"cmd /c a batch file", stdio("cmd", "/c", `\\files.example\tools\run.bat`), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"in a script", stdio("sh", "-c", `node '\\files.example\tools\a.js'`), []string{
+			"danger shell_exec mcp.args[1]", "warn unpinned mcp.args[1]"}, true, true},
+		// Look-alikes.
+		{"a data file on a share", stdio("node", "server.js", "--config", `\\files.example\cfg\mcp.json`), []string{}, false, false},
+		{"a device path", stdio("node", `\\?\C:\tools\server.js`), []string{}, false, false},
+		{"this machine's share", stdio(`\\localhost\c$\tools\srv.exe`), []string{}, false, false},
+		{"a local path", stdio("node", `C:\tools\server.js`), []string{}, false, false},
+	})
+}

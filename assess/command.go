@@ -111,6 +111,7 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		if !argv[0].lit {
 			return cmdInfo{}
 		}
+		a.shareProgram(argv[0])
 		c := invocation{name: progName(argv[0].text), argv: argv, depth: depth, ctx: ctx, env: env}
 		peel, ok := wrappers[c.name]
 		if !ok && distroLauncher(c.name, argv[0].text) {
@@ -376,6 +377,9 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 			return a.psScript(name, arg{text: text, path: w.path, lit: true}, w.path, c.depth, c.env)
 		case strings.HasPrefix("-file", t) && len(t) >= 2:
 			a.inferred.Exec = true // a script file: whatever it runs is not visible
+			if i+1 < len(argv) {
+				a.shareWord(name, argv[i+1])
+			}
 			return cmdInfo{name: name}
 		case strings.HasPrefix(t, "-"):
 			for _, o := range withValue {
@@ -388,6 +392,7 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 			// Windows PowerShell reads a bare argument as -Command, pwsh as -File.
 			if family(name) == "pwsh" {
 				a.inferred.Exec = true
+				a.shareWord(name, argv[i])
 				return cmdInfo{name: name}
 			}
 			return a.psScript(name, joinArgs(argv[i:]), argv[i].path, c.depth, c.env)

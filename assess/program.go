@@ -49,6 +49,9 @@ func (a *auditor) words(c invocation, rule programRule) {
 			}
 		}
 	}
+	for _, w := range args {
+		a.shareWord(c.name, w)
+	}
 	switch c.ctx {
 	case ctxNested:
 		// A script or wrapper runs this program: its words are judged here;
