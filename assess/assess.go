@@ -184,8 +184,10 @@ import (
 // before exec; pkgx's packages and command; the command after a run verb
 // and a version of an unknown program (`n exec 20 npx p`). 2026.12.59: a
 // program or a script run from a network share (a UNC path) is unpinned
-// and uses the network.
-const Ruleset = "2026.12.59"
+// and uses the network. 2026.12.60: a package runner's --package before
+// the package manager's subcommand (pnpm --package=p dlx c) names the
+// package; start-stop-daemon runs its --startas or --exec program.
+const Ruleset = "2026.12.60"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

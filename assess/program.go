@@ -431,7 +431,29 @@ func positional(shell string, args []arg, script *arg) []string {
 	return nil
 }
 
-var pkgManagerValueFlags = set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F")
+var pkgManagerValueFlags = set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F", "--package")
+
+// leadingPackages returns the --package options among the words before a
+// package manager's subcommand (all of args but sub), as its runner reads
+// them wherever they stand (`pnpm --package=pkg dlx cmd`), followed by
+// the subcommand's own words.
+func leadingPackages(args, sub []arg) []arg {
+	lead := args[:len(args)-len(sub)]
+	var out []arg
+	for i := 0; i < len(lead); i++ {
+		switch t := lead[i].text; {
+		case t == "--package" && i+1 < len(lead):
+			out = append(out, lead[i], lead[i+1])
+			i++
+		case strings.HasPrefix(t, "--package="):
+			out = append(out, lead[i])
+		}
+	}
+	if out == nil {
+		return sub[1:]
+	}
+	return append(out, sub[1:]...)
+}
 
 // pkgManager judges npm, pnpm, yarn and bun: their exec/dlx forms are package
 // runners; run/start/test run package scripts through a shell.
@@ -468,10 +490,10 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 	switch sub[0].text {
 	case "exec", "x":
 		if name == "npm" {
-			a.npmRunner(sub[1:], name+" "+sub[0].text, depth)
+			a.npmRunner(leadingPackages(args, sub), name+" "+sub[0].text, depth)
 		}
 	case "dlx":
-		a.npmRunner(sub[1:], name+" dlx", depth)
+		a.npmRunner(leadingPackages(args, sub), name+" dlx", depth)
 	case "global":
 		if name == "yarn" && len(sub) > 1 && sub[1].text == "add" {
 			a.npmInstall(sub[2:], "yarn global add")

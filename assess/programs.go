@@ -171,6 +171,9 @@ func init() {
 		"ssh-agent":        getoptThen("-a", "-E", "-P", "-t", "-O"),
 		"dbus-run-session": getoptThen("--config-file", "--dbus-daemon"),
 		"dbus-launch":      getoptThen("--autolaunch", "--config-file"),
+		// Debian's daemon starter: the program of --startas or --exec,
+		// with the arguments after --.
+		"start-stop-daemon": peelStartStopDaemon,
 		// Nix: flakes are fetched and must be pinned; shell and develop
 		// run the command of --command, nix-shell its --run script.
 		"nix":       peelNix,

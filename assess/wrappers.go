@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"cmp"
 	"strings"
 )
 
@@ -672,4 +673,36 @@ func peelYarn(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		return append([]arg{node}, args[1:]...), cmdInfo{}, false
 	}
 	return nil, a.program(c), true
+}
+
+// peelStartStopDaemon peels `start-stop-daemon --start … --exec PATH [--
+// args…]`: it runs the program of --startas (-a), or else of --exec (-x),
+// with the words after -- as its arguments.
+func peelStartStopDaemon(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	var startas, exec *arg
+	var rest []arg
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			rest = args[i+1:]
+			break
+		}
+		flag, val, joined := strings.Cut(t, "=")
+		switch flag {
+		case "-a", "--startas":
+			if w, ok := optValue(args, &i, val, joined); ok {
+				startas = &w
+			}
+		case "-x", "--exec":
+			if w, ok := optValue(args, &i, val, joined); ok {
+				exec = &w
+			}
+		}
+	}
+	prog := cmp.Or(startas, exec)
+	if prog == nil {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	return append([]arg{*prog}, rest...), cmdInfo{}, false
 }
