@@ -187,7 +187,9 @@ import (
 // and uses the network. 2026.12.60: a package runner's --package before
 // the package manager's subcommand (pnpm --package=p dlx c) names the
 // package; start-stop-daemon runs its --startas or --exec program.
-const Ruleset = "2026.12.60"
+// 2026.12.61: the options uv, go, pipx, gem and dotnet take before their
+// subcommand are skipped to find it (uv --directory d tool run p).
+const Ruleset = "2026.12.61"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -2126,3 +2126,24 @@ func TestAuditLeadingPackagesAndDaemons(t *testing.T) {
 		{"start-stop-daemon --stop", stdio("start-stop-daemon", "--stop", "--pidfile", "/run/mcp.pid"), []string{}, false, false},
 	})
 }
+
+// Options before a subcommand: uv, go, pipx, gem and dotnet read options
+// before their subcommand as anywhere else, so the subcommand is the first
+// word after them (`uv --directory d tool run pkg` passed unread).
+func TestAuditGlobalOptionsBeforeSubcommand(t *testing.T) {
+	runCases(t, []auditCase{
+		{"uv --directory tool run", stdio("uv", "--directory", "srv", "tool", "run", "mcp-x"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"uv -q tool install", stdio("uv", "-q", "--no-cache", "tool", "install", "mcp-x"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"uv --project run --with", stdio("uv", "--project=srv", "run", "--with", "mcp-x", "mcp"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"go -C run", stdio("go", "-C", "srv", "run", "example.com/mcp@latest"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"pipx --verbose run", stdio("pipx", "--verbose", "run", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"gem --norc install", stdio("gem", "--norc", "install", "mcp-x"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"dotnet --roll-forward tool exec", stdio("dotnet", "--roll-forward", "Major", "tool", "exec", "Acme.Mcp"), []string{
+			"warn unpinned mcp.args[4]"}, true, false},
+		// Look-alikes.
+		{"uv pinned", stdio("uv", "--directory", "srv", "tool", "run", "mcp-x==1.2.3"), []string{}, true, false},
+		{"gem pinned", stdio("gem", "--config-file", "rc", "install", "mcp-x:1.2.3"), []string{}, true, false},
+		{"go pinned", stdio("go", "-C", "srv", "run", "example.com/mcp@v1.2.3"), []string{}, true, false},
+		{"a dotnet app", stdio("dotnet", "--roll-forward", "Major", "srv.dll"), []string{}, false, false},
+	})
+}

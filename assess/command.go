@@ -303,7 +303,7 @@ func peelTimeout(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
 // project environment and runs a command, other subcommands may fetch.
 func peelUV(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	a.packageSources(c)
-	argv := c.argv
+	argv := withoutGlobalOptions(c.argv, uvGlobalValues)
 	if len(argv) > 2 && argv[1].text == "tool" && argv[2].text == "run" {
 		a.inferred.Network = true
 		a.pyRunner(argv[2:], "uv tool run", c.depth)

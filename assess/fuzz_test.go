@@ -124,6 +124,7 @@ var fuzzSeeds = [][]string{
 	{"mise", "-C", "d", "x", "npm:@s/p@latest", "cargo:q@1.4", "-j", "2", "github:o/r@v1.2.3", "-cnpx y", "node@20", "--", "pkgx", "+a@1", "-q", "node@2", "-e", "1", "n", "exec", "lts", "uvx", "z"},
 	{`\\h@SSL@443\D\x.exe`, "-File", `\\?\UNC\h\s\a.ps1`, `\\.\p\b.js`, `\\localhost\c$\c.py`, `\\h\s\d.dll,E`, "pwsh", `\\h\s\e.ps1`},
 	{"sh", "-c", "pnpm --package p -C d --package=q@1.0.0 dlx c; npm --package r exec -- s; start-stop-daemon -S -p f --startas=/bin/sh -x /bin/true -- -c 'npx t'; start-stop-daemon -K -x"},
+	{"sh", "-c", "uv -q --directory d --project=p tool run a; uv --offline run --with b c; go -C d run e@latest; pipx -v run f; gem --norc --config-file g install h; dotnet --roll-forward M tool exec i; dotnet --depsfile"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

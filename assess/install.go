@@ -258,7 +258,7 @@ var gemVersionExact = regexp.MustCompile(`^(=\s*)?\d+(\.[0-9A-Za-z]+)*$`)
 // gem judges gem install and gem exec: a gem without an exact version
 // (-v 1.2.3 or name:1.2.3) is unpinned; --local installs from this machine.
 func (a *auditor) gem(c invocation) cmdInfo {
-	args := c.args()
+	args := skipLeadingOptions(c.args(), set("--config-file"))
 	if len(args) == 0 || (args[0].text != "install" && args[0].text != "i" && args[0].text != "exec") {
 		return cmdInfo{name: c.name}
 	}
@@ -308,11 +308,16 @@ func (a *auditor) gem(c invocation) cmdInfo {
 var dotnetToolValues = set("--version", "--add-source", "--source", "--configfile", "--framework", "-f",
 	"--tool-path", "--tool-manifest", "-a", "--arch", "-v", "--verbosity")
 
+// dotnetHostValues are the options of the dotnet host, before its command,
+// that take a value.
+var dotnetHostValues = set("--roll-forward", "--fx-version", "--additionalprobingpath", "--additional-deps",
+	"--depsfile", "--runtimeconfig")
+
 // dotnet judges dotnet tool install and update (the tool's package must be
 // pinned by --version or id@version) and dotnet tool exec and dotnet dnx,
 // which are dnx.
 func (a *auditor) dotnet(c invocation) cmdInfo {
-	args := c.args()
+	args := skipLeadingOptions(c.args(), dotnetHostValues)
 	switch {
 	case len(args) > 0 && args[0].text == "dnx":
 		a.inferred.Network = true
