@@ -189,7 +189,8 @@ import (
 // package; start-stop-daemon runs its --startas or --exec program.
 // 2026.12.61: the options uv, go, pipx, gem and dotnet take before their
 // subcommand are skipped to find it (uv --directory d tool run p).
-const Ruleset = "2026.12.61"
+// 2026.12.62: the same for podman's, nerdctl's and kubectl's options.
+const Ruleset = "2026.12.62"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

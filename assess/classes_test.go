@@ -2147,3 +2147,22 @@ func TestAuditGlobalOptionsBeforeSubcommand(t *testing.T) {
 		{"a dotnet app", stdio("dotnet", "--roll-forward", "Major", "srv.dll"), []string{}, false, false},
 	})
 }
+
+// The container tools' and kubectl's options before their subcommand
+// take values of their own (podman --root DIR, nerdctl -n NS, kubectl
+// --context C): the subcommand is the word after them.
+func TestAuditContainerGlobalOptions(t *testing.T) {
+	runCases(t, []auditCase{
+		{"podman --root", stdio("podman", "--root", "/srv/c", "run", "-i", "mcp/x"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"nerdctl -n", stdio("nerdctl", "-n", "k8s.io", "run", "-i", "--privileged", "mcp/x:1.2.3"), []string{
+			"danger container_host_access mcp.args[4]"}, true, false},
+		{"docker --tlscacert", stdio("docker", "--tlscacert", "ca.pem", "run", "-i", "mcp/x"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"kubectl --context run", stdio("kubectl", "--context", "c", "run", "-i", "--rm", "x", "--image=mcp/x:1.2.3", "--", "npx", "-y", "mcp-x"), []string{
+			"warn unpinned mcp.args[10]"}, true, false},
+		{"kubectl -n exec", stdio("kubectl", "-n", "ns", "exec", "-i", "pod", "--", "node", "-e", "1"), []string{
+			"danger inline_code mcp.args[8]"}, true, false},
+		// Look-alikes.
+		{"podman pinned", stdio("podman", "--root", "/srv/c", "run", "-i", "mcp/x:1.2.3"), []string{}, true, false},
+		{"kubectl get", stdio("kubectl", "--context", "c", "get", "pods"), []string{}, true, false},
+	})
+}

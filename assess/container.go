@@ -19,7 +19,15 @@ var containerValueFlags = set(
 
 // containerGlobalFlags are the options before docker's subcommand that
 // take a value.
-var containerGlobalFlags = set("-H", "--host", "--context", "-c", "--config", "--log-level", "-l", "--url", "--connection")
+var containerGlobalFlags = set("-H", "--host", "--context", "-c", "--config", "--log-level", "-l", "--url", "--connection",
+	"--tlscacert", "--tlscert", "--tlskey",
+	// podman's
+	"--root", "--runroot", "--storage-driver", "--storage-opt", "--cgroup-manager", "--events-backend", "--runtime",
+	"--runtime-flag", "--tmpdir", "--identity", "--module", "--conmon", "--hooks-dir", "--volumepath", "--imagestore",
+	"--network-config-dir", "--network-cmd-path", "--ssh", "--db-backend",
+	// nerdctl's
+	"-n", "--namespace", "-a", "--address", "--host-address", "--snapshotter", "--storage-driver", "--data-root",
+	"--cni-path", "--cni-netconfpath", "--host-gateway-ip", "--bridge-ip")
 
 // container judges `docker|podman|nerdctl run|exec …`: the image must be
 // pinned, environment set with -e goes through envpolicy, host-access flags

@@ -392,7 +392,7 @@ var kubectlExecValueFlags = set("-c", "--container", "-n", "--namespace", "-f", 
 // --image=IMAGE … [--] [command…]` (the image is pulled: it must be
 // pinned). Any kubectl command talks to the cluster's API server.
 func (a *auditor) kubectl(c invocation) cmdInfo {
-	args := c.args()
+	args := skipLeadingOptions(c.args(), kubectlGlobalValues)
 	a.inferred.Network = true
 	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run") {
 		return cmdInfo{name: c.name}
@@ -674,6 +674,13 @@ func peelYarn(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	return nil, a.program(c), true
 }
+
+// kubectlGlobalValues are kubectl's options that take a value and may come
+// before its subcommand.
+var kubectlGlobalValues = set("--context", "--cluster", "--user", "-n", "--namespace", "--kubeconfig", "-s",
+	"--server", "--token", "--as", "--as-group", "--as-uid", "--certificate-authority", "--client-certificate",
+	"--client-key", "--cache-dir", "--request-timeout", "--tls-server-name", "-v", "--v", "--log-file",
+	"--profile", "--profile-output", "--username", "--password", "--vmodule", "--log-dir")
 
 // peelStartStopDaemon peels `start-stop-daemon --start … --exec PATH [--
 // args…]`: it runs the program of --startas (-a), or else of --exec (-x),
