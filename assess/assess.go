@@ -190,7 +190,9 @@ import (
 // 2026.12.61: the options uv, go, pipx, gem and dotnet take before their
 // subcommand are skipped to find it (uv --directory d tool run p).
 // 2026.12.62: the same for podman's, nerdctl's and kubectl's options.
-const Ruleset = "2026.12.62"
+// 2026.12.63: autossh, mosh and gcloud compute ssh are remote shells,
+// judged as ssh is.
+const Ruleset = "2026.12.63"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -277,12 +277,13 @@ func init() {
 		"iex":  {judge: (*auditor).psInvoke, exec: true}, "invoke-expression": {judge: (*auditor).psInvoke, exec: true},
 		// Remote access and transfer.
 		"ssh": sshTool, "scp": sshTool, "sftp": sshTool, "rsync": {judge: (*auditor).rsync, net: true},
+		"autossh": sshTool, "mosh": {judge: (*auditor).mosh, net: true}, "gcloud": {judge: (*auditor).gcloud, net: true},
 		"telnet": netTool, "ftp": netTool, "tftp": netTool, "smbclient": netTool,
 		// Network clients whose output can carry a payload (a DNS TXT
 		// record, a finger plan, a page dumped as text) and the clients
 		// of cloud storage: they always use the network.
 		"finger": netTool, "dig": netTool, "nslookup": netTool, "drill": netTool, "kdig": netTool, "whois": netTool,
-		"lynx": netTool, "w3m": netTool, "elinks": netTool, "aws": netTool, "gsutil": netTool, "gcloud": netTool,
+		"lynx": netTool, "w3m": netTool, "elinks": netTool, "aws": netTool, "gsutil": netTool,
 		"az": netTool, "rclone": netTool, "s3cmd": netTool, "azcopy": netTool, "huggingface-cli": netTool,
 		// Network tools that can hand their connection to a program.
 		"nc": netExecTool, "ncat": netExecTool, "netcat": netExecTool, "socat": netExecTool,

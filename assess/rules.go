@@ -41,7 +41,7 @@ const (
 // ruleTable is the single source of each code's level and blocking status.
 var ruleTable = []registry.Rule{
 	rule(CodeRemoteEndpoint, registry.LevelDanger, false,
-		"The MCP server is a remote HTTP endpoint (or reached over ssh or PsExec): the context you share leaves your machine.",
+		"The MCP server is a remote HTTP endpoint (or reached over ssh, autossh, mosh, gcloud compute ssh or PsExec): the context you share leaves your machine.",
 		"Prefer a local stdio server; if the endpoint is needed, document who operates it and what it receives."),
 	rule(CodeInsecureURL, registry.LevelDanger, true,
 		"A URL the wiring connects to or downloads from (the endpoint, an [artifacts] URL, a module a runner fetches, a package registry or index, a package, requirements file, gem source or git repository named by its URL, what curl, wget, aria2c or Invoke-WebRequest download) is not HTTPS (http://, git://, svn://), or certificate checks are turned off (NODE_TLS_REJECT_UNAUTHORIZED=0, GOINSECURE, GOSUMDB=off, pip --trusted-host, npm --strict-ssl=false, hg --insecure, svn --trust-server-cert …), so traffic, credentials and downloaded code travel unprotected and can be replaced on the way.",

@@ -1,6 +1,9 @@
 package assess
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // sshValueFlags are the single-letter options of ssh that take a value.
 const sshValueFlags = "BbcDEeFIiJLlmOoPpQRSWw"
@@ -11,7 +14,12 @@ const sshValueFlags = "BbcDEeFIiJLlmOoPpQRSWw"
 // judged too, but it runs on the other host, so it is not counted as what
 // the wiring uses here. ssh as the server itself is a remote endpoint.
 func (a *auditor) sshTool(c invocation) cmdInfo {
-	if c.name == "ssh" && c.ctx == ctxTop {
+	// autossh is ssh kept alive: its -M takes the monitoring port.
+	shell, valueFlags := c.name == "ssh" || c.name == "autossh", sshValueFlags
+	if c.name == "autossh" {
+		valueFlags += "M"
+	}
+	if shell && c.ctx == ctxTop {
 		a.add(CodeRemoteEndpoint, c.argv[0].path, "runs the server on a remote host over ssh: your context leaves this machine")
 	}
 	info := cmdInfo{name: c.name, fetches: c.name == "sftp"}
@@ -33,7 +41,7 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 				if t[j] == 's' {
 					subsystem = true
 				}
-				if strings.IndexByte(sshValueFlags, t[j]) < 0 {
+				if strings.IndexByte(valueFlags, t[j]) < 0 {
 					continue
 				}
 				v := arg{text: t[j+1:], path: args[i].path, lit: args[i].lit}
@@ -50,7 +58,7 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 		return i, false
 	}
 	host, ended := options(0)
-	if c.name != "ssh" || host >= len(args) {
+	if !shell || host >= len(args) {
 		return info
 	}
 	// OpenSSH reads options again after the destination unless -- ended
@@ -63,10 +71,114 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 	if subsystem || command >= len(args) {
 		return info
 	}
-	saved := a.inferred
-	a.shellLine(args[command:], c.depth, false, false)
-	a.inferred = saved
+	a.remoteLine(args[command:], c.depth)
 	return info
+}
+
+// remoteLine judges a command line that another host's shell runs (ssh's
+// remote command): read as that shell reads it and judged like any, but
+// not counted as what the wiring uses here.
+func (a *auditor) remoteLine(args []arg, depth int) {
+	saved := a.inferred
+	a.shellLine(args, depth, false, false)
+	a.inferred = saved
+}
+
+// remoteScript is remoteLine for a script given as one word (gcloud
+// compute ssh --command, mosh --server).
+func (a *auditor) remoteScript(w arg, depth int) {
+	if !w.lit {
+		return
+	}
+	saved := a.inferred
+	sc := &scan{a: a, path: w.path, depth: depth + 1}
+	sc.script(w.text)
+	a.inferred = saved
+}
+
+// moshValues are mosh's options that take a value as the next word.
+var moshValues = set("-p", "--port", "--predict", "--family", "--bind-server", "--experimental-remote-ip", "--client",
+	"--server", "--ssh")
+
+// mosh judges mosh, a remote shell that logs in over ssh: the server runs
+// on the other host (a remote endpoint); --ssh is the command line that
+// logs in, run here (split into words, without a shell); --server and
+// the command after the host run there.
+func (a *auditor) mosh(c invocation) cmdInfo {
+	if c.ctx == ctxTop {
+		a.add(CodeRemoteEndpoint, c.argv[0].path, "runs the server on a remote host over mosh: your context leaves this machine")
+	}
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			if i+2 < len(args) {
+				a.remoteLine(args[i+2:], c.depth) // -- HOST COMMAND…
+			}
+			return cmdInfo{name: c.name}
+		}
+		if len(t) < 2 || t[0] != '-' {
+			rest := args[i+1:]
+			if len(rest) > 0 && rest[0].text == "--" {
+				rest = rest[1:]
+			}
+			a.remoteLine(rest, c.depth)
+			return cmdInfo{name: c.name}
+		}
+		flag, val, joined := strings.Cut(t, "=")
+		if !moshValues[flag] {
+			continue
+		}
+		w, ok := optValue(args, &i, val, joined)
+		if !ok {
+			break
+		}
+		switch flag {
+		case "--ssh":
+			if w.lit { // split into words and run here, as ssh's ProxyCommand is
+				sc := &scan{a: a, path: w.path, depth: c.depth + 1}
+				sc.script(w.text)
+			}
+		case "--server":
+			a.remoteScript(w, c.depth)
+		}
+	}
+	return cmdInfo{name: c.name, fetches: true}
+}
+
+// gcloudValues are gcloud compute ssh's options that take a value as the
+// next word.
+var gcloudValues = set("--command", "--zone", "--project", "--ssh-key-file", "--ssh-flag", "--container",
+	"--account", "--configuration", "--worker", "--internal-ip", "--tunnel-through-iap", "--ssh-key-expire-after",
+	"--strict-host-key-checking", "--troubleshoot", "--verbosity", "--impersonate-service-account")
+
+// gcloud judges gcloud compute ssh (and compute tpus tpu-vm ssh, cloud-shell
+// ssh): the server runs on a cloud machine (a remote endpoint), and the
+// script of --command, or the words after --, run there.
+func (a *auditor) gcloud(c invocation) cmdInfo {
+	args := skipLeadingOptions(c.args(), gcloudValues)
+	i := slices.IndexFunc(args, func(w arg) bool { return w.text == "ssh" })
+	if i < 0 || i > 3 || !(args[0].text == "compute" || args[0].text == "cloud-shell") {
+		return cmdInfo{name: c.name, fetches: true} // a network client, as gsutil
+	}
+	if c.ctx == ctxTop {
+		a.add(CodeRemoteEndpoint, c.argv[0].path, "runs the server on a cloud machine over ssh: your context leaves this machine")
+	}
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		t := rest[j].text
+		if t == "--" {
+			a.remoteLine(rest[j+1:], c.depth)
+			break
+		}
+		flag, val, joined := strings.Cut(t, "=")
+		if flag == "--command" {
+			if w, ok := optValue(rest, &j, val, joined); ok {
+				a.remoteScript(w, c.depth)
+			}
+		}
+	}
+	return cmdInfo{name: c.name, fetches: true}
 }
 
 // sshOption judges one -o option: the commands ssh runs locally.
@@ -135,5 +247,5 @@ func (a *auditor) rsync(c invocation) cmdInfo {
 			}
 		}
 	}
-	return cmdInfo{name: c.name}
+	return cmdInfo{name: c.name, fetches: true}
 }
