@@ -191,8 +191,9 @@ import (
 // subcommand are skipped to find it (uv --directory d tool run p).
 // 2026.12.62: the same for podman's, nerdctl's and kubectl's options.
 // 2026.12.63: autossh, mosh and gcloud compute ssh are remote shells,
-// judged as ssh is.
-const Ruleset = "2026.12.63"
+// judged as ssh is. 2026.12.64: MSBuild projects, scriptlets, setup
+// information files and XSL stylesheets on a network share are code.
+const Ruleset = "2026.12.64"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -2095,6 +2095,7 @@ func TestAuditNetworkShareCode(t *testing.T) {
 		{"powershell -File", stdio("powershell", "-File", `\\files.example\tools\run.ps1`), []string{"warn unpinned mcp.args[1]"}, true, true},
 		{"pwsh's script", stdio("pwsh", `\\files.example\tools\run.ps1`), []string{"warn unpinned mcp.args[0]"}, true, true},
 		{"rundll32's DLL", stdio("rundll32", `\\files.example\tools\x.dll,Entry`), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"an MSBuild project", stdio("msbuild", `\\files.example\tools\run.proj`), []string{"warn unpinned mcp.args[0]"}, true, false},
 		{"cmd /c a batch file", stdio("cmd", "/c", `\\files.example\tools\run.bat`), []string{"warn unpinned mcp.args[1]"}, true, false},
 		{"in a script", stdio("sh", "-c", `node '\\files.example\tools\a.js'`), []string{
 			"danger shell_exec mcp.args[1]", "warn unpinned mcp.args[1]"}, true, true},

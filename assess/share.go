@@ -9,10 +9,13 @@ import "strings"
 // holds then: nothing pins it, as nothing pins a script run by its URL.
 
 // codeExtensions are the file name extensions of programs and of code an
-// interpreter or a loader runs.
+// interpreter or a loader runs: among them MSBuild's projects (inline
+// tasks are code), scriptlets, setup information files (cmstp) and XSL
+// stylesheets (script blocks).
 var codeExtensions = set(".exe", ".com", ".bat", ".cmd", ".ps1", ".psm1", ".vbs", ".vbe", ".js", ".jse", ".wsf",
 	".hta", ".msi", ".dll", ".cpl", ".scr", ".jar", ".mjs", ".cjs", ".ts", ".mts", ".py", ".pyw", ".pyz", ".rb",
-	".pl", ".php", ".lua", ".r", ".sh", ".bash")
+	".pl", ".php", ".lua", ".r", ".sh", ".bash", ".proj", ".csproj", ".vbproj", ".fsproj", ".targets", ".props",
+	".sln", ".sct", ".wsc", ".inf", ".xsl", ".xslt")
 
 // uncHost returns the host of a UNC path, \\host\share\… or
 // \\?\UNC\host\share\… (a WebDAV host may carry @SSL or @port), when it is
