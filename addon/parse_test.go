@@ -155,6 +155,10 @@ var badCases = []badCase{
 	{name: "header key not a token", in: okHead + "[mcp.headers]\n\"X Auth\" = \"x\"\n", want: []where{{"mcp.headers", 4}}, maybe: "header name"},
 	{name: "header value newline", in: okHead + "[mcp.headers]\nX-Api-Key = \"a\\r\\nInjected: 1\"\n", want: []where{{"mcp.headers.X-Api-Key", 4}}},
 	{name: "artifact triple unsafe", in: okHead + "[artifacts.\"x86 64\"]\nurl = \"u\"\n", want: []where{{"artifacts", 3}}, maybe: "target triple"},
+	{name: "artifact filename climbs", in: okHead + "[artifacts.x86_64-unknown-linux-gnu]\nfilename = \"../../.bashrc\"\n", want: []where{{"artifacts.x86_64-unknown-linux-gnu.filename", 4}}, maybe: "plain file name"},
+	{name: "artifact filename absolute", in: okHead + "[artifacts.x86_64-pc-windows-msvc]\nfilename = 'C:\\Users\\u\\x.exe'\n", want: []where{{"artifacts.x86_64-pc-windows-msvc.filename", 4}}, maybe: "plain file name"},
+	{name: "artifact filename a device", in: okHead + "[artifacts.x86_64-pc-windows-msvc]\nfilename = \"nul.tar.gz\"\n", want: []where{{"artifacts.x86_64-pc-windows-msvc.filename", 4}}, maybe: "plain file name"},
+	{name: "artifact filename json", json: true, in: "{\"addon\":{\"name\":\"x\",\"version\":\"1.0.0\"},\n\"artifacts\":{\"t\":{\"filename\":\"/etc/cron.d/x\"}}}", want: []where{{"artifacts.t.filename", 2}}, maybe: "plain file name"},
 
 	// Sizes.
 	{name: "description too long", in: okHead + "description = \"" + strings.Repeat("d", MaxDescriptionBytes+1) + "\"\n", want: []where{{"addon.description", 3}}},

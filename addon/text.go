@@ -111,6 +111,31 @@ func headerKeySafe(k string) bool {
 
 // tripleSafe reports whether an artifact key has the shape of a target
 // triple (`x86_64-unknown-linux-gnu`): ASCII letters, digits, `_`, `-`, `.`.
+// plainFileName reports whether name names a file in the directory it is
+// saved into and nothing else: no separator of any system (/, \), no
+// drive (C:) or alternate stream (a:b), not . or .., and no name that
+// Windows reads as a device (NUL, CON, COM1.tar.gz …) or alters (a
+// trailing dot or space). An install client saves an artifact under it.
+func plainFileName(name string) bool {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\:`) ||
+		strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
+		return false
+	}
+	stem, _, _ := strings.Cut(name, ".")
+	stem = strings.ToUpper(strings.TrimRight(stem, " "))
+	switch stem {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return false
+	}
+	if strings.HasPrefix(stem, "COM") || strings.HasPrefix(stem, "LPT") {
+		switch stem[3:] {
+		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
+			return false
+		}
+	}
+	return true
+}
+
 func tripleSafe(k string) bool {
 	if k == "" || len(k) > MaxKeyBytes {
 		return false

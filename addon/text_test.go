@@ -63,3 +63,17 @@ func TestPlainTextAgreesWithSafetext(t *testing.T) {
 		check(string(b))
 	}
 }
+
+func TestPlainFileName(t *testing.T) {
+	for _, name := range []string{"mcp-x.tar.gz", "mcp_x-1.2.3-x86_64.zip", "server", ".hidden", "a..b", "console.log", "COM10", "nul-x.zip"} {
+		if !plainFileName(name) {
+			t.Errorf("plainFileName(%q) = false, want true", name)
+		}
+	}
+	for _, name := range []string{"", ".", "..", "../x", "a/b", `a\b`, "/abs", `C:\x.exe`, "C:x", "a:stream",
+		"x.", "x ", "NUL", "nul.tar.gz", "Con", "con.d", "aux.zip", "COM1", "lpt9.bin", "COM¹", "CONOUT$"} {
+		if plainFileName(name) {
+			t.Errorf("plainFileName(%q) = true, want false", name)
+		}
+	}
+}

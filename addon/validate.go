@@ -295,6 +295,9 @@ func (r *report) texts(m *Manifest) {
 			}
 			p, art := "artifacts."+k, m.Artifacts[k]
 			r.text(p+".filename", art.Filename, MaxStringBytes)
+			if art.Filename != "" && !plainFileName(art.Filename) {
+				r.at(p+".filename", "must be a plain file name: no directory (/ or \\), no . or .., no drive or device name")
+			}
 			r.text(p+".url", art.URL, MaxStringBytes)
 			r.text(p+".sha256", art.SHA256, MaxStringBytes)
 		}
