@@ -193,7 +193,9 @@ import (
 // 2026.12.63: autossh, mosh and gcloud compute ssh are remote shells,
 // judged as ssh is. 2026.12.64: MSBuild projects, scriptlets, setup
 // information files and XSL stylesheets on a network share are code.
-const Ruleset = "2026.12.64"
+// 2026.12.65: PowerShell's short option names that take a value (-w,
+// -wd, -ep, -o …) are read with it.
+const Ruleset = "2026.12.65"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

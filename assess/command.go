@@ -341,6 +341,14 @@ func joinArgs(args []arg) arg {
 	return arg{text: strings.Join(parts, " "), path: args[0].path, lit: lit}
 }
 
+// psValueAliases are the short names PowerShell gives its options that take
+// a value, beyond the prefixes of their names: -w (-WindowStyle), -wd and
+// -wo (-WorkingDirectory), -ep (-ExecutionPolicy), -inp and -if
+// (-InputFormat), -o and -of (-OutputFormat), -config
+// (-ConfigurationName), -settings (-SettingsFile).
+var psValueAliases = set("-w", "-wd", "-wo", "-ep", "-inp", "-if", "-o", "-of", "-config", "-settings",
+	"-configurationfile")
+
 // powershell judges the PowerShell command line: -Command, -EncodedCommand
 // (decoded from base64 UTF-16LE and judged), -File.
 func (a *auditor) powershell(c invocation) cmdInfo {
@@ -381,6 +389,8 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 				a.shareWord(name, argv[i+1])
 			}
 			return cmdInfo{name: name}
+		case psValueAliases[t]:
+			i++
 		case strings.HasPrefix(t, "-"):
 			for _, o := range withValue {
 				if strings.HasPrefix(o, t) && len(t) >= 3 {
