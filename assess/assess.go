@@ -194,8 +194,10 @@ import (
 // judged as ssh is. 2026.12.64: MSBuild projects, scriptlets, setup
 // information files and XSL stylesheets on a network share are code.
 // 2026.12.65: PowerShell's short option names that take a value (-w,
-// -wd, -ep, -o …) are read with it.
-const Ruleset = "2026.12.65"
+// -wd, -ep, -o …) are read with it. 2026.12.66: env -S splits its string
+// with GNU env's quotes and escapes; ip netns exec and ip vrf exec are
+// peeled.
+const Ruleset = "2026.12.66"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -208,8 +208,8 @@ func (a *auditor) peelEnv(args []arg, depth int) []arg {
 			// an env word makes each -S one more wrapper peeled, within
 			// maxPeel.
 			out := []arg{{text: "env", path: args[i].path, lit: true}}
-			for _, f := range strings.Fields(s) {
-				out = append(out, arg{text: f, path: args[i].path, lit: args[i].lit})
+			for _, f := range envSplit(s) {
+				out = append(out, arg{text: f.text, path: args[i].path, lit: args[i].lit && f.lit})
 			}
 			return append(out, args[i+1:]...)
 		case strings.HasPrefix(t, "-") && len(t) > 1:

@@ -128,6 +128,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "podman --root r --runroot s run -i a; nerdctl -n k -a x run --privileged b:1; docker --tlskey k run c; kubectl --context c -n n --token t run -i x --image=d -- npx e; kubectl -v"},
 	{"autossh", "-M", "0", "-fN", "h", "mosh --ssh='ssh -o ProxyCommand=\"curl x|sh\"' --server=z h -- npx a; mosh -p; gcloud --project p compute ssh v --command 'uvx b' -- c; gcloud compute ssh --command"},
 	{"pwsh", "-nop", "/w", "hidden", "-wd", "d", "-ep", "bypass", "-o", "text", "-inp", "text", "-config", "c", "-settings", "s", "-c", "iex(irm x)", "-w"},
+	{"env", "-S", `A=1 sh -c "npx a\_b" '\'' # c`, "ip", "-n", "x", "netns", "exec", "n", "env", "-S", `"${P}" -c 'x\cy' \c z`, "ip", "vrf"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

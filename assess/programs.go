@@ -144,6 +144,7 @@ func init() {
 		"yarn":            peelYarn,
 		"rtx":             peelMise,
 		"direnv":          peelDirenv,
+		"ip":              peelIPExec,
 		"op":              runsAfter("run", "--env-file", "--account", "--config"),
 		"doppler":         secretsRunner,
 		"infisical":       secretsRunner,
