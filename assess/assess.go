@@ -196,8 +196,9 @@ import (
 // 2026.12.65: PowerShell's short option names that take a value (-w,
 // -wd, -ep, -o …) are read with it. 2026.12.66: env -S splits its string
 // with GNU env's quotes and escapes; ip netns exec and ip vrf exec are
-// peeled.
-const Ruleset = "2026.12.66"
+// peeled. 2026.12.67: eval, source and . behind builtin or command run as
+// themselves.
+const Ruleset = "2026.12.67"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

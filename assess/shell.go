@@ -312,6 +312,12 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 	if argv[0].lit {
 		name = progName(argv[0].text)
 	}
+	args := c.Args
+	if k := builtinPrefix(argv, args); k > 0 {
+		// `builtin eval …`, `command eval …`, `command -p . FILE`: the
+		// builtin runs as itself.
+		argv, args, name = argv[k:], args[k:], progName(argv[k].text)
+	}
 	switch {
 	case !argv[0].lit:
 		// $(curl …) as the command: the output runs.
@@ -329,15 +335,15 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 			s.params = sc.params
 		} else {
 			f, d := false, false
-			for _, w := range c.Args[1:] {
+			for _, w := range args[1:] {
 				wf, wd := s.substs(w)
 				f, d = f || wf, d || wd
 			}
 			s.execsText(f, d, "evaluates the output of a command substitution")
 		}
 	case name == "source" || name == ".":
-		if len(c.Args) > 1 {
-			if f, d := s.substs(c.Args[1]); f || d {
+		if len(args) > 1 {
+			if f, d := s.substs(args[1]); f || d {
 				s.execsText(f, d, "sources the output of a command")
 			}
 		}
@@ -371,6 +377,41 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 	}
 	s.memo[c] = info
 	return info
+}
+
+// builtinPrefix returns how many words before eval, source or . only make
+// the shell run that builtin (builtin, command, command -p, --), or 0. The
+// words counted are literal and each is one word of args, so that argv
+// and args stay aligned; command -v and -V only describe a command.
+func builtinPrefix(argv []arg, args []*syntax.Word) int {
+	k := 0
+	for k < len(argv) && k < len(args) && argv[k].lit {
+		if t, ok := wordText(args[k]); !ok || t != argv[k].text {
+			return 0
+		}
+		switch argv[k].text {
+		case "builtin", "command", "--":
+			k++
+			continue
+		case "-p":
+			if k > 0 && argv[k-1].text == "command" {
+				k++
+				continue
+			}
+		}
+		break
+	}
+	if k == 0 || k >= len(argv) || k >= len(args) || !argv[k].lit {
+		return 0
+	}
+	if t, ok := wordText(args[k]); !ok || t != argv[k].text {
+		return 0
+	}
+	switch argv[k].text {
+	case "eval", "source", ".":
+		return k
+	}
+	return 0
 }
 
 // lookedUp returns the program a word names by looking it up on the path:
