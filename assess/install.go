@@ -250,6 +250,9 @@ var gemValues = set("-v", "--version", "--platform", "-i", "--install-dir", "-n"
 	"--build-root", "-P", "--trust-policy", "-s", "--source", "-p", "--http-proxy", "-g", "--file", "--without",
 	"--gem", "--target-rbconfig")
 
+// gemGlobalValues are gem's options before its command that take a value.
+var gemGlobalValues = set("--config-file")
+
 // gemVersionExact matches a RubyGems version given as an exact one
 // (1.2.3, 1.2.3.pre, = 1.2.3); a requirement with another operator does
 // not pin.
@@ -258,7 +261,7 @@ var gemVersionExact = regexp.MustCompile(`^(=\s*)?\d+(\.[0-9A-Za-z]+)*$`)
 // gem judges gem install and gem exec: a gem without an exact version
 // (-v 1.2.3 or name:1.2.3) is unpinned; --local installs from this machine.
 func (a *auditor) gem(c invocation) cmdInfo {
-	args := skipLeadingOptions(c.args(), set("--config-file"))
+	args := skipLeadingOptions(c.args(), gemGlobalValues)
 	if len(args) == 0 || (args[0].text != "install" && args[0].text != "i" && args[0].text != "exec") {
 		return cmdInfo{name: c.name}
 	}

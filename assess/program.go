@@ -197,11 +197,15 @@ func (a *auditor) runnerCommand(name string, argv []arg, depth int, separate boo
 
 // goTool judges `go run` and `go install` of a module version.
 func (a *auditor) goTool(c invocation) cmdInfo {
-	if args := skipLeadingOptions(c.args(), set("-C")); len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
+	if args := skipLeadingOptions(c.args(), goGlobalValues); len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
 		a.goRun(args[1:])
 	}
 	return cmdInfo{name: c.name}
 }
+
+// goGlobalValues are the go command's options before its subcommand that
+// take a value.
+var goGlobalValues = set("-C")
 
 // crontab judges crontab: anything but listing installs a table.
 func (a *auditor) crontab(c invocation) cmdInfo {

@@ -714,12 +714,14 @@ func peelStartStopDaemon(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	return append([]arg{*prog}, rest...), cmdInfo{}, false
 }
 
+// ipValues are ip's options before its object that take a value.
+var ipValues = set("-n", "-netns", "-b", "-batch", "-rc", "-rcvbuf", "-l", "-loops", "-f", "-family")
+
 // peelIPExec peels iproute2's `ip [options] netns exec NAME command…` and
 // `ip vrf exec NAME command…`; ip's other commands are judged as a
 // program.
 func peelIPExec(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
-	args := skipLeadingOptions(c.args(), set("-n", "-netns", "-b", "-batch", "-rc", "-rcvbuf", "-l", "-loops", "-f",
-		"-family"))
+	args := skipLeadingOptions(c.args(), ipValues)
 	if len(args) >= 3 && (args[0].text == "netns" || args[0].text == "vrf") && args[1].text == "exec" {
 		return args[3:], cmdInfo{}, false
 	}
