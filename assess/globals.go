@@ -18,7 +18,7 @@ func withoutGlobalOptions(argv []arg, withValue map[string]bool) []arg {
 	if len(argv) < 2 {
 		return argv
 	}
-	rest := skipLeadingOptions(argv[1:], withValue)
+	rest := skipFlags(argv[1:], withValue)
 	if len(rest) == len(argv)-1 {
 		return argv
 	}

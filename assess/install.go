@@ -261,7 +261,7 @@ var gemVersionExact = regexp.MustCompile(`^(=\s*)?\d+(\.[0-9A-Za-z]+)*$`)
 // gem judges gem install and gem exec: a gem without an exact version
 // (-v 1.2.3 or name:1.2.3) is unpinned; --local installs from this machine.
 func (a *auditor) gem(c invocation) cmdInfo {
-	args := skipLeadingOptions(c.args(), gemGlobalValues)
+	args := skipFlags(c.args(), gemGlobalValues)
 	if len(args) == 0 || (args[0].text != "install" && args[0].text != "i" && args[0].text != "exec") {
 		return cmdInfo{name: c.name}
 	}
@@ -320,7 +320,7 @@ var dotnetHostValues = set("--roll-forward", "--fx-version", "--additionalprobin
 // pinned by --version or id@version) and dotnet tool exec and dotnet dnx,
 // which are dnx.
 func (a *auditor) dotnet(c invocation) cmdInfo {
-	args := skipLeadingOptions(c.args(), dotnetHostValues)
+	args := skipFlags(c.args(), dotnetHostValues)
 	switch {
 	case len(args) > 0 && args[0].text == "dnx":
 		a.inferred.Network = true

@@ -161,7 +161,7 @@ func pyRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
 // pipx judges pipx: `pipx run` is a package runner; what `pipx install`
 // installs must be pinned.
 func (a *auditor) pipx(c invocation) cmdInfo {
-	if args := skipLeadingOptions(c.args(), nil); len(args) > 0 && args[0].text == "run" {
+	if args := skipFlags(c.args(), nil); len(args) > 0 && args[0].text == "run" {
 		a.pyRunner(args, "pipx run", c.depth)
 	} else if len(args) > 0 && args[0].text == "install" {
 		a.pyInstall(args[1:], "pipx install")
@@ -197,7 +197,7 @@ func (a *auditor) runnerCommand(name string, argv []arg, depth int, separate boo
 
 // goTool judges `go run` and `go install` of a module version.
 func (a *auditor) goTool(c invocation) cmdInfo {
-	if args := skipLeadingOptions(c.args(), goGlobalValues); len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
+	if args := skipFlags(c.args(), goGlobalValues); len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
 		a.goRun(args[1:])
 	}
 	return cmdInfo{name: c.name}

@@ -156,7 +156,7 @@ var gcloudValues = set("--command", "--zone", "--project", "--ssh-key-file", "--
 // ssh): the server runs on a cloud machine (a remote endpoint), and the
 // script of --command, or the words after --, run there.
 func (a *auditor) gcloud(c invocation) cmdInfo {
-	args := skipLeadingOptions(c.args(), gcloudValues)
+	args := skipFlags(c.args(), gcloudValues)
 	i := slices.IndexFunc(args, func(w arg) bool { return w.text == "ssh" })
 	if i < 0 || i > 3 || !(args[0].text == "compute" || args[0].text == "cloud-shell") {
 		return cmdInfo{name: c.name, fetches: true} // a network client, as gsutil

@@ -26,7 +26,7 @@ var misePackageBackends = set("npm", "pipx", "cargo", "go", "gem", "ubi", "githu
 // script of -c/--command runs through a shell, and the command after --
 // is judged. Its other subcommands are judged as a program (runners.go).
 func peelMise(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
-	args := skipLeadingOptions(c.args(), miseValueFlags)
+	args := skipFlags(c.args(), miseValueFlags)
 	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "x") {
 		return nil, a.program(c), true
 	}
@@ -64,20 +64,6 @@ func peelMise(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	// No command: mise starts the user's shell with the tools installed.
 	return nil, cmdInfo{name: c.name}, true
-}
-
-// skipLeadingOptions returns args from the first word that is not an
-// option or the value of one in withValue (joined values, --opt=v, are
-// part of their word).
-func skipLeadingOptions(args []arg, withValue map[string]bool) []arg {
-	i := 0
-	for i < len(args) && len(args[i].text) > 1 && args[i].text[0] == '-' && args[i].text != "--" {
-		if withValue[args[i].text] {
-			i++
-		}
-		i++
-	}
-	return args[min(i, len(args)):]
 }
 
 // miseTool judges one tool of a mise exec line: installing it uses the

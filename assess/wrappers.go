@@ -392,7 +392,7 @@ var kubectlExecValueFlags = set("-c", "--container", "-n", "--namespace", "-f", 
 // --image=IMAGE … [--] [command…]` (the image is pulled: it must be
 // pinned). Any kubectl command talks to the cluster's API server.
 func (a *auditor) kubectl(c invocation) cmdInfo {
-	args := skipLeadingOptions(c.args(), kubectlGlobalValues)
+	args := skipFlags(c.args(), kubectlGlobalValues)
 	a.inferred.Network = true
 	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run") {
 		return cmdInfo{name: c.name}
@@ -721,7 +721,7 @@ var ipValues = set("-n", "-netns", "-b", "-batch", "-rc", "-rcvbuf", "-l", "-loo
 // `ip vrf exec NAME command…`; ip's other commands are judged as a
 // program.
 func peelIPExec(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
-	args := skipLeadingOptions(c.args(), ipValues)
+	args := skipFlags(c.args(), ipValues)
 	if len(args) >= 3 && (args[0].text == "netns" || args[0].text == "vrf") && args[1].text == "exec" {
 		return args[3:], cmdInfo{}, false
 	}
