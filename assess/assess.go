@@ -197,8 +197,10 @@ import (
 // -wd, -ep, -o …) are read with it. 2026.12.66: env -S splits its string
 // with GNU env's quotes and escapes; ip netns exec and ip vrf exec are
 // peeled. 2026.12.67: eval, source and . behind builtin or command run as
-// themselves.
-const Ruleset = "2026.12.67"
+// themselves. 2026.12.68: the package of an [install] block that names a
+// git or URL source, an npm GitHub shorthand or a third-party Homebrew tap
+// is unpinned (its version does not pin it).
+const Ruleset = "2026.12.68"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -384,6 +386,7 @@ func (a *auditor) wiring() {
 	if m.Install.Declared() {
 		// An install block fetches a package from a registry.
 		a.inferred.Network = true
+		a.installPackage()
 	}
 	if len(m.Artifacts) > 0 {
 		a.artifacts()

@@ -2250,3 +2250,38 @@ func TestAuditBuiltinsThroughCommand(t *testing.T) {
 		{"command -v eval", stdio("sh", "-c", "command -v eval"), []string{"danger shell_exec mcp.args[1]"}, false, true},
 	})
 }
+
+// The package of an [install] block is judged for where it comes from: a
+// git or URL source, npm's GitHub shorthand and a third-party Homebrew
+// tap are what their source holds when the client installs them, which
+// the block's version does not pin (each passed with no finding).
+func TestAuditInstallPackageSource(t *testing.T) {
+	withInstall := func(manager, pkg string) *addon.Manifest {
+		m := stdio("srv")
+		m.Install = &addon.Install{Manager: manager, Package: pkg, Version: "1.0.0", Bin: "srv"}
+		return m
+	}
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	runCases(t, []auditCase{
+		{"pip from git", withInstall("pip", "git+https://github.com/o/r"), []string{"warn unpinned install.package"}, true, false},
+		{"uv from an archive URL", withInstall("uv", "https://files.example/srv-1.0.0.tar.gz"), []string{"warn unpinned install.package"}, true, false},
+		{"npm from a plain-http tarball", withInstall("npm", "http://files.example/srv.tgz"), []string{
+			"danger insecure_url install.package", "warn unpinned install.package"}, true, false},
+		{"pip from git with a password", withInstall("pip", "git+https://u:s3cret-Passw0rd@github.com/o/r@"+sha), []string{
+			"danger literal_secret install.package"}, true, false},
+		{"npm github:", withInstall("npm", "github:o/r"), []string{"warn unpinned install.package"}, true, false},
+		{"npm owner/repo", withInstall("npm", "o/r"), []string{"warn unpinned install.package"}, true, false},
+		{"npm over ssh", withInstall("npm", "git@github.com:o/r.git"), []string{"warn unpinned install.package"}, true, false},
+		{"brew third-party tap", withInstall("brew", "o/tap/srv"), []string{"warn unpinned install.package"}, true, false},
+		{"cargo from git", withInstall("cargo", "git://git.example/srv"), []string{
+			"danger insecure_url install.package", "warn unpinned install.package"}, true, false},
+		// Look-alikes.
+		{"pip at a full commit", withInstall("pip", "git+https://github.com/o/r@"+sha), []string{}, true, false},
+		{"pip with extras", withInstall("uv", "headroom-ai[mcp]"), []string{}, true, false},
+		{"npm scoped", withInstall("npm", "@scope/srv"), []string{}, true, false},
+		{"dotnet id", withInstall("dotnet", "CodeCompress.Server"), []string{}, true, false},
+		{"brew core", withInstall("brew", "jq"), []string{}, true, false},
+		{"brew core named in full", withInstall("brew", "homebrew/core/jq"), []string{}, true, false},
+		{"npm local archive", withInstall("npm", "./srv-1.0.0.tgz"), []string{}, true, false},
+	})
+}

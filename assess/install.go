@@ -571,3 +571,47 @@ func (a *auditor) jbang(c invocation) cmdInfo {
 	}
 	return info
 }
+
+// installPackage judges the package the [install] block names. Its
+// version pins a package of the manager's registry; a package that names
+// a git or URL source, one that npm reads as a GitHub repository
+// (owner/repo), or a formula of a third-party Homebrew tap
+// (owner/tap/formula) is whatever that source holds when the client
+// installs it, which the version does not pin. A local path is not
+// fetched.
+func (a *auditor) installPackage() {
+	in := a.m.Install
+	pkg := strings.TrimSpace(in.Package)
+	w := arg{text: pkg, path: "install.package", lit: true}
+	tool := quoted(in.Manager)
+	switch {
+	case localSpec(pkg):
+	case sourceIsURL(pkg) || gitPrefixed(pkg):
+		a.plainFetch(w, in.Manager, "fetches the package of the [install] block")
+		if _, ok := parseAnyURL(pkg); ok {
+			a.urlSecrets(pkg, w.path)
+		}
+		if !gitPinned(pkg) {
+			a.add(CodeUnpinned, w.path, "the [install] block has "+tool+
+				" install a git or URL package source, which its version does not pin")
+		}
+	case in.Manager == "npm" && !strings.HasPrefix(pkg, "@") && strings.Contains(pkg, "/"):
+		a.add(CodeUnpinned, w.path, "`npm` reads the [install] package `"+safeText(pkg, 60)+
+			"` as a GitHub repository, which its version does not pin")
+	case in.Manager == "brew" && strings.Count(pkg, "/") == 2 && !strings.HasPrefix(lower(pkg), "homebrew/"):
+		tap := pkg[:strings.LastIndexByte(pkg, '/')]
+		a.add(CodeUnpinned, w.path, "`brew` installs the [install] package from the third-party tap `"+
+			safeText(tap, 60)+"`, whose formula can change at any time; its version does not pin it")
+	}
+}
+
+// gitPrefixed reports whether a package spec starts with one of the git
+// source forms npm and pip read without a URL scheme.
+func gitPrefixed(s string) bool {
+	for _, p := range []string{"git+", "git:", "github:", "gitlab:", "bitbucket:", "gist:"} {
+		if strings.HasPrefix(lower(s), p) {
+			return true
+		}
+	}
+	return false
+}
