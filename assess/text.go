@@ -52,7 +52,9 @@ func tokenSafe(s string) bool {
 }
 
 // secretName reports whether a header, query parameter or env name suggests
-// its value is a credential.
+// its value is a credential: one of a few names, a name that holds one of
+// the words of secretWordAt (token, secret, password …), or one that
+// starts with key_ or ends with _key.
 func secretName(name string) bool {
 	var buf [64]byte
 	n := normalName(name, &buf)
@@ -60,16 +62,41 @@ func secretName(name string) bool {
 	case "authorization", "proxy_authorization", "cookie", "key", "sig", "signature", "auth", "pwd", "pass", "code":
 		return true
 	}
-	for _, w := range secretWords {
-		if bytes.Contains(n, w) {
+	for i, c := range n {
+		if secretStarts[c] && secretWordAt(n, i) {
 			return true
 		}
 	}
 	return bytes.HasSuffix(n, []byte("_key")) || bytes.HasPrefix(n, []byte("key_"))
 }
 
-var secretWords = [][]byte{[]byte("token"), []byte("secret"), []byte("password"), []byte("passwd"), []byte("api_key"),
-	[]byte("apikey"), []byte("access_key"), []byte("private_key"), []byte("credential"), []byte("session"), []byte("bearer")}
+// secretWordAt reports whether one of the words that mark a credential's
+// name starts at n[i]: token, secret, password, passwd, api_key, apikey,
+// access_key, private_key, credential, session, bearer. One look at n[i]
+// leaves at most three words to compare.
+func secretWordAt(n []byte, i int) bool {
+	switch n[i] {
+	case 't':
+		return wordAt(n, i, "token")
+	case 's':
+		return wordAt(n, i, "secret") || wordAt(n, i, "session")
+	case 'p':
+		return wordAt(n, i, "password") || wordAt(n, i, "passwd") || wordAt(n, i, "private_key")
+	case 'a':
+		return wordAt(n, i, "api_key") || wordAt(n, i, "apikey") || wordAt(n, i, "access_key")
+	case 'c':
+		return wordAt(n, i, "credential")
+	case 'b':
+		return wordAt(n, i, "bearer")
+	}
+	return false
+}
+
+// secretStarts holds the first letters of secretWordAt's words.
+var secretStarts = [256]bool{'t': true, 's': true, 'p': true, 'a': true, 'c': true, 'b': true}
+
+// wordAt reports whether w starts at n[i].
+func wordAt(n []byte, i int, w string) bool { return len(n)-i >= len(w) && string(n[i:i+len(w)]) == w }
 
 // normalName lower-cases a name and writes '-' and '.' as '_'. A short
 // ASCII name is written into buf, so that no memory is allocated.
