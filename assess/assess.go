@@ -199,8 +199,11 @@ import (
 // peeled. 2026.12.67: eval, source and . behind builtin or command run as
 // themselves. 2026.12.68: the package of an [install] block that names a
 // git or URL source, an npm GitHub shorthand or a third-party Homebrew tap
-// is unpinned (its version does not pin it).
-const Ruleset = "2026.12.68"
+// is unpinned (its version does not pin it). 2026.12.69: a literal
+// credential given to a program option or a variable named for one
+// (--api-key V, env API_KEY=V, docker run -e), or of a well-known token
+// format anywhere in the wiring, is literal_secret.
+const Ruleset = "2026.12.69"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -401,6 +404,7 @@ func (a *auditor) wiring() {
 		saved := a.inferred
 		a.command(argv, 0, ctxInstall)
 		a.inferred = saved
+		a.argSecrets(argv)
 	}
 	if m.MCP.Transport == addon.TransportHTTP {
 		a.endpoint()
@@ -432,6 +436,9 @@ func (a *auditor) wiring() {
 	a.shellEnv = m.MCP.Env // read, never written: see scan.inherit
 	a.command(argv, 0, ctxTop)
 	a.envBlock()
+	// Last, so that a credential found by what a word is (a header, a
+	// URL) is reported as that.
+	a.argSecrets(argv)
 }
 
 // argvPool holds the slices wiring builds the [mcp] command line in.
@@ -596,6 +603,7 @@ func (a *auditor) envBlock() {
 		if secretName(k) && literalSecret(v) {
 			a.add(CodeLiteralSecret, p, "the environment variable "+keyLabel(k)+" holds a literal credential")
 		}
+		a.tokenWord(v, p)
 		// A command-line variable's value was judged as the script it is.
 		a.value(v, p, !command)
 	}

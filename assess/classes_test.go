@@ -2285,3 +2285,50 @@ func TestAuditInstallPackageSource(t *testing.T) {
 		{"npm local archive", withInstall("npm", "./srv-1.0.0.tgz"), []string{}, true, false},
 	})
 }
+
+// A literal credential is found wherever the wiring holds one: as the
+// value of a program option named for it (--api-key VALUE, --token=VALUE,
+// in the command line or in a script), assigned in a word to a variable
+// named for it (env NAME=…, docker run -e NAME=…), or as a value of a
+// well-known token format in any argument, script, environment value,
+// header or endpoint URL. Each passed with no finding.
+func TestAuditLiteralSecretsAnywhere(t *testing.T) {
+	const (
+		lit = "Q7vLm2xR9tKp4WzN8sYd"
+		gh  = "ghp_" + "R9tKp4WzN8sYdQ7vLm2xR9tKp4WzN8sYdQ7v"
+	)
+	verify := stdio("srv")
+	verify.Install = &addon.Install{Manager: "npm", Package: "srv", Version: "1.0.0", Verify: []string{"srv", "--token", lit}}
+	runCases(t, []auditCase{
+		{"--api-key VALUE", stdio("srv", "--api-key", lit), []string{"danger literal_secret mcp.args[1]"}, false, false},
+		{"--token=VALUE", stdio("srv", "--token="+lit), []string{"danger literal_secret mcp.args[0]"}, false, false},
+		{"an option in a command string", stdio("srv --api-key " + lit), []string{
+			"danger literal_secret mcp.command", "warn command_line mcp.command"}, false, false},
+		{"an option in a script", stdio("sh", "-c", "exec srv --password "+lit), []string{
+			"danger literal_secret mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
+		{"a GitHub token as a plain argument", stdio("srv", "--gh", gh), []string{"danger literal_secret mcp.args[1]"}, false, false},
+		{"a GitHub token under a plain env name", withEnv(stdio("srv"), "GH", gh), []string{
+			"danger literal_secret mcp.env.GH", "info child_env mcp.env"}, false, false},
+		{"a token assigned in a script", stdio("sh", "-c", "GH="+gh+" srv"), []string{
+			"danger literal_secret mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
+		{"docker run -e NAME=VALUE", stdio("docker", "run", "-i", "--rm", "-e", "API_KEY="+lit, "img:1.0"), []string{
+			"danger literal_secret mcp.args[4]"}, true, false},
+		{"env NAME=VALUE", stdio("env", "OPENAI_API_KEY="+lit, "srv"), []string{"danger literal_secret mcp.args[0]"}, false, false},
+		{"a token in the endpoint's path", remote("https://mcp.example/" + gh + "/sse"), []string{
+			"danger literal_secret mcp.url", "danger remote_endpoint mcp.url"}, true, false},
+		{"a Slack token under a plain header name", remote("https://mcp.example/sse", "X-Upstream", "xoxb-1234567890-"+lit), []string{
+			"danger literal_secret mcp.headers.X-Upstream", "danger remote_endpoint mcp.url", "warn request_headers mcp.headers"}, true, false},
+		{"install.verify --token VALUE", verify, []string{"danger literal_secret install.verify[2]"}, true, false},
+		{"a Supabase token", stdio("npx", "-y", "@supabase/mcp-server-supabase@1.0.0", "--access-token", "sbp_0123456789abcdef0123456789abcdef01234567"), []string{
+			"danger literal_secret mcp.args[3]"}, true, false},
+		// Look-alikes.
+		{"--token-file", stdio("srv", "--token-file", "/run/secrets/t0k3n-file"), []string{}, false, false},
+		{"--api-key placeholder", stdio("srv", "--api-key", "${API_KEY}"), []string{}, false, false},
+		{"--password-stdin then a host", stdio("srv", "--password-stdin", "registry1.acme.io"), []string{}, false, false},
+		{"--key-id", stdio("srv", "--key-id", "abcd1234efgh5678"), []string{}, false, false},
+		{"AWS's documentation key", stdio("srv", "AKIAIOSFODNN7EXAMPLE"), []string{}, false, false},
+		{"a package named sk-…", stdio("npx", "-y", "sk-some-long-package-name-2024-edition@1.0.0"), []string{}, true, false},
+		{"a token placeholder", withEnv(stdio("srv"), "GH", "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), []string{"info child_env mcp.env"}, false, false},
+		{"docker -e NAME from the host", stdio("docker", "run", "-i", "--rm", "-e", "API_KEY", "img:1.0"), []string{}, true, false},
+	})
+}

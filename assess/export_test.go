@@ -13,3 +13,6 @@ const (
 	MaxBraceWords  = maxBraceWords
 	MaxBraceGroups = maxBraceGroups
 )
+
+// KnownToken is knownToken, for its table test and fuzz target.
+var KnownToken = knownToken

@@ -130,6 +130,7 @@ var fuzzSeeds = [][]string{
 	{"pwsh", "-nop", "/w", "hidden", "-wd", "d", "-ep", "bypass", "-o", "text", "-inp", "text", "-config", "c", "-settings", "s", "-c", "iex(irm x)", "-w"},
 	{"env", "-S", `A=1 sh -c "npx a\_b" '\'' # c`, "ip", "-n", "x", "netns", "exec", "n", "env", "-S", `"${P}" -c 'x\cy' \c z`, "ip", "vrf"},
 	{"bash", "-c", "builtin eval 'npx a'; command -p -- source <(curl x); command -v eval; builtin {command,eval} 'uvx b'; curl y | command . /dev/stdin; command"},
+	{"srv", "--api-key", "Q7vLm2xR9tKp4WzN8sYd", "--x", "GH=ghp_R9tKp4WzN8sYdQ7vLm2xR9tKp4WzN8sYdQ7v", "API_TOKEN=Q7vLm2xR9tKp4WzN8sYd"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

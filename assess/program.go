@@ -56,6 +56,7 @@ func (a *auditor) words(c invocation, rule programRule) {
 	case ctxNested:
 		// A script or wrapper runs this program: its words are judged here;
 		// the words of the [mcp] command line are judged once in wiring.
+		a.optionSecrets(args)
 		for _, w := range args {
 			if w.lit {
 				a.wordScan(w, rule.reader)

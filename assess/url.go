@@ -109,6 +109,7 @@ func (a *auditor) endpoint() {
 	if ok {
 		a.urlSecrets(untemplate(strings.TrimSpace(m.MCP.URL)), path)
 	}
+	a.tokenWord(m.MCP.URL, path)
 	a.headers()
 }
 
@@ -267,6 +268,11 @@ func (a *auditor) headers() {
 			}
 			a.add(CodeLiteralSecret, path, label+" holds a literal credential")
 		}
+		path := "mcp.headers"
+		if tokenSafe(k) {
+			path += "." + k
+		}
+		a.tokenWord(v, path)
 	}
 }
 
