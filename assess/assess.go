@@ -202,8 +202,11 @@ import (
 // is unpinned (its version does not pin it). 2026.12.69: a literal
 // credential given to a program option or a variable named for one
 // (--api-key V, env API_KEY=V, docker run -e), or of a well-known token
-// format anywhere in the wiring, is literal_secret.
-const Ruleset = "2026.12.69"
+// format anywhere in the wiring, is literal_secret. 2026.12.70: run0,
+// systemd-run without --user and machinectl shell as root escalate;
+// flatpak run --command is peeled; flatpak and snap install use the
+// network.
+const Ruleset = "2026.12.70"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

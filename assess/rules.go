@@ -101,7 +101,7 @@ var ruleTable = []registry.Rule{
 		"The manifest contains a literal credential (URL userinfo, a secret query parameter, a token in a header or env value, the value of a program option or a variable named for one such as --api-key or API_KEY=, or a value of a well-known token format such as ghp_…, AKIA…, xoxb-… or sk_live_… anywhere in the wiring).",
 		"Revoke the credential and replace it with a ${VAR} placeholder the user fills in (in an argument, pass it through [mcp.env] or the user's environment instead)."),
 	rule(CodePrivilegeEscalation, registry.LevelDanger, true,
-		"The wiring runs the server with elevated privileges (sudo, doas, su, runas, gsudo, PsExec -s).",
+		"The wiring runs the server with elevated privileges (sudo, doas, su, runas, gsudo, PsExec -s, run0, systemd-run without --user, machinectl shell as root).",
 		"Run the server as the invoking user; an MCP server never needs root."),
 	rule(CodeContainerHostAccess, registry.LevelDanger, false,
 		"A container is started with access to the host (--privileged, host network or pid namespace, the Docker socket, the host root, the host's memory or raw disk devices).",
