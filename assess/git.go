@@ -121,6 +121,9 @@ func (a *auditor) gitConfig(kv arg, depth int) {
 	if !ok {
 		return
 	}
+	if a.gitTrust(key, arg{text: value, path: kv.path, lit: true}) {
+		return
+	}
 	script, ok := gitCommandValue(key, value)
 	if !ok {
 		return

@@ -117,4 +117,29 @@ func (a *auditor) gitConfigSet(args []arg, depth int) {
 		a.add(CodePersistence, ops[1].path, "writes a command for git to run into the configuration of every repository ("+
 			safeText(key, 60)+"), where it runs whenever git does")
 	}
+	if a.gitTrust(key, ops[1]) && global {
+		a.add(CodePersistence, ops[1].path, "writes where git fetches from, or whether it checks certificates, into the configuration of every repository ("+
+			safeText(key, 60)+")")
+	}
+}
+
+// gitTrust judges a git setting that changes where git fetches from
+// (url.<base>.insteadOf: every address that starts with the value is
+// fetched from base instead) or turns its certificate checks off
+// (http.sslVerify false), and reports whether key is one of them.
+func (a *auditor) gitTrust(key string, value arg) bool {
+	lk := strings.ToLower(key)
+	switch {
+	case strings.HasPrefix(lk, "url.") && (strings.HasSuffix(lk, ".insteadof") || strings.HasSuffix(lk, ".pushinsteadof")):
+		base := key[len("url."):strings.LastIndexByte(key, '.')]
+		a.plainFetch(arg{text: base, path: value.path, lit: value.lit}, "git", "fetches repositories")
+		return true
+	case lk == "http.sslverify" || strings.HasPrefix(lk, "http.") && strings.HasSuffix(lk, ".sslverify"):
+		if v := strings.ToLower(strings.TrimSpace(value.text)); value.lit && (v == "false" || v == "no" || v == "off" || v == "0") {
+			a.add(CodeInsecureURL, value.path, "`git` is set to turn certificate checks off ("+safeText(key, 60)+
+				"), so what it fetches can be replaced on the way")
+		}
+		return true
+	}
+	return false
 }

@@ -15,6 +15,7 @@ func (a *auditor) program(c invocation) cmdInfo {
 	if a.ecosystemInstall(c) {
 		return cmdInfo{name: c.name}
 	}
+	a.toolSettings(c)
 	a.urlScript(c)
 	if !known {
 		a.unknownProgram(c)
