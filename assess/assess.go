@@ -209,8 +209,11 @@ import (
 // (npm/pnpm/yarn config set, pip config set, go env -w, gem sources --add,
 // conda config, dotnet nuget add source, git url.….insteadOf and
 // http.sslVerify) are read: persistence, and insecure_url for plain-http
-// sources and checks turned off.
-const Ruleset = "2026.12.71"
+// sources and checks turned off. 2026.12.72: credential_exfil, the
+// user's credential files (or the server's environment) posted,
+// uploaded, copied to another host or piped into a network client; $HOME
+// in a script is the user's home.
+const Ruleset = "2026.12.72"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -32,6 +32,8 @@ type cmdInfo struct {
 	runsArg     bool   // a shell that runs an argument as a script, whose text is not known
 	fetches     bool   // downloads content (curl, wget, …)
 	decodes     bool   // decodes encoded text (base64 -d, xxd -r, …)
+	secrets     string // the credentials it writes out, as credentialFile says ("" for none)
+	sends       bool   // a network client that sends what it reads
 }
 
 func set(xs ...string) map[string]bool {

@@ -8,8 +8,15 @@ import (
 )
 
 // program judges the program that finally runs, with its arguments, by its
-// rule in the programs table.
+// rule in the programs table, and its part in sending credentials away.
 func (a *auditor) program(c invocation) cmdInfo {
+	info := a.judgeProgram(c)
+	a.credentialFlow(c, &info)
+	return info
+}
+
+// judgeProgram is program without the credential flow.
+func (a *auditor) judgeProgram(c invocation) cmdInfo {
 	rule, known := programFor(c.name)
 	a.words(c, rule)
 	if a.ecosystemInstall(c) {

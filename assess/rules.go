@@ -36,6 +36,7 @@ const (
 	CodeDocPlaceholder      = "doc_placeholder"
 	CodeCommandLine         = "command_line"
 	CodeCredentialMount     = "credential_mount"
+	CodeCredentialExfil     = "credential_exfil"
 )
 
 // ruleTable is the single source of each code's level and blocking status.
@@ -109,6 +110,9 @@ var ruleTable = []registry.Rule{
 	rule(CodeCredentialMount, registry.LevelDanger, false,
 		"A container is given the user's credentials: the wiring mounts a folder or file where programs keep them (~/.ssh, ~/.aws, ~/.kube, ~/.config/gcloud, ~/.azure, ~/.docker, ~/.gnupg, ~/.netrc …) or the whole home directory, so whatever runs in the container can read them and act as the user.",
 		"Mount only the one file the server needs, read-only (a kubeconfig with one context rather than ~/.kube), or pass a scoped credential as a ${VAR} placeholder the user fills in; never mount the home directory, ~/.ssh or ~/.gnupg."),
+	rule(CodeCredentialExfil, registry.LevelDanger, true,
+		"The wiring sends the user's credentials off the machine: a network client is given a file or folder where programs keep them (~/.ssh, ~/.aws, ~/.netrc, ~/.docker, ~/.config/gh …) or the home directory to post or upload (curl -d @FILE, -F f=@FILE, -T FILE, wget --post-file), copies one to another host (scp, rsync), or is fed one, or the server's whole environment (printenv), through a pipe or a redirection (| curl -d @-, nc, socat, ssh).",
+		"Remove it: an MCP server reads the credentials it needs where they are and sends them only to the service they are for, never the files themselves."),
 	rule(CodeLoopbackEndpoint, registry.LevelInfo, false,
 		"The HTTP endpoint is on this machine (loopback); the user must run that server separately.",
 		"Nothing to fix; document how the local server is started."),

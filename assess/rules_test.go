@@ -67,6 +67,7 @@ func TestRules(t *testing.T) {
 		"doc_placeholder":       {registry.LevelWarn, false},
 		"command_line":          {registry.LevelWarn, true},
 		"credential_mount":      {registry.LevelDanger, false},
+		"credential_exfil":      {registry.LevelDanger, true},
 	}
 	got := map[string]lb{}
 	for c, r := range seen {
@@ -82,7 +83,7 @@ func TestRules(t *testing.T) {
 		assess.CodeEncodedBlob, assess.CodeForbiddenEnv, assess.CodeInlineCode, assess.CodeUnparsableShell,
 		assess.CodeLiteralSecret, assess.CodePrivilegeEscalation, assess.CodeContainerHostAccess,
 		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine,
-		assess.CodeCredentialMount} {
+		assess.CodeCredentialMount, assess.CodeCredentialExfil} {
 		if _, ok := assess.RuleFor(c); !ok {
 			t.Errorf("code constant %s has no rule", c)
 		}

@@ -539,7 +539,15 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 // decoder it runs decoded text.
 func (a *auditor) pipeInto(stages []cmdInfo, path string) {
 	decoded := false
+	secrets := ""
 	for i, info := range stages {
+		if secrets != "" && info.sends {
+			a.exfil(path, "pipes "+secrets+" into "+quoted(info.name)+", a client that sends its input off the machine")
+			secrets = ""
+		}
+		if info.secrets != "" {
+			secrets = info.secrets
+		}
 		if i > 0 && info.stdinScript {
 			what := "pipes the output of an earlier command into " + quoted(info.name)
 			if first := stages[0].name; first != "" {
@@ -571,7 +579,7 @@ func (s *scan) redirects(st *syntax.Stmt) {
 		}
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
-			if t, ok := wordText(r.Word); ok && persistencePath(t) {
+			if t, ok := s.wordValue(r.Word); ok && persistencePath(t) {
 				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login or boot")
 			}
 		case syntax.RdrIn, syntax.WordHdoc, syntax.Hdoc, syntax.DashHdoc:
@@ -580,6 +588,13 @@ func (s *scan) redirects(st *syntax.Stmt) {
 				continue
 			}
 			info := s.call(c)
+			if info.sends && r.Op == syntax.RdrIn {
+				if t, ok := s.wordValue(r.Word); ok {
+					if what := credentialFile(t); what != "" {
+						s.a.exfil(s.path, "feeds "+what+" to "+quoted(info.name)+", a client that sends its input off the machine")
+					}
+				}
+			}
 			if !info.stdinScript {
 				continue
 			}

@@ -270,6 +270,11 @@ func (s *scan) param(pe *syntax.ParamExp) (string, bool) {
 		return "", false
 	}
 	v, known := s.vars[name]
+	if !known && name == "HOME" {
+		// The user's home directory, whatever its path: ~ in what the
+		// rules read (~/.bashrc, ~/.aws).
+		v, known = "~", true
+	}
 	if known {
 		if s.expanded += len(v); s.expanded > maxExpandedBytes {
 			s.a.limit(s.path, "the script's variables expand to more than 64 KiB")
