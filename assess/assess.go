@@ -212,8 +212,11 @@ import (
 // sources and checks turned off. 2026.12.72: credential_exfil, the
 // user's credential files (or the server's environment) posted,
 // uploaded, copied to another host or piped into a network client; $HOME
-// in a script is the user's home.
-const Ruleset = "2026.12.72"
+// in a script is the user's home. 2026.12.73: defense_evasion, the
+// machine's protections turned off (Microsoft Defender and AMSI, User
+// Account Control, firewalls, SELinux, the audit daemon, Gatekeeper);
+// PowerShell's $true and $false are read as written.
+const Ruleset = "2026.12.73"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -2460,3 +2460,46 @@ func TestAuditCredentialExfil(t *testing.T) {
 		{"a credential file read locally", script("cat ~/.aws/config | grep region"), []string{shell, "warn shell_meta mcp.args[1]"}, false, true},
 	})
 }
+
+// A protection of the machine turned off is defense_evasion: Microsoft
+// Defender (its preferences, exclusions, service and policy, AMSI from
+// PowerShell), User Account Control, the firewall (netsh,
+// Set-NetFirewallProfile, ufw, iptables -F, nft flush ruleset, firewalld
+// stopped), SELinux, the audit daemon and Gatekeeper. Each passed with at
+// most shell_exec.
+func TestAuditDefenseEvasion(t *testing.T) {
+	const ps, shell = "danger shell_exec mcp.args[1]", "danger shell_exec mcp.args[1]"
+	runCases(t, []auditCase{
+		{"Set-MpPreference -Disable… $true", stdio("powershell", "-c", "Set-MpPreference -DisableRealtimeMonitoring $true"), []string{
+			"danger defense_evasion mcp.args[1]", ps}, false, true},
+		{"Add-MpPreference -ExclusionPath", stdio("pwsh", "-c", `Add-MpPreference -ExclusionPath C:\Users`), []string{
+			"danger defense_evasion mcp.args[1]", ps}, false, true},
+		{"Set-MpPreference as words", stdio("powershell", "Set-MpPreference", "-DisableIOAVProtection", "1"), []string{
+			"danger defense_evasion mcp.args[0]", "danger shell_exec mcp.args[0]"}, false, true},
+		{"AMSI", stdio("pwsh", "-c", "[Ref].Assembly.GetType('System.Management.Automation.AmsiUtils').GetField('amsiInitFailed','NonPublic,Static').SetValue($null,$true)"), []string{
+			"danger defense_evasion mcp.args[1]", ps}, false, true},
+		{"netsh advfirewall", stdio("cmd", "/c", "netsh advfirewall set allprofiles state off && srv"), []string{
+			"danger defense_evasion mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},
+		{"Set-NetFirewallProfile", stdio("pwsh", "-c", "Set-NetFirewallProfile -Profile Domain,Public -Enabled False"), []string{
+			"danger defense_evasion mcp.args[1]", ps}, false, true},
+		{"sc stop WinDefend", stdio("sc", "stop", "WinDefend"), []string{"danger defense_evasion mcp.command"}, false, false},
+		{"reg add a Defender policy", stdio("reg", "add", `HKLM\SOFTWARE\Policies\Microsoft\Windows Defender`, "/v", "DisableAntiSpyware", "/t", "REG_DWORD", "/d", "1", "/f"), []string{
+			"danger defense_evasion mcp.command"}, false, false},
+		{"reg add EnableLUA 0", stdio("reg", "add", `HKLM\SOFTWARE\Microsoft\Windows\CurrentVersion\Policies\System`, "/v", "EnableLUA", "/t", "REG_DWORD", "/d", "0", "/f"), []string{
+			"danger defense_evasion mcp.command"}, false, false},
+		{"setenforce 0", stdio("sh", "-c", "setenforce 0; srv"), []string{"danger defense_evasion mcp.args[1]", shell, "warn shell_meta mcp.args[1]"}, false, true},
+		{"ufw disable", stdio("ufw", "disable"), []string{"danger defense_evasion mcp.command"}, false, false},
+		{"systemctl stop firewalld", stdio("systemctl", "stop", "firewalld.service"), []string{"danger defense_evasion mcp.command"}, false, false},
+		{"iptables -F", stdio("iptables", "-F"), []string{"danger defense_evasion mcp.command"}, false, false},
+		{"nft flush ruleset", stdio("nft", "flush", "ruleset"), []string{"danger defense_evasion mcp.command"}, false, false},
+		{"auditctl -e 0", stdio("auditctl", "-e", "0"), []string{"danger defense_evasion mcp.command"}, false, false},
+		{"spctl --master-disable", stdio("spctl", "--master-disable"), []string{"danger defense_evasion mcp.command"}, false, false},
+		// Look-alikes.
+		{"Set-MpPreference -Disable… $false", stdio("powershell", "-c", "Set-MpPreference -DisableRealtimeMonitoring $false"), []string{ps}, false, true},
+		{"systemctl restart firewalld", stdio("systemctl", "restart", "firewalld"), []string{}, false, false},
+		{"ufw allow", stdio("ufw", "allow", "8080"), []string{}, false, false},
+		{"iptables -L", stdio("iptables", "-L"), []string{}, false, false},
+		{"sc query WinDefend", stdio("sc", "query", "WinDefend"), []string{}, false, false},
+		{"reg add an ordinary value", stdio("reg", "add", `HKCU\Software\Example`, "/v", "DisableTips", "/d", "1"), []string{}, false, false},
+	})
+}

@@ -432,6 +432,7 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int, 
 		a.limit(path, "the script is longer than 16 KiB")
 		return cmdInfo{name: name}
 	}
+	a.amsiBypass(script.text, path)
 	piped, persisted := a.count(CodePipeToShell), a.count(CodePersistence)
 	w := &psWalk{a: a, src: script.text, path: path, depth: depth, env: a.windowsEnv(env, path)}
 	w.statements(0)

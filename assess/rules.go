@@ -37,6 +37,7 @@ const (
 	CodeCommandLine         = "command_line"
 	CodeCredentialMount     = "credential_mount"
 	CodeCredentialExfil     = "credential_exfil"
+	CodeDefenseEvasion      = "defense_evasion"
 )
 
 // ruleTable is the single source of each code's level and blocking status.
@@ -113,6 +114,9 @@ var ruleTable = []registry.Rule{
 	rule(CodeCredentialExfil, registry.LevelDanger, true,
 		"The wiring sends the user's credentials off the machine: a network client is given a file or folder where programs keep them (~/.ssh, ~/.aws, ~/.netrc, ~/.docker, ~/.config/gh …) or the home directory to post or upload (curl -d @FILE, -F f=@FILE, -T FILE, wget --post-file), copies one to another host (scp, rsync), or is fed one, or the server's whole environment (printenv), through a pipe or a redirection (| curl -d @-, nc, socat, ssh).",
 		"Remove it: an MCP server reads the credentials it needs where they are and sends them only to the service they are for, never the files themselves."),
+	rule(CodeDefenseEvasion, registry.LevelDanger, true,
+		"The wiring turns a protection of the machine off: Microsoft Defender (Set-MpPreference -Disable…, an -ExclusionPath, its service stopped, AMSI reached into from PowerShell), the firewall (netsh advfirewall … state off, Set-NetFirewallProfile -Enabled False, ufw disable, iptables -F, nft flush ruleset, firewalld stopped), SELinux (setenforce 0), AppArmor, the audit daemon or macOS Gatekeeper (spctl --master-disable).",
+		"Remove it: an MCP server runs with the machine's protections on, and never changes them."),
 	rule(CodeLoopbackEndpoint, registry.LevelInfo, false,
 		"The HTTP endpoint is on this machine (loopback); the user must run that server separately.",
 		"Nothing to fix; document how the local server is started."),

@@ -68,6 +68,7 @@ func TestRules(t *testing.T) {
 		"command_line":          {registry.LevelWarn, true},
 		"credential_mount":      {registry.LevelDanger, false},
 		"credential_exfil":      {registry.LevelDanger, true},
+		"defense_evasion":       {registry.LevelDanger, true},
 	}
 	got := map[string]lb{}
 	for c, r := range seen {
@@ -83,7 +84,7 @@ func TestRules(t *testing.T) {
 		assess.CodeEncodedBlob, assess.CodeForbiddenEnv, assess.CodeInlineCode, assess.CodeUnparsableShell,
 		assess.CodeLiteralSecret, assess.CodePrivilegeEscalation, assess.CodeContainerHostAccess,
 		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine,
-		assess.CodeCredentialMount, assess.CodeCredentialExfil} {
+		assess.CodeCredentialMount, assess.CodeCredentialExfil, assess.CodeDefenseEvasion} {
 		if _, ok := assess.RuleFor(c); !ok {
 			t.Errorf("code constant %s has no rule", c)
 		}
