@@ -37,8 +37,11 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	// The scan and the document check read b itself, and the decoder
 	// copies it as it reads: no copy of the manifest is made here.
 	pos := scanTOMLInto(b, &sc.scan)
-	if fe := rawProblem(b, pos.lines); fe != nil {
-		return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
+	plain := plainText(b, true)
+	if !plain {
+		if fe := rawProblem(b, pos.lines); fe != nil {
+			return nil, &registry.ValidationError{Fields: []registry.FieldError{*fe}}
+		}
 	}
 	if pos.deepLine > 0 {
 		return nil, &registry.ValidationError{Fields: []registry.FieldError{{
@@ -60,6 +63,9 @@ func ParseTOML(b []byte) (*Manifest, error) {
 	root := sc.root
 	w := &sc.w
 	*w = walker{lines: pos.lines, fieldBuf: sc.fields[:0]}
+	// With no tab, no escape and no multi-line string in a document of
+	// printable ASCII, no value or key can hold another character.
+	w.plain = plain && !pos.multiLine && oneLineStrings(b)
 	// Without a prefix the paths the scanner recorded are the model's
 	// field paths, with their lines: the manifest keeps that map rather
 	// than building a second one, and the walker adds what the scanner
@@ -381,6 +387,9 @@ func (a at) appendDisp(b []byte) []byte {
 
 // report collects field errors for one document.
 type report struct {
+	// plain: every string the document decodes to is printable ASCII on
+	// one line, so that no text needs a look at its characters.
+	plain  bool
 	prefix string // printed before every path (`addons[3]`)
 	m      *Manifest
 	errs   []registry.FieldError
@@ -412,6 +421,24 @@ func (r *report) add(path string, line int, msg string) {
 		full = join(r.prefix, path)
 	}
 	r.errs = append(r.errs, registry.FieldError{Path: full, Line: line, Message: msg})
+}
+
+// textProblem is the package's textProblem, known to be "" for a plain
+// document.
+func (r *report) textProblem(s string) string {
+	if r.plain {
+		return ""
+	}
+	return textProblem(s)
+}
+
+// oneLineStrings reports whether every string a TOML document decodes
+// to is printable ASCII on one line, given that plainText (with lines)
+// accepts the document and its scan met no multi-line string: then only
+// a tab, or an escape (which needs a backslash), could put a character
+// into a value that the document does not show.
+func oneLineStrings(b []byte) bool {
+	return bytes.IndexByte(b, '\\') < 0 && bytes.IndexByte(b, '\t') < 0
 }
 
 // keyLineKey indexes Manifest.keyLines: the line of a map key that may not

@@ -143,6 +143,11 @@ var badCases = []badCase{
 	{name: "word joiner", in: okHead + "categories = [\"a\\u2060\"]\n", want: []where{{"addon.categories[0]", 3}}},
 	{name: "raw bidi in a comment", in: okHead + "# \u202e hidden\n", want: []where{{"", 3}}, maybe: "bidirectional"},
 	{name: "raw bidi in a value", in: okHead + "author = \"a\u202eb\"\n", want: []where{{"addon.author", 3}}},
+	// A document of printable ASCII: a literal tab and a multi-line string
+	// are what can still put a control character into a value.
+	{name: "literal tab in a value", in: okHead + "author = \"a\tb\"\n", want: []where{{"addon.author", 3}}, maybe: "control"},
+	{name: "multi-line string in a one-line field", in: okHead + "author = \"\"\"a\nb\"\"\"\n", want: []where{{"addon.author", 3}}, maybe: "control"},
+	{name: "multi-line literal string in a one-line field", in: okHead + "[mcp]\ncommand = '''x\ny'''\n", want: []where{{"mcp.command", 4}}, maybe: "control"},
 	{name: "invalid utf-8", in: okHead + "author = \"\xff\"\n", want: []where{{"addon.author", 3}}, maybe: "UTF-8"},
 	{name: "json invalid utf-8", json: true, in: "{\"addon\":{\"name\":\"x\",\n\"author\":\"\xc3\x28\"}}", want: []where{{"", 2}}, maybe: "UTF-8"},
 	{name: "json escaped nul", json: true, in: "{\"addon\":{\"name\":\"x\"},\n\"mcp\":{\"args\":[\"\\u0000\"]}}", want: []where{{"mcp.args[0]", 2}}},

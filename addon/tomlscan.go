@@ -26,6 +26,9 @@ type tomlPositions struct {
 	arrayIdx  map[string]int // array-of-tables path -> index of its last element
 	src       []byte
 	pos, line int
+	// multiLine: the document holds a multi-line string, whose value
+	// may hold line breaks.
+	multiLine bool
 	// segs backs the key segments keyPath returns, which every caller has
 	// finished with before the next call.
 	segs [4][]byte
@@ -409,6 +412,7 @@ func (s *tomlPositions) str(q byte) bool {
 		triple = "'''"
 	}
 	if hasPrefix(s.src[s.pos:], triple) {
+		s.multiLine = true
 		s.pos += 3
 		for s.pos < len(s.src) {
 			if hasPrefix(s.src[s.pos:], triple) {

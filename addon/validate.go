@@ -158,7 +158,7 @@ func (r *report) validate(m *Manifest) {
 }
 
 func (r *report) text(path, s string, limit int) {
-	if p := textProblem(s); p != "" {
+	if p := r.textProblem(s); p != "" {
 		r.at(path, p)
 		return
 	}
@@ -174,7 +174,7 @@ func (r *report) list(path string, xs []string, maxLen, limit int) {
 	}
 	for i, s := range xs {
 		// The element's path is built only for an element refused.
-		if textProblem(s) != "" || len(s) > limit {
+		if r.textProblem(s) != "" || len(s) > limit {
 			r.text(path+"["+strconv.Itoa(i)+"]", s, limit)
 		}
 	}
@@ -210,8 +210,8 @@ func (r *report) strMap(path string, mp map[string]string, safe func(string) boo
 		}
 		problem := keyProblem(k)
 		switch {
-		case textProblem(k) != "":
-			problem = "a key " + textProblem(k)
+		case r.textProblem(k) != "":
+			problem = "a key " + r.textProblem(k)
 		case k == "":
 			problem = "a key is empty"
 		case len(k) > MaxKeyBytes:
@@ -222,7 +222,7 @@ func (r *report) strMap(path string, mp map[string]string, safe func(string) boo
 			r.add(kp, line, problem)
 			continue
 		}
-		if p := textProblem(mp[k]); p != "" {
+		if p := r.textProblem(mp[k]); p != "" {
 			kp, line := where()
 			r.add(kp, line, p)
 		} else if len(mp[k]) > MaxStringBytes {
