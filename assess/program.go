@@ -24,6 +24,7 @@ func (a *auditor) judgeProgram(c invocation) cmdInfo {
 	}
 	a.toolSettings(c)
 	a.protectionOff(c)
+	a.inboundAccess(c)
 	a.urlScript(c)
 	if !known {
 		a.unknownProgram(c)

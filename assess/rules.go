@@ -38,6 +38,7 @@ const (
 	CodeCredentialMount     = "credential_mount"
 	CodeCredentialExfil     = "credential_exfil"
 	CodeDefenseEvasion      = "defense_evasion"
+	CodeInboundAccess       = "inbound_access"
 )
 
 // ruleTable is the single source of each code's level and blocking status.
@@ -117,6 +118,9 @@ var ruleTable = []registry.Rule{
 	rule(CodeDefenseEvasion, registry.LevelDanger, true,
 		"The wiring turns a protection of the machine off: Microsoft Defender (Set-MpPreference -Disable…, an -ExclusionPath, its service stopped, AMSI reached into from PowerShell), the firewall (netsh advfirewall … state off, Set-NetFirewallProfile -Enabled False, ufw disable, iptables -F, nft flush ruleset, firewalld stopped), SELinux (setenforce 0), AppArmor, the audit daemon or macOS Gatekeeper (spctl --master-disable).",
 		"Remove it: an MCP server runs with the machine's protections on, and never changes them."),
+	rule(CodeInboundAccess, registry.LevelDanger, true,
+		"The wiring opens a way into this machine from outside: a tunnel that publishes a local port on the internet (ngrok, cloudflared tunnel, localtunnel, bore, tailscale funnel, zrok share, devtunnel host), ssh's reverse forwarding (-R), a shared terminal (tmate), a remote-access tunnel (code tunnel), or a web server of the working directory on every interface (python -m http.server).",
+		"Remove it: an MCP server talks to its host on this machine, and opens no way in from elsewhere."),
 	rule(CodeLoopbackEndpoint, registry.LevelInfo, false,
 		"The HTTP endpoint is on this machine (loopback); the user must run that server separately.",
 		"Nothing to fix; document how the local server is started."),

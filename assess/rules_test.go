@@ -69,6 +69,7 @@ func TestRules(t *testing.T) {
 		"credential_mount":      {registry.LevelDanger, false},
 		"credential_exfil":      {registry.LevelDanger, true},
 		"defense_evasion":       {registry.LevelDanger, true},
+		"inbound_access":        {registry.LevelDanger, true},
 	}
 	got := map[string]lb{}
 	for c, r := range seen {
@@ -84,7 +85,8 @@ func TestRules(t *testing.T) {
 		assess.CodeEncodedBlob, assess.CodeForbiddenEnv, assess.CodeInlineCode, assess.CodeUnparsableShell,
 		assess.CodeLiteralSecret, assess.CodePrivilegeEscalation, assess.CodeContainerHostAccess,
 		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine,
-		assess.CodeCredentialMount, assess.CodeCredentialExfil, assess.CodeDefenseEvasion} {
+		assess.CodeCredentialMount, assess.CodeCredentialExfil, assess.CodeDefenseEvasion,
+		assess.CodeInboundAccess} {
 		if _, ok := assess.RuleFor(c); !ok {
 			t.Errorf("code constant %s has no rule", c)
 		}

@@ -52,6 +52,10 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 				if t[j] == 'o' {
 					a.sshOption(v, c.depth)
 				}
+				if t[j] == 'R' && shell {
+					a.add(CodeInboundAccess, v.path, "forwards a port of the remote host into this machine (-R) with "+
+						quoted(c.name)+": whoever reaches that port there reaches this machine")
+				}
 				break
 			}
 		}
