@@ -2410,6 +2410,7 @@ func TestAuditToolSettings(t *testing.T) {
 		{"go env GOPROXY", stdio("go", "env", "GOPROXY"), []string{}, false, false},
 		{"pip config list", stdio("pip", "config", "list"), []string{}, false, false},
 		{"git config --local url.insteadOf", stdio("git", "config", "url.https://mirror.example/.insteadOf", "https://github.com/"), []string{}, false, false},
+		{"git -c url.insteadOf without a base", stdio("git", "-c", "url.insteadOf=x", "fetch"), []string{}, true, false},
 	})
 }
 

@@ -129,9 +129,11 @@ func (a *auditor) gitConfigSet(args []arg, depth int) {
 // (http.sslVerify false), and reports whether key is one of them.
 func (a *auditor) gitTrust(key string, value arg) bool {
 	lk := strings.ToLower(key)
+	last := strings.LastIndexByte(key, '.')
 	switch {
-	case strings.HasPrefix(lk, "url.") && (strings.HasSuffix(lk, ".insteadof") || strings.HasSuffix(lk, ".pushinsteadof")):
-		base := key[len("url."):strings.LastIndexByte(key, '.')]
+	case strings.HasPrefix(lk, "url.") && last >= len("url.") &&
+		(strings.HasSuffix(lk, ".insteadof") || strings.HasSuffix(lk, ".pushinsteadof")):
+		base := key[len("url."):last]
 		a.plainFetch(arg{text: base, path: value.path, lit: value.lit}, "git", "fetches repositories")
 		return true
 	case lk == "http.sslverify" || strings.HasPrefix(lk, "http.") && strings.HasSuffix(lk, ".sslverify"):
