@@ -26,13 +26,6 @@ var evasionJudges = map[string]func(a *auditor, c invocation){
 	},
 }
 
-// protectionOff judges a program that may turn a protection off.
-func (a *auditor) protectionOff(c invocation) {
-	if judge := evasionJudges[c.name]; judge != nil {
-		judge(a, c)
-	}
-}
-
 // evasion records a protection turned off by c.
 func (a *auditor) evasion(c invocation, what string) {
 	a.add(CodeDefenseEvasion, c.argv[0].path, what+" with "+quoted(c.name))

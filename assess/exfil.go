@@ -34,13 +34,15 @@ var secretReaders = set("cat", "tac", "head", "tail", "less", "more", "base64", 
 
 // credentialFlow records what program c reads that holds credentials, and
 // whether it sends what it reads, in info; a client given a credential
-// file to send is reported here.
-func (a *auditor) credentialFlow(c invocation, info *cmdInfo) {
-	if judge := flowJudges[c.name]; judge != nil {
-		judge(a, c, info)
+// file to send is reported here. side is sideJudges' entry for c's name.
+func (a *auditor) credentialFlow(c invocation, side *sideJudge, info *cmdInfo) {
+	switch {
+	case side == nil:
 		return
-	}
-	if !secretReaders[c.name] {
+	case side.flow != nil:
+		side.flow(a, c, info)
+		return
+	case !side.reader:
 		return
 	}
 	for _, w := range c.args() {

@@ -10,21 +10,60 @@ import (
 // program judges the program that finally runs, with its arguments, by its
 // rule in the programs table, and its part in sending credentials away.
 func (a *auditor) program(c invocation) cmdInfo {
-	info := a.judgeProgram(c)
-	a.credentialFlow(c, &info)
+	side := sideJudges[c.name]
+	info := a.judgeProgram(c, side)
+	a.credentialFlow(c, side, &info)
 	return info
 }
 
-// judgeProgram is program without the credential flow.
-func (a *auditor) judgeProgram(c invocation) cmdInfo {
+// sideJudge holds what the tables of the concerns that cut across programs
+// (settings written, protections turned off, ways in, credentials sent)
+// say of one program name, so that judging a program looks its name up
+// once for all of them; a nil field: that concern has nothing to say.
+type sideJudge struct {
+	settings func(a *auditor, c invocation)             // settingWriters (toolsettings.go)
+	evasion  func(a *auditor, c invocation)             // evasionJudges (evasion.go)
+	inbound  func(a *auditor, c invocation)             // inboundJudges (tunnel.go)
+	flow     func(a *auditor, c invocation, i *cmdInfo) // flowJudges (exfil.go)
+	reader   bool                                       // secretReaders (exfil.go)
+}
+
+// sideJudges is every concern's table merged by program name.
+var sideJudges = func() map[string]*sideJudge {
+	m := map[string]*sideJudge{}
+	at := func(name string) *sideJudge {
+		if m[name] == nil {
+			m[name] = &sideJudge{}
+		}
+		return m[name]
+	}
+	for name, f := range settingWriters {
+		at(name).settings = f
+	}
+	for name, f := range evasionJudges {
+		at(name).evasion = f
+	}
+	for name, f := range inboundJudges {
+		at(name).inbound = f
+	}
+	for name, f := range flowJudges {
+		at(name).flow = f
+	}
+	for name := range secretReaders {
+		at(name).reader = true
+	}
+	return m
+}()
+
+// judgeProgram is program without the credential flow; side is
+// sideJudges' entry for c's name.
+func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 	rule, known := programFor(c.name)
 	a.words(c, rule)
 	if a.ecosystemInstall(c) {
 		return cmdInfo{name: c.name}
 	}
-	a.toolSettings(c)
-	a.protectionOff(c)
-	a.inboundAccess(c)
+	a.sides(c, side)
 	a.urlScript(c)
 	if !known {
 		a.unknownProgram(c)
@@ -43,6 +82,28 @@ func (a *auditor) judgeProgram(c invocation) cmdInfo {
 		return cmdInfo{name: c.name}
 	}
 	return rule.judge(a, c)
+}
+
+// sides judges, in turn, what program c writes into its settings,
+// the protections it may turn off and the ways into this machine it may
+// open; side is sideJudges' entry for c's name. A Python without a
+// judge of its own may serve a directory to every interface.
+func (a *auditor) sides(c invocation, side *sideJudge) {
+	if side != nil {
+		if side.settings != nil {
+			side.settings(a, c)
+		}
+		if side.evasion != nil {
+			side.evasion(a, c)
+		}
+		if side.inbound != nil {
+			side.inbound(a, c)
+			return
+		}
+	}
+	if strings.HasPrefix(c.name, "py") && family(c.name) == "python" {
+		a.httpServer(c)
+	}
 }
 
 // words judges the words a program receives as data. The script of a

@@ -22,13 +22,6 @@ var settingWriters = map[string]func(a *auditor, c invocation){
 	"dotnet": (*auditor).nugetSourceAdd,
 }
 
-// toolSettings judges what a program writes into its settings.
-func (a *auditor) toolSettings(c invocation) {
-	if write := settingWriters[c.name]; write != nil {
-		write(a, c)
-	}
-}
-
 // settingWritten records a setting of tool written into the user's
 // settings for every later use.
 func (a *auditor) settingWritten(tool, key string, at arg) {

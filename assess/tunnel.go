@@ -28,17 +28,6 @@ var inboundJudges = map[string]func(a *auditor, c invocation){
 	"devtunnel": subInbound("publishes a local port on the internet", "host"),
 }
 
-// inboundAccess judges a program that may open a way into this machine.
-func (a *auditor) inboundAccess(c invocation) {
-	if judge := inboundJudges[c.name]; judge != nil {
-		judge(a, c)
-		return
-	}
-	if strings.HasPrefix(c.name, "py") && family(c.name) == "python" {
-		a.httpServer(c)
-	}
-}
-
 // inbound records a way in that c opens, over the network.
 func (a *auditor) inbound(c invocation, what string) {
 	a.inferred.Network = true
