@@ -218,8 +218,19 @@ import (
 // PowerShell's $true and $false are read as written. 2026.12.74:
 // inbound_access, a way into this machine from outside (tunnels that
 // publish a local port, ssh -R, tmate, code tunnel, python -m
-// http.server on every interface).
-const Ruleset = "2026.12.74"
+// http.server on every interface). 2026.12.75: credentials reach a
+// network client through its command line (a command or process
+// substitution, a variable set from one), the environment listed by env,
+// set, export -p, declare -x or PowerShell's env: drive and piped into a
+// client, Invoke-WebRequest/Invoke-RestMethod given a file (-InFile) or a
+// pipe, and cloud storage and hosting clients (gh gist create, aws s3 cp,
+// gsutil, gcloud storage, rclone, s3cmd, azcopy, az storage) given a
+// credential file to upload: credential_exfil. Tunnels run through a
+// package runner (npx ngrok, npx localtunnel, uvx pyngrok …) and ssh -o
+// RemoteForward are inbound_access. PowerShell reads $HOME,
+// $env:USERPROFILE and $env:HOME as the user's home, also inside "…" and
+// before a path ($HOME/.aws).
+const Ruleset = "2026.12.75"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

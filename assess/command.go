@@ -2,6 +2,7 @@ package assess
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"unicode/utf16"
 )
@@ -135,6 +136,10 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		if done {
 			return info
 		}
+		if len(next) == 0 && c.name == "env" && !slices.ContainsFunc(c.args(), clearsEnv) {
+			// env with no command prints the environment.
+			return cmdInfo{name: c.name, secrets: serverEnvironment}
+		}
 		switch {
 		case c.name == "env":
 			env = a.envAfter(c.args(), env)
@@ -187,6 +192,28 @@ func isAssignment(t string) (string, bool) {
 		return "", false
 	}
 	return t[:i], true
+}
+
+// clearsEnv reports whether w is an option of env that starts from an
+// empty environment (-i, --ignore-environment, a lone -, or -i in a
+// cluster of options).
+func clearsEnv(w arg) bool {
+	t := w.text
+	if t == "-" || t == "--ignore-environment" {
+		return true
+	}
+	if len(t) < 2 || t[0] != '-' || t[1] == '-' {
+		return false
+	}
+	for _, c := range t[1:] {
+		switch c {
+		case 'i':
+			return true
+		case 'u', 'C', 'P', 'S':
+			return false // the rest is the option's value
+		}
+	}
+	return false
 }
 
 // peelEnv judges the options and assignments of env and returns the command

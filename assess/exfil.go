@@ -1,6 +1,10 @@
 package assess
 
-import "strings"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // Credentials sent off the machine: a network client given a file where
 // programs keep the user's credentials to upload or post, a copy of one to
@@ -20,9 +24,63 @@ var flowJudges = map[string]func(a *auditor, c invocation, info *cmdInfo){
 	"ssh": sendsInput,
 	"printenv": func(_ *auditor, c invocation, info *cmdInfo) {
 		if len(c.args()) == 0 {
-			info.secrets = "the server's environment (the credentials it was given)"
+			info.secrets = serverEnvironment
 		}
 	},
+	// The shell's set alone lists its variables (export -p and declare -x
+	// are declarations: declListing).
+	"set": func(_ *auditor, c invocation, info *cmdInfo) {
+		if len(c.args()) == 0 {
+			info.secrets = serverEnvironment
+		}
+	},
+	// PowerShell's env: drive, listed.
+	"get-childitem": listsEnvDrive, "gci": listsEnvDrive, "dir": listsEnvDrive, "ls": listsEnvDrive,
+	"get-item": listsEnvDrive, "gi": listsEnvDrive,
+	// Clients that upload the files they are given.
+	"invoke-webrequest": (*auditor).psUploads, "iwr": (*auditor).psUploads,
+	"invoke-restmethod": (*auditor).psUploads, "irm": (*auditor).psUploads,
+	"gh": (*auditor).uploads, "aws": (*auditor).uploads, "gsutil": (*auditor).uploads, "gcloud": (*auditor).uploads,
+	"rclone": (*auditor).uploads, "s3cmd": (*auditor).uploads, "azcopy": (*auditor).uploads, "az": (*auditor).uploads,
+}
+
+// serverEnvironment is what a listing of the environment writes out.
+const serverEnvironment = "the server's environment (the credentials it was given)"
+
+// declListing reports whether x lists the shell's variables with their
+// values: export, declare or typeset with nothing to declare, alone or
+// with options (export -p, declare -x), but not the functions (-f, -F).
+func declListing(x *syntax.DeclClause) bool {
+	if x.Variant == nil {
+		return false
+	}
+	switch x.Variant.Value {
+	case "export", "declare", "typeset":
+	default:
+		return false
+	}
+	for _, as := range x.Args {
+		if !as.Naked || as.Name != nil || as.Value == nil {
+			return false
+		}
+		t, ok := wordText(as.Value)
+		if !ok || len(t) < 2 || t[0] != '-' && t[0] != '+' || strings.ContainsAny(t, "fF") {
+			return false
+		}
+	}
+	return true
+}
+
+// listsEnvDrive judges PowerShell's Get-ChildItem and Get-Item (and their
+// aliases) given the env: drive, which lists the environment.
+func listsEnvDrive(_ *auditor, c invocation, info *cmdInfo) {
+	for _, w := range c.args() {
+		switch strings.TrimRight(lower(w.text), `\/*`) {
+		case "env:", "-path:env:", "-literalpath:env:":
+			info.secrets = serverEnvironment
+			return
+		}
+	}
 }
 
 // secretReaders are the programs that write out, as they are or encoded,
@@ -198,4 +256,189 @@ func remoteTarget(s string) bool {
 		return false
 	}
 	return i > 1 // not C:
+}
+
+// psUploads judges Invoke-WebRequest and Invoke-RestMethod: what is piped
+// into them is the body they send, and -InFile sends
+// the file it names as the request's body (PowerShell takes any
+// unambiguous prefix of a parameter's name, and its value after a colon
+// or as the next word).
+func (a *auditor) psUploads(c invocation, info *cmdInfo) {
+	info.sends = true // what is piped into it is the body it sends
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		name, val, colon := strings.Cut(lower(args[i].text), ":")
+		if len(name) < len("-inf") || !strings.HasPrefix("-infile", name) {
+			continue
+		}
+		w, ok := optValue(args, &i, val, colon)
+		if !ok || !w.lit {
+			continue
+		}
+		if what := credentialFile(strings.Trim(w.text, `"'`)); what != "" {
+			a.exfil(w.path, "sends "+what+" off the machine with "+quoted(c.name))
+		}
+	}
+}
+
+// uploadCommands are the subcommands of cloud storage and hosting clients
+// that copy local files to another host, with where they put them: "last"
+// when the last operand is the destination (a remote one, as remoteTarget
+// reads it, makes the others uploads), "all" when every operand is
+// uploaded, or the options whose value is a file to upload.
+var uploadCommands = map[string]map[string]string{
+	"gh":     {"gist create": "all", "gist edit": "-a --add", "release upload": "after-first", "release create": "after-first"},
+	"aws":    {"s3 cp": "last", "s3 mv": "last", "s3 sync": "last", "s3api put-object": "--body"},
+	"gsutil": {"cp": "last", "mv": "last", "rsync": "last"},
+	"gcloud": {"storage cp": "last", "storage mv": "last", "storage rsync": "last"},
+	"rclone": {"copy": "last", "copyto": "last", "move": "last", "moveto": "last", "sync": "last"},
+	"s3cmd":  {"put": "last", "sync": "last"},
+	"azcopy": {"copy": "last", "cp": "last", "sync": "last"},
+	"az":     {"storage blob upload": "-f --file", "storage blob upload-batch": "-s --source", "storage file upload": "--source"},
+}
+
+// uploads judges a cloud storage or hosting client (gh, aws, gsutil,
+// gcloud, rclone, s3cmd, azcopy, az) given a credential file to upload.
+func (a *auditor) uploads(c invocation, _ *cmdInfo) {
+	subs := uploadCommands[c.name]
+	args := c.args()
+	// The subcommand: its words, before the first option, one or two or
+	// three of them (gh gist create, aws s3 cp, az storage blob upload).
+	var how string
+	var rest []arg
+	for n := 1; n <= 3 && n <= len(args); n++ {
+		words := make([]string, n)
+		for i, w := range args[:n] {
+			words[i] = w.text
+		}
+		if h, ok := subs[strings.Join(words, " ")]; ok {
+			how, rest = h, args[n:]
+			break
+		}
+	}
+	if how == "" {
+		return
+	}
+	sent := func(w arg) bool {
+		if !w.lit || remoteTarget(w.text) {
+			return false
+		}
+		if what := credentialFile(w.text); what != "" {
+			a.exfil(w.path, "uploads "+what+" to another host with "+quoted(c.name))
+			return true
+		}
+		return false
+	}
+	if strings.HasPrefix(how, "-") {
+		flags := set(strings.Fields(how)...)
+		for i := 0; i < len(rest); i++ {
+			flag, val, joined := strings.Cut(rest[i].text, "=")
+			if !flags[flag] {
+				continue
+			}
+			if w, ok := optValue(rest, &i, val, joined); ok && sent(w) {
+				return
+			}
+		}
+		return
+	}
+	ops := operands(rest, nil, false, nil)
+	switch how {
+	case "last":
+		if len(ops) < 2 || !remoteTarget(ops[len(ops)-1].text) {
+			return
+		}
+		ops = ops[:len(ops)-1]
+	case "after-first":
+		if len(ops) == 0 {
+			return
+		}
+		ops = ops[1:]
+	}
+	for _, w := range ops {
+		if sent(w) {
+			return
+		}
+	}
+}
+
+// wordsSent judges the words of a network client that sends the words of
+// its command line (programRule.sendsWords): a word that holds the output
+// of a command that writes out credentials, or a variable the script set
+// from one, sends them off the machine.
+func (s *scan) wordsSent(name string, words []*syntax.Word) {
+	for _, w := range words {
+		if what := s.heldSecrets(w); what != "" {
+			s.a.exfil(s.path, "sends "+what+" off the machine in the command line of "+quoted(name))
+			return
+		}
+	}
+}
+
+// heldSecrets says what credentials w holds: the output of a command or
+// process substitution in it that writes them out, or the value of a
+// variable the script set from one; "" for none.
+func (s *scan) heldSecrets(w *syntax.Word) string {
+	if w == nil {
+		return "" // X+= with nothing after it
+	}
+	what := ""
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if what != "" {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			what = s.stmtsSecrets(x.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			what = s.stmtsSecrets(x.Stmts)
+			return false
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				what = s.secretVars[x.Param.Value]
+			}
+		}
+		return true
+	})
+	return what
+}
+
+// stmtsSecrets says what credentials a command among stmts writes out
+// (cat ~/.aws/credentials, env, base64 of a key …); "" for none. What a
+// command writes out goes on through the rest of a pipeline, encoded or
+// not, so any stage that writes them out counts.
+func (s *scan) stmtsSecrets(stmts []*syntax.Stmt) string {
+	what := ""
+	for _, st := range stmts {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if what != "" || s.a.budget <= 0 {
+				return false
+			}
+			s.a.budget--
+			switch x := n.(type) {
+			case *syntax.CallExpr:
+				what = s.call(x).secrets
+			case *syntax.DeclClause:
+				if declListing(x) {
+					what = serverEnvironment
+				}
+			}
+			return true
+		})
+	}
+	return what
+}
+
+// heldBy records that the script set variable name from a value that
+// holds credentials (K=$(cat ~/.aws/credentials)), when v does.
+func (s *scan) heldBy(name string, v *syntax.Word) {
+	what := s.heldSecrets(v)
+	if what == "" {
+		return
+	}
+	if s.secretVars == nil {
+		s.secretVars = map[string]string{}
+	}
+	s.secretVars[name] = what
 }

@@ -253,8 +253,13 @@ func (a *auditor) runnerCommand(name string, argv []arg, depth int, separate boo
 		a.command(argv, depth+1, ctxNested)
 		return
 	}
-	if bin, ok := npmLaunchers[name]; ok && len(argv) > 0 {
-		// The package's command is a launcher: what it starts is judged.
+	bin, ok := npmLaunchers[name]
+	if !ok {
+		bin, ok = tunnelPackages[name]
+	}
+	if ok && len(argv) > 0 {
+		// The package's command is a launcher, whose command line is
+		// judged, or a tunnel, judged as it is when installed.
 		w := argv[0]
 		w.text = bin
 		a.command(append([]arg{w}, argv[1:]...), depth+1, ctxNested)

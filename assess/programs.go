@@ -28,6 +28,10 @@ type programRule struct {
 	// shell: the program is a shell; its -c script is judged by its parsed
 	// structure, not as a word.
 	shell shellKind
+	// sendsWords: a network client that sends the words of its command
+	// line, or what they name, to another host (a URL, a header, a form
+	// field, a DNS name, a remote command).
+	sendsWords bool
 }
 
 // inert reports whether r is the rule of a program that runs nothing and
@@ -254,12 +258,12 @@ func init() {
 
 	shell := programRule{judge: (*auditor).shellProgram, exec: true, shell: posixShell}
 	foreignShell := programRule{judge: (*auditor).shellProgram, exec: true, shell: otherShell}
-	fetcher := programRule{judge: (*auditor).fetcher, net: true, exec: true}
-	netTool := programRule{judge: (*auditor).netTool, net: true}
-	netExecTool := programRule{judge: (*auditor).netExec, net: true}
+	fetcher := programRule{judge: (*auditor).fetcher, net: true, exec: true, sendsWords: true}
+	netTool := programRule{judge: (*auditor).netTool, net: true, sendsWords: true}
+	netExecTool := programRule{judge: (*auditor).netExec, net: true, sendsWords: true}
 	editor := programRule{judge: (*auditor).vim}
 	evaluator := programRule{judge: (*auditor).evaluator}
-	sshTool := programRule{judge: (*auditor).sshTool, net: true}
+	sshTool := programRule{judge: (*auditor).sshTool, net: true, sendsWords: true}
 	interpreter := programRule{judge: (*auditor).interpreter}
 	wordInterpreter := programRule{judge: (*auditor).wordInterpreter}
 	reader := programRule{reader: true}

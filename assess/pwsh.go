@@ -435,7 +435,13 @@ func (w *psWalk) word() psWord {
 		}
 		return w.group(start, '}')
 	case c == '$':
-		return w.variable(start)
+		// $HOME/.aws/config is one argument: the variable's value and
+		// the path after it.
+		x := w.variable(start)
+		if c := w.peek(); c == '/' || c == '\\' {
+			w.rest(&x)
+		}
+		return x
 	case c == '[':
 		w.skipType()
 		x := psWord{off: start}
@@ -709,7 +715,11 @@ func (w *psWalk) variable(start int) psWord {
 	} else if len(raw) > 4 && lower(raw[:4]) == "env:" {
 		if v, ok := w.env[lower(raw[4:])]; ok {
 			x.text, x.lit = v, true
+		} else if n := lower(raw[4:]); n == "userprofile" || n == "home" {
+			x.text, x.lit = "~", true // the user's home, as the path rules read ~
 		}
+	} else if lower(raw) == "home" {
+		x.text, x.lit = "~", true
 	}
 	end := w.pos
 	w.member(&x)
@@ -782,8 +792,9 @@ func (w *psWalk) expandable(start int) psWord {
 			y := w.group(w.pos, ')')
 			x.eff.or(y.eff)
 		case c == '$' && w.pos+1 < len(w.src) && (isLetter(w.src[w.pos+1]) || w.src[w.pos+1] == '{' || w.src[w.pos+1] == '_'):
-			x.lit = false
-			w.variable(w.pos)
+			v := w.variable(w.pos)
+			x.lit = x.lit && v.lit
+			b.WriteString(v.text)
 		default:
 			b.WriteByte(c)
 			w.pos++

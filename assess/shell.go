@@ -25,6 +25,9 @@ type scan struct {
 	vars     map[string]string
 	overlong map[string]bool // variables set to a value past maxVarBytes
 	exported map[string]bool // variables the commands it runs inherit (env.go)
+	// secretVars are the variables the script set from the output of a
+	// command that writes out credentials, with what they hold (exfil.go).
+	secretVars map[string]string
 	// params are the script's positional parameters, $0 first (sh -c
 	// SCRIPT NAME ARG…), when they are all known; nil otherwise.
 	params   []string
@@ -374,6 +377,9 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 			}
 			s.execsText(f, d, "runs downloaded or decoded text through "+quoted(info.name))
 		}
+		if info.name != "" && programs[info.name].sendsWords {
+			s.wordsSent(info.name, c.Args[1:])
+		}
 	}
 	s.memo[c] = info
 	return info
@@ -526,6 +532,8 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 	for i, st := range stages {
 		if c, ok := st.Cmd.(*syntax.CallExpr); ok {
 			infos[i] = s.call(c)
+		} else if d, ok := st.Cmd.(*syntax.DeclClause); ok && declListing(d) {
+			infos[i] = cmdInfo{name: d.Variant.Value, secrets: serverEnvironment}
 		} else {
 			f, d := s.stmtsDo([]*syntax.Stmt{st})
 			infos[i] = cmdInfo{fetches: f, decodes: d}

@@ -51,8 +51,12 @@ func (s *scan) setVar(x *syntax.Assign) {
 	}
 	delete(s.vars, name)
 	delete(s.overlong, name)
+	if s.secretVars[name] != "" && !x.Append {
+		delete(s.secretVars, name)
+	}
 	switch {
 	case !ok:
+		s.heldBy(name, x.Value)
 	case len(v) > maxVarBytes:
 		if s.overlong == nil {
 			s.overlong = map[string]bool{}

@@ -51,6 +51,10 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 				}
 				if t[j] == 'o' {
 					a.sshOption(v, c.depth)
+					if shell && remoteForward(v.text) {
+						a.add(CodeInboundAccess, v.path, "forwards a port of the remote host into this machine (RemoteForward) with "+
+							quoted(c.name)+": whoever reaches that port there reaches this machine")
+					}
 				}
 				if t[j] == 'R' && shell {
 					a.add(CodeInboundAccess, v.path, "forwards a port of the remote host into this machine (-R) with "+
@@ -252,4 +256,16 @@ func (a *auditor) rsync(c invocation) cmdInfo {
 		}
 	}
 	return cmdInfo{name: c.name, fetches: true}
+}
+
+// remoteForward reports whether an -o option of ssh is RemoteForward
+// (ssh -R written as an option: RemoteForward=…, or its name and value
+// apart), with a forwarding to set up.
+func remoteForward(o string) bool {
+	key, val, ok := strings.Cut(o, "=")
+	if !ok {
+		key, val, _ = strings.Cut(strings.TrimSpace(o), " ")
+	}
+	val = strings.TrimSpace(val)
+	return strings.EqualFold(strings.TrimSpace(key), "remoteforward") && val != "" && !strings.EqualFold(val, "none")
 }

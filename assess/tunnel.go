@@ -26,6 +26,18 @@ var inboundJudges = map[string]func(a *auditor, c invocation){
 	},
 	"code":      subInbound("opens remote access to this machine", "tunnel"),
 	"devtunnel": subInbound("publishes a local port on the internet", "host"),
+	"tmole": func(a *auditor, c invocation) {
+		a.inbound(c, "publishes a local port on the internet")
+	},
+	"untun": subInbound("publishes a local port on the internet", "tunnel"),
+}
+
+// tunnelPackages are the packages of npm and PyPI that run a tunnel, with
+// the command they run (npx ngrok http 80, uvx pyngrok …): judged as
+// that command is.
+var tunnelPackages = map[string]string{
+	"ngrok": "ngrok", "localtunnel": "lt", "cloudflared": "cloudflared", "tunnelmole": "tmole", "untun": "untun",
+	"pyngrok": "ngrok",
 }
 
 // inbound records a way in that c opens, over the network.
