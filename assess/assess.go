@@ -229,8 +229,15 @@ import (
 // package runner (npx ngrok, npx localtunnel, uvx pyngrok …) and ssh -o
 // RemoteForward are inbound_access. PowerShell reads $HOME,
 // $env:USERPROFILE and $env:HOME as the user's home, also inside "…" and
-// before a path ($HOME/.aws).
-const Ruleset = "2026.12.75"
+// before a path ($HOME/.aws). 2026.12.76: a copy or archive of a
+// credential file (cp, install, Copy-Item, tar -f, zip, 7z a) or a
+// reader's output redirected into a file holds the credentials, and a
+// client later given that file sends them; security dump-keychain, gpg
+// --export-secret-keys, kubectl config view --raw and secret-tool search
+// --all write credentials out; browsers' profiles, the macOS keychains,
+// Windows' saved credentials and GNOME's keyrings are credential
+// folders.
+const Ruleset = "2026.12.76"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -359,6 +366,9 @@ type auditor struct {
 	// trials counts the readings of an unknown program's words as a
 	// command (unknown.go), bounded by maxTrials.
 	trials int
+	// staged holds the files the wiring wrote credentials into, with what
+	// they hold (exfil.go), in the order written.
+	staged []stagedFile
 }
 
 // add records a finding at the level of code's rule. Every code passed is

@@ -244,7 +244,33 @@ var credentialFolders = map[string]string{
 	".terraform.d":     "the user's Terraform credentials",
 	".oci":             "the user's Oracle Cloud credentials",
 	".password-store":  "the user's password store",
+	// Browsers' profiles (saved passwords, cookies, session tokens):
+	// Linux's ~/.config/NAME and ~/.mozilla, macOS' Library/Application
+	// Support/NAME and Windows' AppData/…/VENDOR/NAME.
+	".config/google-chrome":       browserProfile,
+	".config/google-chrome-beta":  browserProfile,
+	".config/chromium":            browserProfile,
+	".config/microsoft-edge":      browserProfile,
+	".config/bravesoftware":       browserProfile,
+	".config/vivaldi":             browserProfile,
+	".mozilla":                    browserProfile,
+	"google/chrome":               browserProfile,
+	"microsoft/edge":              browserProfile,
+	"bravesoftware/brave-browser": browserProfile,
+	"mozilla/firefox":             browserProfile,
+	"application support/firefox": browserProfile,
+	// Operating systems' credential stores.
+	"library/keychains":     "the user's macOS keychains",
+	"microsoft/credentials": "the user's saved Windows credentials",
+	"microsoft/protect":     "the keys that protect the user's saved Windows credentials",
 }
+
+// browserProfile is what a browser's profile folder holds.
+const browserProfile = "the user's browser profile (saved passwords, cookies, signed-in sessions)"
+
+// credentialPairs are the folder names that credentialFolders names only
+// with the folder inside them (.config/gh, google/chrome).
+var credentialPairs = set(".config", "google", "microsoft", "bravesoftware", "mozilla", "application support", "library")
 
 // credentialMount says what of the user's credentials a bind mount of the
 // host path p (separators already "/", no trailing "/") hands to a
@@ -260,13 +286,19 @@ func credentialMount(p string) string {
 	segs := strings.Split(p, "/")
 	for i, seg := range segs {
 		name := strings.ToLower(seg)
-		if name == ".config" {
+		if credentialPairs[name] {
 			if i+1 == len(segs) {
-				return "the user's settings folder, with the logins programs keep in it (gcloud, gh …),"
+				if name == ".config" {
+					return "the user's settings folder, with the logins programs keep in it (gcloud, gh …),"
+				}
+				continue
 			}
 			name += "/" + strings.ToLower(segs[i+1])
 		}
 		what, ok := credentialFolders[name]
+		if !ok && name == "keyrings" && i >= 2 && segs[i-1] == "share" && segs[i-2] == ".local" {
+			what, ok = "the user's GNOME keyrings", true // not /usr/share/keyrings, the public keys of apt
+		}
 		if !ok {
 			continue
 		}

@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -42,6 +43,209 @@ var flowJudges = map[string]func(a *auditor, c invocation, info *cmdInfo){
 	"invoke-restmethod": (*auditor).psUploads, "irm": (*auditor).psUploads,
 	"gh": (*auditor).uploads, "aws": (*auditor).uploads, "gsutil": (*auditor).uploads, "gcloud": (*auditor).uploads,
 	"rclone": (*auditor).uploads, "s3cmd": (*auditor).uploads, "azcopy": (*auditor).uploads, "az": (*auditor).uploads,
+	// Copies and archives: what they write holds what they read.
+	"cp": (*auditor).copiesLocally, "copy-item": (*auditor).copiesLocally, "cpi": (*auditor).copiesLocally,
+	"copy": (*auditor).copiesLocally, "install": (*auditor).copiesLocally,
+	"tar": (*auditor).archives, "zip": (*auditor).archives, "7z": (*auditor).archives, "7za": (*auditor).archives,
+	// Credential stores read out whole.
+	"security": storeDump("the user's macOS keychain", "dump-keychain"),
+	"secret-tool": func(_ *auditor, c invocation, info *cmdInfo) {
+		if args := c.args(); len(args) > 0 && args[0].text == "search" && slices.ContainsFunc(args, isWord("--all")) {
+			info.secrets = "the user's keyring"
+		}
+	},
+	"gpg": (*auditor).gpgOut, "gpg2": (*auditor).gpgOut,
+	"kubectl": func(_ *auditor, c invocation, info *cmdInfo) {
+		args := c.args()
+		if i := slices.IndexFunc(args, isWord("config")); i >= 0 && i+1 < len(args) && args[i+1].text == "view" &&
+			slices.ContainsFunc(args, func(w arg) bool { return w.text == "--raw" || w.text == "--flatten" }) {
+			info.secrets = "the user's Kubernetes credentials"
+		}
+	},
+}
+
+// stagedFile is a file the wiring wrote credentials into.
+type stagedFile struct{ path, what string }
+
+// stage records that the wiring wrote what into the file or folder p.
+func (a *auditor) stage(p, what string) {
+	if p = cleanPath(p); p != "" && p != "-" && len(a.staged) < maxStaged {
+		a.staged = append(a.staged, stagedFile{p, what})
+	}
+}
+
+// maxStaged bounds the staged files an audit keeps.
+const maxStaged = 32
+
+// cleanPath is p as the path rules compare it: no blanks around it, '/'
+// for every separator, no trailing '/', no leading "./".
+func cleanPath(p string) string {
+	p = strings.TrimSuffix(strings.ReplaceAll(strings.TrimSpace(p), `\`, "/"), "/")
+	return strings.TrimPrefix(p, "./")
+}
+
+// credentialAt says what credentials the file or folder p holds: a place
+// where programs keep them (credentialFile), a file the wiring wrote them
+// into, or one inside a folder it wrote them into; "" for none.
+func (a *auditor) credentialAt(p string) string {
+	if what := credentialFile(p); what != "" || len(a.staged) == 0 {
+		return what
+	}
+	p = cleanPath(p)
+	for _, f := range a.staged {
+		if p == f.path || strings.HasPrefix(p, f.path+"/") {
+			return f.what
+		}
+	}
+	return ""
+}
+
+func isWord(t string) func(arg) bool { return func(w arg) bool { return w.text == t } }
+
+// storeDump judges a tool of a credential store whose subcommand sub
+// writes the whole store out.
+func storeDump(what, sub string) func(*auditor, invocation, *cmdInfo) {
+	return func(_ *auditor, c invocation, info *cmdInfo) {
+		if args := c.args(); len(args) > 0 && args[0].text == sub {
+			info.secrets = what
+		}
+	}
+}
+
+// readsOut records in info what credentials a program that writes out
+// the files it is given (secretReaders) writes out, from the first
+// credential file among its operands.
+func (a *auditor) readsOut(c invocation, info *cmdInfo) {
+	for _, w := range c.args() {
+		if w.lit && !strings.HasPrefix(w.text, "-") {
+			if what := a.credentialAt(w.text); what != "" {
+				info.secrets = what
+				return
+			}
+		}
+	}
+}
+
+// gpgOut judges gpg: given a file it writes it out (decrypted or not), and
+// --export-secret-keys writes out the user's private keys.
+func (a *auditor) gpgOut(c invocation, info *cmdInfo) {
+	for _, w := range c.args() {
+		if strings.HasPrefix(w.text, "--export-secret-") {
+			info.secrets = "the user's GnuPG private keys"
+			return
+		}
+	}
+	a.readsOut(c, info)
+}
+
+// copiesLocally judges cp, install and PowerShell's Copy-Item (cmd's copy):
+// a credential file copied to another file puts the credentials there.
+func (a *auditor) copiesLocally(c invocation, _ *cmdInfo) {
+	var dest string
+	var sources []arg
+	args := c.args()
+	if c.name == "copy-item" || c.name == "cpi" {
+		for i := 0; i < len(args); i++ {
+			name, val, colon := strings.Cut(lower(args[i].text), ":")
+			switch {
+			case strings.HasPrefix(name, "-d") && strings.HasPrefix("-destination", name):
+				if w, ok := optValue(args, &i, val, colon); ok && w.lit {
+					dest = w.text
+				}
+			case strings.HasPrefix(name, "-p") && strings.HasPrefix("-path", name),
+				strings.HasPrefix(name, "-l") && strings.HasPrefix("-literalpath", name):
+				if w, ok := optValue(args, &i, val, colon); ok {
+					sources = append(sources, w)
+				}
+			case !strings.HasPrefix(name, "-"):
+				sources = append(sources, args[i])
+			}
+		}
+		if dest == "" && len(sources) > 1 {
+			dest, sources = sources[len(sources)-1].text, sources[:len(sources)-1]
+		}
+	} else {
+		ops := operands(args, set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner",
+			"-g", "--group"), true, func(flag string, w arg, _ string) {
+			if flag == "-t" || flag == "--target-directory" {
+				dest = w.text
+			}
+		})
+		if dest == "" && len(ops) > 1 {
+			dest, ops = ops[len(ops)-1].text, ops[:len(ops)-1]
+		}
+		sources = ops
+	}
+	if dest == "" {
+		return
+	}
+	for _, w := range sources {
+		if !w.lit {
+			continue
+		}
+		if what := a.credentialAt(w.text); what != "" {
+			a.stage(dest, what)
+			return
+		}
+	}
+}
+
+// archives judges tar, zip and 7z: the archive they create holds the
+// credential files among what they are given, and one written to the
+// standard output (tar cf -, zip -) puts them there. Any credential file
+// among the operands counts as written out, as for the other programs
+// that write out the files they are given.
+func (a *auditor) archives(c invocation, info *cmdInfo) {
+	a.readsOut(c, info)
+	if info.secrets == "" {
+		return
+	}
+	if out := archiveFile(c); out != "" && out != "-" {
+		a.stage(out, info.secrets)
+		if c.name == "zip" && !strings.Contains(out[strings.LastIndexByte(out, '/')+1:], ".") {
+			a.stage(out+".zip", info.secrets) // zip adds the suffix
+		}
+	}
+}
+
+// archiveFile returns the archive that tar (with -f), zip or 7z a
+// creates, or "" when it is not told.
+func archiveFile(c invocation) string {
+	args := c.args()
+	switch c.name {
+	case "tar":
+		for i, w := range args {
+			t := w.text
+			switch {
+			case t == "--file" && i+1 < len(args):
+				return args[i+1].text
+			case strings.HasPrefix(t, "--file="):
+				return t[len("--file="):]
+			case strings.HasPrefix(t, "--"):
+			case strings.HasPrefix(t, "-") || i == 0:
+				// A cluster (-czf OUT, czf OUT, -cfOUT): f takes the rest
+				// of the cluster, or the next word.
+				cl := strings.TrimPrefix(t, "-")
+				if j := strings.IndexByte(cl, 'f'); j >= 0 {
+					if rest := cl[j+1:]; rest != "" {
+						return rest
+					}
+					if i+1 < len(args) {
+						return args[i+1].text
+					}
+				}
+			}
+		}
+	case "zip":
+		if ops := operands(args, set("-b", "-n", "-t", "-tt", "-x", "-i", "-P", "-O", "-Z"), true, nil); len(ops) > 0 {
+			return ops[0].text
+		}
+	default: // 7z a OUT …
+		if ops := operands(args, nil, false, nil); len(ops) > 1 && ops[0].text == "a" {
+			return ops[1].text
+		}
+	}
+	return ""
 }
 
 // serverEnvironment is what a listing of the environment writes out.
@@ -103,14 +307,7 @@ func (a *auditor) credentialFlow(c invocation, side *sideJudge, info *cmdInfo) {
 	case !side.reader:
 		return
 	}
-	for _, w := range c.args() {
-		if w.lit && !strings.HasPrefix(w.text, "-") {
-			if what := credentialFile(w.text); what != "" {
-				info.secrets = what
-				return
-			}
-		}
-	}
+	a.readsOut(c, info)
 }
 
 // credentialFile says what credentials a file or folder named by p holds,
@@ -174,7 +371,7 @@ func (a *auditor) curlSends(c invocation, info *cmdInfo) {
 		case file == "-":
 			info.sends = true
 		case file != "":
-			if what := credentialFile(file); what != "" {
+			if what := a.credentialAt(file); what != "" {
 				a.exfil(w.path, "sends "+what+" off the machine with "+quoted(c.name))
 			}
 		}
@@ -211,7 +408,7 @@ func (a *auditor) wgetSends(c invocation, _ *cmdInfo) {
 			continue
 		}
 		if w, ok := optValue(args, &i, val, joined); ok && w.lit {
-			if what := credentialFile(w.text); what != "" {
+			if what := a.credentialAt(w.text); what != "" {
 				a.exfil(w.path, "sends "+what+" off the machine with "+quoted(c.name))
 			}
 		}
@@ -237,7 +434,7 @@ func (a *auditor) copiesOut(c invocation, _ *cmdInfo) {
 		if !w.lit || remoteTarget(w.text) {
 			continue
 		}
-		if what := credentialFile(w.text); what != "" {
+		if what := a.credentialAt(w.text); what != "" {
 			a.exfil(w.path, "copies "+what+" to another host with "+quoted(c.name))
 			return
 		}
@@ -275,7 +472,7 @@ func (a *auditor) psUploads(c invocation, info *cmdInfo) {
 		if !ok || !w.lit {
 			continue
 		}
-		if what := credentialFile(strings.Trim(w.text, `"'`)); what != "" {
+		if what := a.credentialAt(strings.Trim(w.text, `"'`)); what != "" {
 			a.exfil(w.path, "sends "+what+" off the machine with "+quoted(c.name))
 		}
 	}
@@ -323,7 +520,7 @@ func (a *auditor) uploads(c invocation, _ *cmdInfo) {
 		if !w.lit || remoteTarget(w.text) {
 			return false
 		}
-		if what := credentialFile(w.text); what != "" {
+		if what := a.credentialAt(w.text); what != "" {
 			a.exfil(w.path, "uploads "+what+" to another host with "+quoted(c.name))
 			return true
 		}

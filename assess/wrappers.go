@@ -395,7 +395,9 @@ func (a *auditor) kubectl(c invocation) cmdInfo {
 	args := skipFlags(c.args(), kubectlGlobalValues)
 	a.inferred.Network = true
 	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run") {
-		return cmdInfo{name: c.name}
+		info := cmdInfo{name: c.name}
+		a.credentialFlow(c, sideJudges[c.name], &info) // kubectl config view --raw
+		return info
 	}
 	sub := args[0].text
 	rest := args[1:]
