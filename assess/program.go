@@ -17,7 +17,8 @@ func (a *auditor) program(c invocation) cmdInfo {
 }
 
 // sideJudge holds what the tables of the concerns that cut across programs
-// (settings written, protections turned off, ways in, credentials sent)
+// (settings written, protections turned off, data destroyed, ways in,
+// credentials sent)
 // say of one program name, so that judging a program looks its name up
 // once for all of them; a nil field: that concern has nothing to say.
 type sideJudge struct {
@@ -25,6 +26,7 @@ type sideJudge struct {
 	evasion  func(a *auditor, c invocation)             // evasionJudges (evasion.go)
 	inbound  func(a *auditor, c invocation)             // inboundJudges (tunnel.go)
 	flow     func(a *auditor, c invocation, i *cmdInfo) // flowJudges (exfil.go)
+	destroy  func(a *auditor, c invocation)             // destroyJudges (destroy.go)
 	reader   bool                                       // secretReaders (exfil.go)
 }
 
@@ -48,6 +50,9 @@ var sideJudges = func() map[string]*sideJudge {
 	}
 	for name, f := range flowJudges {
 		at(name).flow = f
+	}
+	for name, f := range destroyJudges {
+		at(name).destroy = f
 	}
 	for name := range secretReaders {
 		at(name).reader = true
@@ -85,8 +90,8 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 }
 
 // sides judges, in turn, what program c writes into its settings,
-// the protections it may turn off and the ways into this machine it may
-// open; side is sideJudges' entry for c's name. A Python without a
+// the protections it may turn off, the data it may destroy and the ways
+// into this machine it may open; side is sideJudges' entry for c's name. A Python without a
 // judge of its own may serve a directory to every interface.
 func (a *auditor) sides(c invocation, side *sideJudge) {
 	if side != nil {
@@ -95,6 +100,9 @@ func (a *auditor) sides(c invocation, side *sideJudge) {
 		}
 		if side.evasion != nil {
 			side.evasion(a, c)
+		}
+		if side.destroy != nil {
+			side.destroy(a, c)
 		}
 		if side.inbound != nil {
 			side.inbound(a, c)

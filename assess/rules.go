@@ -39,6 +39,7 @@ const (
 	CodeCredentialExfil     = "credential_exfil"
 	CodeDefenseEvasion      = "defense_evasion"
 	CodeInboundAccess       = "inbound_access"
+	CodeDataDestruction     = "data_destruction"
 )
 
 // ruleTable is the single source of each code's level and blocking status.
@@ -121,6 +122,9 @@ var ruleTable = []registry.Rule{
 	rule(CodeInboundAccess, registry.LevelDanger, true,
 		"The wiring opens a way into this machine from outside: a tunnel that publishes a local port on the internet (ngrok, cloudflared tunnel, localtunnel, bore, tailscale funnel, zrok share, devtunnel host, also run through a package runner as npx ngrok or uvx pyngrok), ssh's reverse forwarding (-R, -o RemoteForward), a shared terminal (tmate), a remote-access tunnel (code tunnel), or a web server of the working directory on every interface (python -m http.server).",
 		"Remove it: an MCP server talks to its host on this machine, and opens no way in from elsewhere."),
+	rule(CodeDataDestruction, registry.LevelDanger, true,
+		"The wiring destroys data: it deletes the user's home directory, the root of a file system, a system folder or where the user's credentials are kept (rm -rf ~, rm -rf /, del /s C:\\*, rd /s %USERPROFILE%, Remove-Item -Recurse $HOME, find ~ -delete, rm ~/.ssh/id_ed25519), overwrites them (shred), wipes, formats or repartitions a disk (dd of=/dev/sda, mkfs, wipefs, sgdisk --zap-all, diskutil eraseDisk, format D:, Clear-Disk, a redirection into /dev/sda), or deletes what the machine keeps to recover (vssadmin delete shadows, wmic shadowcopy delete, wbadmin delete, bcdedit recoveryenabled no, tmutil delete).",
+		"Remove it: an MCP server keeps to its own files and never deletes the user's, the system's or a disk."),
 	rule(CodeLoopbackEndpoint, registry.LevelInfo, false,
 		"The HTTP endpoint is on this machine (loopback); the user must run that server separately.",
 		"Nothing to fix; document how the local server is started."),

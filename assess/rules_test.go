@@ -70,6 +70,7 @@ func TestRules(t *testing.T) {
 		"credential_exfil":      {registry.LevelDanger, true},
 		"defense_evasion":       {registry.LevelDanger, true},
 		"inbound_access":        {registry.LevelDanger, true},
+		"data_destruction":      {registry.LevelDanger, true},
 	}
 	got := map[string]lb{}
 	for c, r := range seen {
@@ -86,7 +87,7 @@ func TestRules(t *testing.T) {
 		assess.CodeLiteralSecret, assess.CodePrivilegeEscalation, assess.CodeContainerHostAccess,
 		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine,
 		assess.CodeCredentialMount, assess.CodeCredentialExfil, assess.CodeDefenseEvasion,
-		assess.CodeInboundAccess} {
+		assess.CodeInboundAccess, assess.CodeDataDestruction} {
 		if _, ok := assess.RuleFor(c); !ok {
 			t.Errorf("code constant %s has no rule", c)
 		}

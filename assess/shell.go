@@ -591,6 +591,9 @@ func (s *scan) redirects(st *syntax.Stmt) {
 			if ok && persistencePath(t) {
 				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login or boot")
 			}
+			if ok && blockDevice(t) {
+				s.a.add(CodeDataDestruction, s.path, "overwrites the disk "+safeText(t, 40)+" through a redirection")
+			}
 			if c, isCall := st.Cmd.(*syntax.CallExpr); ok && isCall && (r.N == nil || r.N.Value == "1") {
 				// cat ~/.aws/credentials > /tmp/x: the file holds them.
 				if what := s.call(c).secrets; what != "" {
