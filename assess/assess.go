@@ -239,8 +239,10 @@ import (
 // folders. 2026.12.77: data_destruction, the user's home, a file
 // system's root, a system folder or the user's credentials deleted or
 // overwritten, a disk wiped, formatted or repartitioned, the machine's
-// shadow copies, backups and recovery deleted or turned off.
-const Ruleset = "2026.12.77"
+// shadow copies, backups and recovery deleted or turned off. 2026.12.78:
+// cryptominer, a cryptocurrency miner run (its program or a container
+// image of one) or a mining pool's stratum address anywhere.
+const Ruleset = "2026.12.78"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -655,6 +657,7 @@ func (a *auditor) envBlock() {
 // already), a persistence path, an encoded blob.
 func (a *auditor) value(v, path string, script bool) {
 	a.blob(v, path)
+	a.stratum(v, path)
 	if persistencePath(v) {
 		a.add(CodePersistence, path, "names a location that runs code at login or boot")
 	}

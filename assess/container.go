@@ -126,6 +126,7 @@ func (a *auditor) container(c invocation) cmdInfo {
 		} else if ok, why := imagePinned(target.text); !ok {
 			a.add(CodeUnpinned, target.path, "the container image "+quoted(target.text)+" "+why+"; pin a digest or a version tag")
 		}
+		a.minerImage(target)
 	}
 	cmd := args[i+1:]
 	if entrypoint != nil {

@@ -143,6 +143,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "rm -rf ~/; rm -f -- /*; rmdir /etc; unlink ~/.ssh/id_rsa; find -L / ~ -exec shred {} +; find x -delete; shred -u ~/.kube/config /dev/sdb; dd of=/dev/disk2 if=x; mkfs -t ext4 /dev/md0; wipefs -a /dev/dm-1; sgdisk -Z /dev/nvme0n1; parted -s /dev/vda mklabel gpt; diskutil eraseDisk JHFS+ x disk2; tmutil disable; echo > /dev/xvda; rm -rf ./*"},
 	{"cmd", "/c", "del /s /q C:\\* & rd /s /q %USERPROFILE% & format D: /q & vssadmin Delete Shadows /All & wmic shadowcopy delete & wbadmin delete catalog & bcdedit /set {default} recoveryenabled No & rd /s x"},
 	{"pwsh", "-c", "Remove-Item -Recurse -Force $HOME; ri -Path:C:\\Windows; rm -r -fo $env:USERPROFILE/.aws; Clear-Disk -Number 1; Format-Volume -DriveLetter D; Remove-Item .\\build"},
+	{"sh", "-c", "xmrig -o x; ./XMRig.exe --url=STRATUM+SSL://p:1; docker run metal3d/xmrig@sha256:x; kubectl run m --image=xmrig/xmrig:6; nohup t-rex -o stratum2+tcp://q & srv --url stratum://r -o :// ://x tratum://"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -17,8 +17,8 @@ func (a *auditor) program(c invocation) cmdInfo {
 }
 
 // sideJudge holds what the tables of the concerns that cut across programs
-// (settings written, protections turned off, data destroyed, ways in,
-// credentials sent)
+// (settings written, protections turned off, data destroyed, mining,
+// ways in, credentials sent)
 // say of one program name, so that judging a program looks its name up
 // once for all of them; a nil field: that concern has nothing to say.
 type sideJudge struct {
@@ -27,6 +27,7 @@ type sideJudge struct {
 	inbound  func(a *auditor, c invocation)             // inboundJudges (tunnel.go)
 	flow     func(a *auditor, c invocation, i *cmdInfo) // flowJudges (exfil.go)
 	destroy  func(a *auditor, c invocation)             // destroyJudges (destroy.go)
+	miner    bool                                       // miners (miner.go)
 	reader   bool                                       // secretReaders (exfil.go)
 }
 
@@ -53,6 +54,9 @@ var sideJudges = func() map[string]*sideJudge {
 	}
 	for name, f := range destroyJudges {
 		at(name).destroy = f
+	}
+	for name := range miners {
+		at(name).miner = true
 	}
 	for name := range secretReaders {
 		at(name).reader = true
@@ -89,10 +93,11 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 	return rule.judge(a, c)
 }
 
-// sides judges, in turn, what program c writes into its settings,
-// the protections it may turn off, the data it may destroy and the ways
-// into this machine it may open; side is sideJudges' entry for c's name. A Python without a
-// judge of its own may serve a directory to every interface.
+// sides judges, in turn, what program c writes into its settings, the
+// protections it may turn off, the data it may destroy, whether it mines
+// cryptocurrency and the ways into this machine it may open; side is
+// sideJudges' entry for c's name. A Python without a judge of its own
+// may serve a directory to every interface.
 func (a *auditor) sides(c invocation, side *sideJudge) {
 	if side != nil {
 		if side.settings != nil {
@@ -103,6 +108,9 @@ func (a *auditor) sides(c invocation, side *sideJudge) {
 		}
 		if side.destroy != nil {
 			side.destroy(a, c)
+		}
+		if side.miner {
+			a.mines(c)
 		}
 		if side.inbound != nil {
 			side.inbound(a, c)
@@ -435,6 +443,10 @@ func (a *auditor) pathWord(w arg) {
 
 // urlWord reports credentials written into a URL argument.
 func (a *auditor) urlWord(w arg) {
+	if !strings.Contains(w.text, "://") {
+		return // most words: neither a URL nor a stratum address
+	}
+	a.stratum(w.text, w.path)
 	if v, _, ok := wordURL(w.text); ok {
 		a.urlSecrets(v, w.path)
 	}

@@ -71,6 +71,7 @@ func TestRules(t *testing.T) {
 		"defense_evasion":       {registry.LevelDanger, true},
 		"inbound_access":        {registry.LevelDanger, true},
 		"data_destruction":      {registry.LevelDanger, true},
+		"cryptominer":           {registry.LevelDanger, true},
 	}
 	got := map[string]lb{}
 	for c, r := range seen {
@@ -87,7 +88,7 @@ func TestRules(t *testing.T) {
 		assess.CodeLiteralSecret, assess.CodePrivilegeEscalation, assess.CodeContainerHostAccess,
 		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine,
 		assess.CodeCredentialMount, assess.CodeCredentialExfil, assess.CodeDefenseEvasion,
-		assess.CodeInboundAccess, assess.CodeDataDestruction} {
+		assess.CodeInboundAccess, assess.CodeDataDestruction, assess.CodeCryptominer} {
 		if _, ok := assess.RuleFor(c); !ok {
 			t.Errorf("code constant %s has no rule", c)
 		}

@@ -425,6 +425,7 @@ func (a *auditor) kubectl(c invocation) cmdInfo {
 				if pinned, why := imagePinned(img.text); !pinned {
 					a.add(CodeUnpinned, img.path, "the container image "+quoted(img.text)+" "+why+"; pin a digest or a version tag")
 				}
+				a.minerImage(img)
 			}
 		}
 		if !joined && kubectlExecValueFlags[t] {
