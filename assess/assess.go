@@ -242,7 +242,12 @@ import (
 // shadow copies, backups and recovery deleted or turned off. 2026.12.78:
 // cryptominer, a cryptocurrency miner run (its program or a container
 // image of one) or a mining pool's stratum address anywhere.
-const Ruleset = "2026.12.78"
+// 2026.12.79: the shell's history or the system's logs cleared or turned
+// off and address randomisation turned off are defense_evasion; an
+// account created, given a password or an administrators' group, the
+// sudo rules or account files written, a program made setuid or given
+// capabilities and a kernel module loaded are privilege_escalation.
+const Ruleset = "2026.12.79"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -717,6 +722,9 @@ func pluralLen(n int, noun string) int {
 // route, with its value.
 func (a *auditor) envSet(key string, value arg, depth int) {
 	a.envDecl(key, value.path)
+	if value.lit {
+		a.historyOff(key, value)
+	}
 	a.envValue(key, value, depth)
 }
 

@@ -109,6 +109,9 @@ func (s *scan) export(x *syntax.DeclClause) {
 // unset forgets the variables an unset command names.
 func (s *scan) unset(argv []arg) {
 	for _, w := range argv[1:] {
+		if w.lit && w.text == "HISTFILE" {
+			s.a.add(CodeDefenseEvasion, s.path, "turns the shell's history off (unset HISTFILE)")
+		}
 		if w.lit && !strings.HasPrefix(w.text, "-") {
 			delete(s.vars, w.text)
 			delete(s.overlong, w.text)

@@ -144,6 +144,9 @@ var fuzzSeeds = [][]string{
 	{"cmd", "/c", "del /s /q C:\\* & rd /s /q %USERPROFILE% & format D: /q & vssadmin Delete Shadows /All & wmic shadowcopy delete & wbadmin delete catalog & bcdedit /set {default} recoveryenabled No & rd /s x"},
 	{"pwsh", "-c", "Remove-Item -Recurse -Force $HOME; ri -Path:C:\\Windows; rm -r -fo $env:USERPROFILE/.aws; Clear-Disk -Number 1; Format-Volume -DriveLetter D; Remove-Item .\\build"},
 	{"sh", "-c", "xmrig -o x; ./XMRig.exe --url=STRATUM+SSL://p:1; docker run metal3d/xmrig@sha256:x; kubectl run m --image=xmrig/xmrig:6; nohup t-rex -o stratum2+tcp://q & srv --url stratum://r -o :// ://x tratum://"},
+	{"sh", "-c", "history -cw; rm -f ~/.bash_history /var/log; ln -sf /dev/null .history; truncate -s0 /var/log/wtmp; unset -v HISTFILE; HISTFILE= SAVEHIST=0 x; set -e +o history; journalctl --vacuum-size=1; sysctl kernel/randomize_va_space=0; echo 0 >/proc/sys/kernel/randomize_va_space; useradd -o; adduser u; chpasswd; usermod -G a,wheel u; gpasswd -a u sudo; chmod g=s,u+x f; chmod 6755; setcap x; insmod; modprobe -n y; modprobe z; echo | tee -a /etc/shadow /etc/sudoers.d; visudo"},
+	{"cmd", "/c", "wevtutil CL x & net user u p /ADD & net localgroup Administrators u /add & net group g & dscl . -create /Users/u & sysadminctl -addUser u"},
+	{"pwsh", "-c", "Clear-History; Clear-EventLog x; Remove-EventLog y; Set-PSReadLineOption -HistorySaveStyle SaveNothing; New-LocalUser u; Add-LocalGroupMember -Group Administrators -Member u; Remove-Item (Get-PSReadLineOption).HistorySavePath; ri ~/AppData/Roaming/Microsoft/Windows/PowerShell/PSReadLine/ConsoleHost_history.txt"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -18,7 +18,7 @@ func (a *auditor) program(c invocation) cmdInfo {
 
 // sideJudge holds what the tables of the concerns that cut across programs
 // (settings written, protections turned off, data destroyed, mining,
-// ways in, credentials sent)
+// traces and accounts, ways in, credentials sent)
 // say of one program name, so that judging a program looks its name up
 // once for all of them; a nil field: that concern has nothing to say.
 type sideJudge struct {
@@ -28,6 +28,7 @@ type sideJudge struct {
 	flow     func(a *auditor, c invocation, i *cmdInfo) // flowJudges (exfil.go)
 	destroy  func(a *auditor, c invocation)             // destroyJudges (destroy.go)
 	miner    bool                                       // miners (miner.go)
+	tamper   func(a *auditor, c invocation)             // tamperJudges (tamper.go)
 	reader   bool                                       // secretReaders (exfil.go)
 }
 
@@ -57,6 +58,9 @@ var sideJudges = func() map[string]*sideJudge {
 	}
 	for name := range miners {
 		at(name).miner = true
+	}
+	for name, f := range tamperJudges {
+		at(name).tamper = f
 	}
 	for name := range secretReaders {
 		at(name).reader = true
@@ -95,7 +99,8 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 
 // sides judges, in turn, what program c writes into its settings, the
 // protections it may turn off, the data it may destroy, whether it mines
-// cryptocurrency and the ways into this machine it may open; side is
+// cryptocurrency, the traces it may remove and the accounts it may
+// change, and the ways into this machine it may open; side is
 // sideJudges' entry for c's name. A Python without a judge of its own
 // may serve a directory to every interface.
 func (a *auditor) sides(c invocation, side *sideJudge) {
@@ -111,6 +116,9 @@ func (a *auditor) sides(c invocation, side *sideJudge) {
 		}
 		if side.miner {
 			a.mines(c)
+		}
+		if side.tamper != nil {
+			side.tamper(a, c)
 		}
 		if side.inbound != nil {
 			side.inbound(a, c)

@@ -362,6 +362,9 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 	case name == "unset":
 		s.unset(argv)
 	case name == "shift" || name == "set" && len(argv) > 1:
+		if name == "set" && hasWords(argv[1:], "+o", "history") {
+			a.add(CodeDefenseEvasion, s.path, "turns the shell's history off (set +o history)")
+		}
 		s.shift(argv)
 	default:
 		if envUser(name) {
@@ -590,6 +593,9 @@ func (s *scan) redirects(st *syntax.Stmt) {
 			t, ok := s.wordValue(r.Word)
 			if ok && persistencePath(t) {
 				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login or boot")
+			}
+			if ok {
+				s.a.writesTo(t, s.path)
 			}
 			if ok && blockDevice(t) {
 				s.a.add(CodeDataDestruction, s.path, "overwrites the disk "+safeText(t, 40)+" through a redirection")
