@@ -247,7 +247,13 @@ import (
 // account created, given a password or an administrators' group, the
 // sudo rules or account files written, a program made setuid or given
 // capabilities and a kernel module loaded are privilege_escalation.
-const Ruleset = "2026.12.79"
+// 2026.12.80: credentials read from a cloud machine's metadata service,
+// the clipboard, a browser's databases through sqlite3, a process's
+// environment (/proc/PID/environ) and the machine's password hashes
+// (/etc/shadow, reg save of the SAM, SECURITY and SYSTEM hives) are
+// followed to the client that sends them; nsenter into process 1's
+// namespaces is privilege_escalation.
+const Ruleset = "2026.12.80"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -55,6 +55,20 @@ var flowJudges = map[string]func(a *auditor, c invocation, info *cmdInfo){
 		}
 	},
 	"gpg": (*auditor).gpgOut, "gpg2": (*auditor).gpgOut,
+	// The clipboard, where passwords and tokens pass.
+	"pbpaste": clipboard, "wl-paste": clipboard, "get-clipboard": clipboard, "gcb": clipboard,
+	"xclip": func(_ *auditor, c invocation, info *cmdInfo) {
+		if slices.ContainsFunc(c.args(), func(w arg) bool { return w.text == "-o" || w.text == "-out" }) {
+			clipboard(nil, c, info)
+		}
+	},
+	"xsel": func(_ *auditor, c invocation, info *cmdInfo) {
+		if slices.ContainsFunc(c.args(), func(w arg) bool { return w.text == "-o" || w.text == "--output" }) {
+			clipboard(nil, c, info)
+		}
+	},
+	// reg save of the hives that hold the machine's password hashes.
+	"reg": (*auditor).regSave,
 	"kubectl": func(_ *auditor, c invocation, info *cmdInfo) {
 		args := c.args()
 		if i := slices.IndexFunc(args, isWord("config")); i >= 0 && i+1 < len(args) && args[i+1].text == "view" &&
@@ -290,7 +304,7 @@ func listsEnvDrive(_ *auditor, c invocation, info *cmdInfo) {
 // secretReaders are the programs that write out, as they are or encoded,
 // the files they are given: one given a credential file puts the
 // credentials on its output.
-var secretReaders = set("cat", "tac", "head", "tail", "less", "more", "base64", "base32", "basenc", "xxd", "od",
+var secretReaders = set("sqlite3", "cat", "tac", "head", "tail", "less", "more", "base64", "base32", "basenc", "xxd", "od",
 	"hexdump", "gzip", "bzip2", "xz", "zstd", "tar", "zip", "7z", "gpg", "openssl", "strings", "type",
 	"get-content", "gc")
 
@@ -320,6 +334,9 @@ func credentialFile(p string) string {
 	if homeDir(p) {
 		return "the user's home directory"
 	}
+	if what := systemSecret(p); what != "" {
+		return what
+	}
 	return credentialMount(p)
 }
 
@@ -346,6 +363,7 @@ var (
 // -).
 func (a *auditor) curlSends(c invocation, info *cmdInfo) {
 	args := c.args()
+	metadataRead(args, info)
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		flag, val, joined := strings.Cut(t, "=")
@@ -400,8 +418,9 @@ func curlDataFile(flag, v string) string {
 }
 
 // wgetSends judges wget's --post-file and --body-file.
-func (a *auditor) wgetSends(c invocation, _ *cmdInfo) {
+func (a *auditor) wgetSends(c invocation, info *cmdInfo) {
 	args := c.args()
+	metadataRead(args, info)
 	for i := 0; i < len(args); i++ {
 		flag, val, joined := strings.Cut(args[i].text, "=")
 		if flag != "--post-file" && flag != "--body-file" {
@@ -463,6 +482,7 @@ func remoteTarget(s string) bool {
 func (a *auditor) psUploads(c invocation, info *cmdInfo) {
 	info.sends = true // what is piped into it is the body it sends
 	args := c.args()
+	metadataRead(args, info)
 	for i := 0; i < len(args); i++ {
 		name, val, colon := strings.Cut(lower(args[i].text), ":")
 		if len(name) < len("-inf") || !strings.HasPrefix("-infile", name) {
@@ -638,4 +658,77 @@ func (s *scan) heldBy(name string, v *syntax.Word) {
 		s.secretVars = map[string]string{}
 	}
 	s.secretVars[name] = what
+}
+
+// clipboard records that c writes out the user's clipboard.
+func clipboard(_ *auditor, _ invocation, info *cmdInfo) {
+	info.secrets = "the user's clipboard (where passwords and tokens pass)"
+}
+
+// metadataHosts are the addresses of the metadata services of cloud
+// machines (AWS, Azure, Google Cloud, Alibaba Cloud, Oracle Cloud, AWS
+// ECS tasks), which hand out the machine's credentials to whoever asks
+// from it.
+var metadataHosts = set("169.254.169.254", "metadata.google.internal", "169.254.170.2", "100.100.100.200",
+	"[fd00:ec2::254]", "instance-data", "instance-data.ec2.internal", "metadata.azure.internal")
+
+// metadataRead records in info that a download tool reads a cloud
+// machine's metadata service: what it writes out is the machine's
+// credentials (its role's keys, its service account's token).
+func metadataRead(args []arg, info *cmdInfo) {
+	for _, w := range args {
+		t := strings.ToLower(w.text)
+		if i := strings.Index(t, "://"); i >= 0 {
+			t = t[i+3:]
+		} else if strings.HasPrefix(t, "-") {
+			continue
+		}
+		host := t[:strings.IndexAny(t+"/", "/?#")]
+		if at := strings.LastIndexByte(host, '@'); at >= 0 {
+			host = host[at+1:]
+		}
+		if !strings.HasPrefix(host, "[") {
+			host, _, _ = strings.Cut(host, ":")
+		} else if end := strings.IndexByte(host, ']'); end > 0 {
+			host = host[:end+1]
+		}
+		if metadataHosts[host] {
+			info.secrets = "the cloud machine's credentials (its metadata service)"
+			return
+		}
+	}
+}
+
+// hiveSecrets are the registry hives that hold the machine's password
+// hashes and the keys to them.
+var hiveSecrets = set("hklm/sam", "hkey_local_machine/sam", "hklm/security", "hkey_local_machine/security",
+	"hklm/system", "hkey_local_machine/system")
+
+// regSave judges reg save (and export) of the SAM, SECURITY and SYSTEM
+// hives: the file it writes holds the machine's password hashes and the
+// key to them.
+func (a *auditor) regSave(c invocation, _ *cmdInfo) {
+	args := c.args()
+	if len(args) < 3 || !(strings.EqualFold(args[0].text, "save") || strings.EqualFold(args[0].text, "export")) {
+		return
+	}
+	if hiveSecrets[strings.ToLower(strings.ReplaceAll(strings.TrimSuffix(args[1].text, `\`), `\`, "/"))] && args[2].lit {
+		a.stage(args[2].text, "the machine's password hashes (its registry's SAM, SECURITY and SYSTEM)")
+	}
+}
+
+// systemSecret says what secrets a file of the system holds: the password
+// hashes (/etc/shadow, /etc/gshadow, BSD's /etc/master.passwd), or a
+// process's environment, with the credentials it was given
+// (/proc/PID/environ, /proc/self/environ); "" for any other path.
+func systemSecret(p string) string {
+	switch p {
+	case "/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd":
+		return "the machine's password hashes"
+	}
+	if rest, ok := strings.CutPrefix(p, "/proc/"); ok && strings.HasSuffix(rest, "/environ") &&
+		strings.Count(rest, "/") == 1 {
+		return "a process's environment (the credentials it was given)"
+	}
+	return ""
 }

