@@ -252,8 +252,13 @@ import (
 // environment (/proc/PID/environ) and the machine's password hashes
 // (/etc/shadow, reg save of the SAM, SECURITY and SYSTEM hives) are
 // followed to the client that sends them; nsenter into process 1's
-// namespaces is privilege_escalation.
-const Ruleset = "2026.12.80"
+// namespaces is privilege_escalation. 2026.12.81: a tool's configuration
+// written (the MCP settings of AI coding tools, the settings of package
+// managers, git, ssh and the editor, git's hooks, the editor's tasks) by
+// a redirection, tee, a copy or a move, Set-Content, and a server
+// registered or an extension installed with the tools' own commands, are
+// persistence.
+const Ruleset = "2026.12.81"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

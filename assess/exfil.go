@@ -45,7 +45,8 @@ var flowJudges = map[string]func(a *auditor, c invocation, info *cmdInfo){
 	"rclone": (*auditor).uploads, "s3cmd": (*auditor).uploads, "azcopy": (*auditor).uploads, "az": (*auditor).uploads,
 	// Copies and archives: what they write holds what they read.
 	"cp": (*auditor).copiesLocally, "copy-item": (*auditor).copiesLocally, "cpi": (*auditor).copiesLocally,
-	"copy": (*auditor).copiesLocally, "install": (*auditor).copiesLocally,
+	"copy": (*auditor).copiesLocally, "install": (*auditor).copiesLocally, "mv": (*auditor).copiesLocally,
+	"move-item": (*auditor).copiesLocally, "mi": (*auditor).copiesLocally, "move": (*auditor).copiesLocally,
 	"tar": (*auditor).archives, "zip": (*auditor).archives, "7z": (*auditor).archives, "7za": (*auditor).archives,
 	// Credential stores read out whole.
 	"security": storeDump("the user's macOS keychain", "dump-keychain"),
@@ -152,13 +153,15 @@ func (a *auditor) gpgOut(c invocation, info *cmdInfo) {
 	a.readsOut(c, info)
 }
 
-// copiesLocally judges cp, install and PowerShell's Copy-Item (cmd's copy):
-// a credential file copied to another file puts the credentials there.
+// copiesLocally judges cp, mv, install and PowerShell's Copy-Item and
+// Move-Item (cmd's copy and move): a credential file copied or moved to
+// another file puts the credentials there, and the file written is judged
+// as any the wiring writes (writesTo).
 func (a *auditor) copiesLocally(c invocation, _ *cmdInfo) {
 	var dest string
 	var sources []arg
 	args := c.args()
-	if c.name == "copy-item" || c.name == "cpi" {
+	if c.name == "copy-item" || c.name == "cpi" || c.name == "move-item" || c.name == "mi" {
 		for i := 0; i < len(args); i++ {
 			name, val, colon := strings.Cut(lower(args[i].text), ":")
 			switch {
@@ -193,6 +196,7 @@ func (a *auditor) copiesLocally(c invocation, _ *cmdInfo) {
 	if dest == "" {
 		return
 	}
+	a.writesTo(dest, c.argv[0].path)
 	for _, w := range sources {
 		if !w.lit {
 			continue

@@ -108,6 +108,13 @@ var tamperJudges = map[string]func(a *auditor, c invocation){
 	"modprobe": (*auditor).loadsModule,
 	"visudo":   func(a *auditor, c invocation) { a.accounts(c, "edits the sudo rules") },
 	"tee":      (*auditor).teeWrites,
+	// Files written by PowerShell, and servers registered with the
+	// tools that start them (config.go).
+	"set-content": (*auditor).psWrites, "add-content": (*auditor).psWrites, "ac": (*auditor).psWrites,
+	"out-file": (*auditor).psWrites,
+	"claude":   (*auditor).registersServer, "gemini": (*auditor).registersServer, "codex": (*auditor).registersServer,
+	"code": (*auditor).registersServer, "code-insiders": (*auditor).registersServer, "cursor": (*auditor).registersServer,
+	"windsurf": (*auditor).registersServer,
 }
 
 // teeWrites judges tee: the files it writes (echo … | sudo tee -a
@@ -120,9 +127,10 @@ func (a *auditor) teeWrites(c invocation) {
 	}
 }
 
-// writesTo judges a file the wiring writes (a redirection, tee): the sudo
-// rules or the account files, a history or a log emptied, address
-// randomisation turned off.
+// writesTo judges a file the wiring writes (a redirection, tee, the
+// target of a copy or a move, PowerShell's Set-Content): the sudo rules or
+// the account files, a history or a log emptied, address randomisation
+// turned off, a tool's configuration (config.go).
 func (a *auditor) writesTo(p, path string) {
 	if what := accountFile(p); what != "" {
 		a.add(CodePrivilegeEscalation, path, "writes "+what+" ("+safeText(cleanPath(p), 40)+"), which decide who may do what on this machine")
@@ -133,6 +141,7 @@ func (a *auditor) writesTo(p, path string) {
 	if strings.TrimSuffix(cleanPath(p), "/") == "/proc/sys/kernel/randomize_va_space" {
 		a.add(CodeDefenseEvasion, path, "writes the setting of address space randomisation")
 	}
+	a.configWritten(p, path)
 }
 
 // accounts records a change to who may do what on the machine.
