@@ -257,8 +257,12 @@ import (
 // managers, git, ssh and the editor, git's hooks, the editor's tasks) by
 // a redirection, tee, a copy or a move, Set-Content, and a server
 // registered or an extension installed with the tools' own commands, are
-// persistence.
-const Ruleset = "2026.12.81"
+// persistence. 2026.12.82: credential_dump, the credentials the machine
+// keeps read out (LSASS dumped, the SAM or SECURITY hive saved, NTDS.dit
+// copied, /etc/shadow read, mimikatz and the like); a cmd.exe string whose
+// first word names a known program is read as a command line, not as the
+// path of one executable with spaces in it.
+const Ruleset = "2026.12.82"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

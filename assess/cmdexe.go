@@ -278,6 +278,21 @@ func cmdSwitches(line string) (rest string, off int, s, ok bool) {
 	}
 }
 
+// namesKnownProgram reports whether the first word of a quoted cmd.exe
+// string names a program the audit knows (npx, powershell, mshta …):
+// then the string is read as a command line, not as the path of one
+// executable with spaces in it, even where the path reading would fit
+// ("npx evil-pkg C:\x"): cmd.exe keeps the quotes only for a file that
+// exists, and "C:\Program Files\…" starts with no program's name.
+func namesKnownProgram(inner string) bool {
+	f := strings.Fields(inner)
+	if len(f) < 2 {
+		return false
+	}
+	_, known := programFor(progName(f[0]))
+	return known
+}
+
 // cmdQuoteRule applies the quote rule of /c to the command text: quotes are
 // kept when, without /s, exactly two of them enclose an executable's path
 // with blanks and no special character; otherwise a leading quote and the
@@ -289,7 +304,8 @@ func cmdQuoteRule(text string, s bool) string {
 	last := strings.LastIndexByte(text, '"')
 	if !s && strings.Count(text, `"`) == 2 {
 		inner := text[1:last]
-		if !strings.ContainsAny(inner, "&<>()@^|") && strings.ContainsAny(inner, " \t") && executablePath(inner) {
+		if !strings.ContainsAny(inner, "&<>()@^|") && strings.ContainsAny(inner, " \t") && executablePath(inner) &&
+			!namesKnownProgram(inner) {
 			return text
 		}
 	}

@@ -134,6 +134,9 @@ func (a *auditor) readsOut(c invocation, info *cmdInfo) {
 	for _, w := range c.args() {
 		if w.lit && !strings.HasPrefix(w.text, "-") {
 			if what := a.credentialAt(w.text); what != "" {
+				if what == passwordHashes {
+					a.dumps(c, "reads "+what)
+				}
 				info.secrets = what
 				return
 			}
@@ -716,8 +719,15 @@ func (a *auditor) regSave(c invocation, _ *cmdInfo) {
 	if len(args) < 3 || !(strings.EqualFold(args[0].text, "save") || strings.EqualFold(args[0].text, "export")) {
 		return
 	}
-	if hiveSecrets[strings.ToLower(strings.ReplaceAll(strings.TrimSuffix(args[1].text, `\`), `\`, "/"))] && args[2].lit {
+	hive := strings.ToLower(strings.ReplaceAll(strings.TrimSuffix(args[1].text, `\`), `\`, "/"))
+	if !hiveSecrets[hive] {
+		return
+	}
+	if args[2].lit {
 		a.stage(args[2].text, "the machine's password hashes (its registry's SAM, SECURITY and SYSTEM)")
+	}
+	if !strings.HasSuffix(hive, "/system") {
+		a.dumps(c, "saves the registry hive that holds the machine's password hashes and secrets")
 	}
 }
 
@@ -728,7 +738,7 @@ func (a *auditor) regSave(c invocation, _ *cmdInfo) {
 func systemSecret(p string) string {
 	switch p {
 	case "/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd":
-		return "the machine's password hashes"
+		return passwordHashes
 	}
 	if rest, ok := strings.CutPrefix(p, "/proc/"); ok && strings.HasSuffix(rest, "/environ") &&
 		strings.Count(rest, "/") == 1 {
@@ -736,3 +746,6 @@ func systemSecret(p string) string {
 	}
 	return ""
 }
+
+// passwordHashes is what /etc/shadow and its like hold.
+const passwordHashes = "the machine's password hashes"

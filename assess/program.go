@@ -18,7 +18,7 @@ func (a *auditor) program(c invocation) cmdInfo {
 
 // sideJudge holds what the tables of the concerns that cut across programs
 // (settings written, protections turned off, data destroyed, mining,
-// traces and accounts, ways in, credentials sent)
+// traces and accounts, credentials dumped, ways in, credentials sent)
 // say of one program name, so that judging a program looks its name up
 // once for all of them; a nil field: that concern has nothing to say.
 type sideJudge struct {
@@ -29,6 +29,7 @@ type sideJudge struct {
 	destroy  func(a *auditor, c invocation)             // destroyJudges (destroy.go)
 	miner    bool                                       // miners (miner.go)
 	tamper   func(a *auditor, c invocation)             // tamperJudges (tamper.go)
+	dump     func(a *auditor, c invocation)             // dumpJudges (dump.go)
 	reader   bool                                       // secretReaders (exfil.go)
 }
 
@@ -61,6 +62,9 @@ var sideJudges = func() map[string]*sideJudge {
 	}
 	for name, f := range tamperJudges {
 		at(name).tamper = f
+	}
+	for name, f := range dumpJudges {
+		at(name).dump = f
 	}
 	for name := range secretReaders {
 		at(name).reader = true
@@ -100,7 +104,8 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 // sides judges, in turn, what program c writes into its settings, the
 // protections it may turn off, the data it may destroy, whether it mines
 // cryptocurrency, the traces it may remove and the accounts it may
-// change, and the ways into this machine it may open; side is
+// change, the credentials it may dump, and the ways into this machine it
+// may open; side is
 // sideJudges' entry for c's name. A Python without a judge of its own
 // may serve a directory to every interface.
 func (a *auditor) sides(c invocation, side *sideJudge) {
@@ -119,6 +124,9 @@ func (a *auditor) sides(c invocation, side *sideJudge) {
 		}
 		if side.tamper != nil {
 			side.tamper(a, c)
+		}
+		if side.dump != nil {
+			side.dump(a, c)
 		}
 		if side.inbound != nil {
 			side.inbound(a, c)

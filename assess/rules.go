@@ -41,6 +41,7 @@ const (
 	CodeInboundAccess       = "inbound_access"
 	CodeDataDestruction     = "data_destruction"
 	CodeCryptominer         = "cryptominer"
+	CodeCredentialDump      = "credential_dump"
 )
 
 // ruleTable is the single source of each code's level and blocking status.
@@ -126,6 +127,9 @@ var ruleTable = []registry.Rule{
 	rule(CodeDataDestruction, registry.LevelDanger, true,
 		"The wiring destroys data: it deletes the user's home directory, the root of a file system, a system folder or where the user's credentials are kept (rm -rf ~, rm -rf /, del /s C:\\*, rd /s %USERPROFILE%, Remove-Item -Recurse $HOME, find ~ -delete, rm ~/.ssh/id_ed25519), overwrites them (shred), wipes, formats or repartitions a disk (dd of=/dev/sda, mkfs, wipefs, sgdisk --zap-all, diskutil eraseDisk, format D:, Clear-Disk, a redirection into /dev/sda), or deletes what the machine keeps to recover (vssadmin delete shadows, wmic shadowcopy delete, wbadmin delete, bcdedit recoveryenabled no, tmutil delete).",
 		"Remove it: an MCP server keeps to its own files and never deletes the user's, the system's or a disk."),
+	rule(CodeCredentialDump, registry.LevelDanger, true,
+		"The wiring reads the credentials the machine keeps for all its users: it dumps the memory of LSASS (procdump -ma lsass, rundll32 comsvcs.dll MiniDump), saves the registry's SAM or SECURITY hive (reg save HKLM\\SAM), copies a domain's NTDS.dit (ntdsutil ifm, esentutl), reads /etc/shadow, or runs a tool made for it (mimikatz, pypykatz, lsassy, secretsdump, unshadow).",
+		"Remove it: an MCP server reads the one credential the user gives it, never the machine's."),
 	rule(CodeCryptominer, registry.LevelDanger, true,
 		"The wiring mines cryptocurrency on the user's machine: it runs a miner (xmrig, xmr-stak, cpuminer, t-rex, lolminer, ethminer, nbminer …), a container image of one, or names a mining pool's stratum address (stratum+tcp://, stratum+ssl://).",
 		"Remove it: an MCP server has no use for a miner, which spends the user's processor and power for whoever holds the wallet."),

@@ -72,6 +72,7 @@ func TestRules(t *testing.T) {
 		"inbound_access":        {registry.LevelDanger, true},
 		"data_destruction":      {registry.LevelDanger, true},
 		"cryptominer":           {registry.LevelDanger, true},
+		"credential_dump":       {registry.LevelDanger, true},
 	}
 	got := map[string]lb{}
 	for c, r := range seen {
@@ -88,7 +89,8 @@ func TestRules(t *testing.T) {
 		assess.CodeLiteralSecret, assess.CodePrivilegeEscalation, assess.CodeContainerHostAccess,
 		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine,
 		assess.CodeCredentialMount, assess.CodeCredentialExfil, assess.CodeDefenseEvasion,
-		assess.CodeInboundAccess, assess.CodeDataDestruction, assess.CodeCryptominer} {
+		assess.CodeInboundAccess, assess.CodeDataDestruction, assess.CodeCryptominer,
+		assess.CodeCredentialDump} {
 		if _, ok := assess.RuleFor(c); !ok {
 			t.Errorf("code constant %s has no rule", c)
 		}
