@@ -261,8 +261,11 @@ import (
 // keeps read out (LSASS dumped, the SAM or SECURITY hive saved, NTDS.dit
 // copied, /etc/shadow read, mimikatz and the like); a cmd.exe string whose
 // first word names a known program is read as a command line, not as the
-// path of one executable with spaces in it.
-const Ruleset = "2026.12.82"
+// path of one executable with spaces in it. 2026.12.83: the XDG
+// variables ($XDG_CONFIG_HOME …) in a script and $env:APPDATA,
+// $env:LOCALAPPDATA in PowerShell name the folders they usually do in the
+// user's home; cmd.exe's redirections are judged as every write is.
+const Ruleset = "2026.12.83"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

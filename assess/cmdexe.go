@@ -396,6 +396,7 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 			if persistencePath(w.text) {
 				a.add(CodePersistence, line.pathAt(off+w.off), "writes to a location that runs code at login or boot")
 			}
+			a.writesTo(w.text, line.pathAt(off+w.off))
 		}
 		// call reads its words' %NAME% again when it runs, after the
 		// line's set commands before it (cmd /c "set x=npx&& call %x% …").

@@ -717,6 +717,8 @@ func (w *psWalk) variable(start int) psWord {
 			x.text, x.lit = v, true
 		} else if n := lower(raw[4:]); n == "userprofile" || n == "home" {
 			x.text, x.lit = "~", true // the user's home, as the path rules read ~
+		} else if d, ok := windowsUserFolders[n]; ok {
+			x.text, x.lit = d, true
 		}
 	} else if lower(raw) == "home" {
 		x.text, x.lit = "~", true
@@ -956,4 +958,11 @@ func (w *psWalk) setEnv(name, v string, lit bool) {
 		env[k] = v
 	}
 	w.env = env
+}
+
+// windowsUserFolders are the environment variables of Windows that name
+// folders in the user's home, with where they are under it, as the path
+// rules read them ($env:APPDATA\Claude\…, %LOCALAPPDATA%\Google\Chrome).
+var windowsUserFolders = map[string]string{
+	"appdata": "~/AppData/Roaming", "localappdata": "~/AppData/Local",
 }

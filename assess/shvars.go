@@ -274,10 +274,11 @@ func (s *scan) param(pe *syntax.ParamExp) (string, bool) {
 		return "", false
 	}
 	v, known := s.vars[name]
-	if !known && name == "HOME" {
+	if !known {
 		// The user's home directory, whatever its path: ~ in what the
-		// rules read (~/.bashrc, ~/.aws).
-		v, known = "~", true
+		// rules read (~/.bashrc, ~/.aws); and the folders the
+		// environment names inside it, where they usually are.
+		v, known = userFolders[name]
 	}
 	if known {
 		if s.expanded += len(v); s.expanded > maxExpandedBytes {
@@ -388,4 +389,13 @@ func ansiC(s string) string {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// userFolders are the variables that name the user's home and the folders
+// in it, with where they usually are, as the path rules read them: a
+// script that writes "$XDG_CONFIG_HOME/gh/hosts.yml" writes where the
+// rules look for ~/.config/gh. A script that sets one has its own value.
+var userFolders = map[string]string{
+	"HOME": "~", "XDG_CONFIG_HOME": "~/.config", "XDG_DATA_HOME": "~/.local/share", "XDG_CACHE_HOME": "~/.cache",
+	"XDG_STATE_HOME": "~/.local/state",
 }
