@@ -15,6 +15,15 @@ var miners = set("xmrig", "xmrig-cuda", "xmrig-proxy", "xmr-stak", "xmr-stak-rx"
 	"nanominer", "cgminer", "bfgminer", "srbminer-multi", "teamredminer", "ccminer", "claymore", "xmrminer",
 	"hellminer", "rigel", "bzminer", "onezerominer", "wildrig-multi", "gminer")
 
+// minerJudges judges every miner's program as one (sideTables).
+var minerJudges = func() map[string]func(a *auditor, c invocation) {
+	m := make(map[string]func(a *auditor, c invocation), len(miners))
+	for name := range miners {
+		m[name] = (*auditor).mines
+	}
+	return m
+}()
+
 // mines records a miner that c runs.
 func (a *auditor) mines(c invocation) {
 	a.inferred.Network = true

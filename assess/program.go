@@ -17,21 +17,24 @@ func (a *auditor) program(c invocation) cmdInfo {
 }
 
 // sideJudge holds what the tables of the concerns that cut across programs
-// (settings written, protections turned off, data destroyed, mining,
-// traces and accounts, credentials dumped, ways in, credentials sent)
 // say of one program name, so that judging a program looks its name up
-// once for all of them; a nil field: that concern has nothing to say.
+// once for all of them: the judges of the concerns that have something to
+// say of it, in the order of sideTables; the way into this machine it may
+// open (inboundJudges, tunnel.go), judged last; its part in sending
+// credentials away (flowJudges and secretReaders, exfil.go).
 type sideJudge struct {
-	settings func(a *auditor, c invocation)             // settingWriters (toolsettings.go)
-	evasion  func(a *auditor, c invocation)             // evasionJudges (evasion.go)
-	inbound  func(a *auditor, c invocation)             // inboundJudges (tunnel.go)
-	flow     func(a *auditor, c invocation, i *cmdInfo) // flowJudges (exfil.go)
-	destroy  func(a *auditor, c invocation)             // destroyJudges (destroy.go)
-	miner    bool                                       // miners (miner.go)
-	tamper   func(a *auditor, c invocation)             // tamperJudges (tamper.go)
-	dump     func(a *auditor, c invocation)             // dumpJudges (dump.go)
-	reader   bool                                       // secretReaders (exfil.go)
+	judges  []func(a *auditor, c invocation)
+	inbound func(a *auditor, c invocation)
+	flow    func(a *auditor, c invocation, i *cmdInfo)
+	reader  bool
 }
+
+// sideTables are the concerns judged for every program, in turn: settings
+// written (toolsettings.go), protections turned off (evasion.go), data
+// destroyed (destroy.go), mining (miner.go), traces removed and accounts
+// changed (tamper.go), credentials dumped (dump.go).
+var sideTables = []map[string]func(a *auditor, c invocation){settingWriters, evasionJudges, destroyJudges,
+	minerJudges, tamperJudges, dumpJudges}
 
 // sideJudges is every concern's table merged by program name.
 var sideJudges = func() map[string]*sideJudge {
@@ -42,29 +45,16 @@ var sideJudges = func() map[string]*sideJudge {
 		}
 		return m[name]
 	}
-	for name, f := range settingWriters {
-		at(name).settings = f
-	}
-	for name, f := range evasionJudges {
-		at(name).evasion = f
+	for _, table := range sideTables {
+		for name, f := range table {
+			at(name).judges = append(at(name).judges, f)
+		}
 	}
 	for name, f := range inboundJudges {
 		at(name).inbound = f
 	}
 	for name, f := range flowJudges {
 		at(name).flow = f
-	}
-	for name, f := range destroyJudges {
-		at(name).destroy = f
-	}
-	for name := range miners {
-		at(name).miner = true
-	}
-	for name, f := range tamperJudges {
-		at(name).tamper = f
-	}
-	for name, f := range dumpJudges {
-		at(name).dump = f
 	}
 	for name := range secretReaders {
 		at(name).reader = true
@@ -101,32 +91,14 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 	return rule.judge(a, c)
 }
 
-// sides judges, in turn, what program c writes into its settings, the
-// protections it may turn off, the data it may destroy, whether it mines
-// cryptocurrency, the traces it may remove and the accounts it may
-// change, the credentials it may dump, and the ways into this machine it
-// may open; side is
-// sideJudges' entry for c's name. A Python without a judge of its own
-// may serve a directory to every interface.
+// sides judges program c by each concern of sideTables that has
+// something to say of it, then the way into this machine it may open;
+// side is sideJudges' entry for c's name. A Python without a judge of its
+// own may serve a directory to every interface.
 func (a *auditor) sides(c invocation, side *sideJudge) {
 	if side != nil {
-		if side.settings != nil {
-			side.settings(a, c)
-		}
-		if side.evasion != nil {
-			side.evasion(a, c)
-		}
-		if side.destroy != nil {
-			side.destroy(a, c)
-		}
-		if side.miner {
-			a.mines(c)
-		}
-		if side.tamper != nil {
-			side.tamper(a, c)
-		}
-		if side.dump != nil {
-			side.dump(a, c)
+		for _, judge := range side.judges {
+			judge(a, c)
 		}
 		if side.inbound != nil {
 			side.inbound(a, c)
