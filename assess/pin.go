@@ -185,6 +185,20 @@ func imagePinned(ref string) (pinned bool, why string) {
 
 var npmRunnerValueFlags = set("--registry", "--cache", "--prefix", "--userconfig", "--workspace", "-w", "--node-options", "--shell")
 
+// npmBoolValue reports whether the word after the option args[i] is its
+// value although not joined to it by '=': npm reads `--name true` and
+// `--name false` as a value for every option it does not know to take
+// another kind of value (--strict-ssl false, --yes false), rather than as
+// the package.
+func npmBoolValue(args []arg, i int) bool {
+	t := args[i].text
+	if !strings.HasPrefix(t, "--") || strings.Contains(t, "=") || i+1 >= len(args) {
+		return false
+	}
+	v := args[i+1].text
+	return v == "true" || v == "false"
+}
+
 // npmRunner judges npx, pnpx, bunx, npm exec, pnpm dlx, yarn dlx, bun x:
 // the packages (--package/-p or the first positional) must be pinned; -c
 // runs a script through a shell.
@@ -220,6 +234,9 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 		case withValue[t]:
 			i++
 		case strings.HasPrefix(t, "-"):
+			if npmBoolValue(args, i) {
+				i++ // --yes false: npm reads the word as the option's value
+			}
 		default:
 			first, cmd = &args[i], i
 			i = len(args)
@@ -299,7 +316,7 @@ var pyRunnerValueFlags = set("--python", "-p", "--index", "--index-url", "--extr
 	"--find-links", "-f", "--constraints", "-c", "--overrides", "--directory", "--project", "--config-file",
 	"--cache-dir", "--python-preference", "--env-file", "--pip-args", "--backend", "--exclude-newer",
 	"--index-strategy", "--resolution", "--prerelease", "--with-requirements", "--with-editable", "-b",
-	"--build-constraints", "--keyring-provider", "--link-mode", "--color", "--allow-insecure-host")
+	"--build-constraints", "--keyring-provider", "--link-mode", "--color", "--allow-insecure-host", "--trusted-host")
 
 // pyRunner judges uvx, uv tool run and pipx run: --from/--spec name the
 // package (else the first positional does); --with adds packages.
@@ -444,7 +461,7 @@ func (a *auditor) goRun(args []arg) {
 var uvRunValueFlags = set("--python", "-p", "--package", "--extra", "--group", "--only-group", "--directory",
 	"--project", "--index", "--index-url", "--extra-index-url", "--default-index", "--env-file",
 	"--config-file", "--cache-dir", "-f", "--find-links", "--with-requirements", "--with-editable",
-	"--python-preference", "--no-group", "--exclude-newer", "--allow-insecure-host", "--index-strategy",
+	"--python-preference", "--no-group", "--exclude-newer", "--allow-insecure-host", "--trusted-host", "--index-strategy",
 	"--keyring-provider", "--resolution", "--prerelease", "--link-mode", "--color")
 
 // peelUVRun judges `uv run`'s options (its --with packages must be pinned)

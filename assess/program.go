@@ -171,6 +171,10 @@ func (a *auditor) fetcher(c invocation) cmdInfo {
 	args := c.args()
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
+		if off := fetchTrustOff(c.name, args, i); off != "" {
+			a.add(CodeInsecureURL, args[i].path, quoted(c.name)+" turns certificate checks off ("+safeText(off, 40)+
+				"), so what it downloads can be read and replaced on the way")
+		}
 		switch {
 		case others[t] || others == nil && psOtherValues[lower(t)]:
 			i++ // a header, a referer, a proxy or data to send, not what is fetched
@@ -194,11 +198,88 @@ var (
 		"wget2":  set("--header", "--referer", "-e", "--execute", "--post-data", "--body-data"),
 		"aria2c": set("--header", "--referer", "--all-proxy", "--http-proxy", "--https-proxy", "--ftp-proxy"),
 		"xh":     set("--proxy"),
+		"xhs":    set("--proxy"),
 		"curlie": set("-H", "--header", "-e", "--referer", "-x", "--proxy", "-d", "--data", "--data-raw",
 			"--data-binary", "-F", "--form"),
 	}
 	psOtherValues = set("-headers", "-proxy", "-body")
 )
+
+// fetchTrustOff returns the option at args[i] when it turns the download
+// tool's certificate checks off, else "": curl's -k (alone or among other
+// one-letter options), wget's --no-check-certificate, aria2c's
+// --check-certificate=false, xh's --verify=no and the
+// -SkipCertificateCheck switch of PowerShell's cmdlets, which PowerShell
+// also takes abbreviated and without regard to case.
+func fetchTrustOff(tool string, args []arg, i int) string {
+	t := args[i].text
+	if !args[i].lit || !strings.HasPrefix(t, "-") {
+		return ""
+	}
+	switch tool {
+	case "curl", "curlie":
+		switch t {
+		case "--insecure", "--proxy-insecure", "--doh-insecure":
+			return t
+		}
+		if !strings.HasPrefix(t, "--") {
+			// One-letter options together: -sSLk. An option that takes a
+			// value takes the rest of the word (-ok writes to the file k).
+			for _, c := range t[1:] {
+				if c == 'k' {
+					return "-k"
+				}
+				if strings.ContainsRune(curlValueFlags, c) {
+					break
+				}
+			}
+		}
+	case "wget", "wget2":
+		if t == "--no-check-certificate" {
+			return t
+		}
+		if v, ok := strings.CutPrefix(t, "--check-certificate="); ok && falseWord(v) {
+			return t
+		}
+		if (t == "-e" || t == "--execute") && i+1 < len(args) && args[i+1].lit {
+			// A line of wgetrc: check_certificate = off
+			k, v, ok := strings.Cut(args[i+1].text, "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "check_certificate") && falseWord(strings.TrimSpace(v)) {
+				return "check_certificate=off"
+			}
+		}
+	case "aria2c":
+		if v, ok := strings.CutPrefix(t, "--check-certificate="); ok && falseWord(v) {
+			return t
+		}
+	case "xh", "xhs":
+		v, ok := strings.CutPrefix(t, "--verify=")
+		if !ok && t == "--verify" && i+1 < len(args) && args[i+1].lit {
+			v, ok = args[i+1].text, true
+		}
+		if ok && falseWord(v) {
+			return "--verify=" + v
+		}
+	case "invoke-webrequest", "iwr", "invoke-restmethod", "irm":
+		name, v, _ := strings.Cut(lower(t), ":")
+		if len(name) >= len("-skipc") && strings.HasPrefix("-skipcertificatecheck", name) && v != "$false" {
+			return "-SkipCertificateCheck"
+		}
+	}
+	return ""
+}
+
+// curlValueFlags are curl's one-letter options that take a value.
+const curlValueFlags = "AbcCdDeEFHKmoPQrTtuUwxXyYz"
+
+// falseWord reports whether an option's value turns it off.
+func falseWord(v string) bool {
+	switch lower(v) {
+	case "false", "no", "off", "0":
+		return true
+	}
+	return false
+}
 
 // eval judges eval run by the wiring itself (inside a script, the script
 // walker judges what eval runs).

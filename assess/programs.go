@@ -277,7 +277,7 @@ func init() {
 		"fish": foreignShell, "csh": foreignShell, "tcsh": foreignShell, "nu": foreignShell,
 		"elvish": foreignShell, "xonsh": foreignShell,
 		// Download tools: what they fetch is not what was reviewed.
-		"curl": fetcher, "wget": fetcher, "aria2c": fetcher, "xh": fetcher,
+		"curl": fetcher, "wget": fetcher, "aria2c": fetcher, "xh": fetcher, "xhs": fetcher,
 		"invoke-webrequest": fetcher, "iwr": fetcher, "irm": fetcher, "invoke-restmethod": fetcher,
 		"start-bitstransfer": fetcher,
 		"wget2":              fetcher, "curlie": fetcher, "axel": fetcher, "lwp-download": fetcher, "lwp-request": fetcher,

@@ -316,7 +316,7 @@ func (w *psWalk) redirect() {
 // the commands they run; after an assignment a pipeline follows.
 func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 	var eff psEffect
-	envKey := ""
+	envKey, member := "", ""    // member: the last property named (::Name or .Name)
 	assignTo, first := "", true // the variable the statement starts with
 	for w.tick() {
 		w.blanks(false)
@@ -330,6 +330,7 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 		case c == '=' && !w.at("=="):
 			w.pos++
 			w.blanks(false)
+			w.trustAssign(member, w.src[w.pos:])
 			if assignTo != "" {
 				delete(w.vars, assignTo)
 				if w.peek() == '\'' || w.peek() == '"' {
@@ -381,6 +382,14 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 			if first && word.name != "" {
 				assignTo = word.name
 			}
+			raw := w.src[start:w.pos]
+			member = ""
+			if i := strings.LastIndexAny(raw, ".:"); i >= 0 {
+				member = raw[i+1:]
+				if name, rest, ok := strings.Cut(member, "="); ok {
+					w.trustAssign(name, rest) // ::Name={ $true }, read as one word
+				}
+			}
 			if w.pos == start {
 				w.pos++
 			}
@@ -388,6 +397,23 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 		first = false
 	}
 	return cmdInfo{fetches: eff.fetches, decodes: eff.decodes}, eff
+}
+
+// trustCallbacks are the .NET properties (lower case) that decide whether a
+// server's certificate is accepted: a script that sets them accepts any.
+var trustCallbacks = set("servercertificatevalidationcallback", "servercertificatecustomvalidationcallback",
+	"certificatepolicy")
+
+// trustAssign judges the assignment of value (the script from the value
+// on) to the property member: one of trustCallbacks, set to anything but
+// $null, accepts every certificate.
+func (w *psWalk) trustAssign(member, value string) {
+	value = strings.TrimLeft(value, " \t")
+	if !trustCallbacks[strings.ToLower(member)] || len(value) >= 5 && strings.EqualFold(value[:5], "$null") {
+		return
+	}
+	w.a.add(CodeInsecureURL, w.path, "the PowerShell script replaces .NET's certificate check ("+safeText(member, 60)+
+		"), so what it downloads or sends can be read and replaced on the way")
 }
 
 // skipType passes a type literal [System.Convert] (nested brackets too).

@@ -189,7 +189,8 @@ func (a *auditor) gcloud(c invocation) cmdInfo {
 	return cmdInfo{name: c.name, fetches: true}
 }
 
-// sshOption judges one -o option: the commands ssh runs locally.
+// sshOption judges one -o option: the commands ssh runs locally, and host
+// keys accepted unchecked.
 func (a *auditor) sshOption(v arg, depth int) {
 	if !v.lit {
 		return
@@ -206,6 +207,11 @@ func (a *auditor) sshOption(v arg, depth int) {
 		}
 		sc := &scan{a: a, path: v.path, depth: depth + 1}
 		sc.script(val)
+	case "stricthostkeychecking":
+		if falseWord(strings.TrimSpace(val)) {
+			a.add(CodeInsecureURL, v.path, "`ssh` is told to accept any host key (StrictHostKeyChecking="+safeText(strings.TrimSpace(val), 10)+
+				"), so anyone on the way can pose as the host and read and change what is sent")
+		}
 	}
 }
 

@@ -65,6 +65,10 @@ func (a *auditor) packageSources(c invocation) {
 			return // the package or command: its words are its own
 		}
 		flag, val, joined := strings.Cut(w.text, "=")
+		if eco == "npm" && !joined && npmBoolValue(args, i) {
+			i++
+			val, joined = args[i].text, true
+		}
 		switch {
 		case trust[flag]:
 			a.add(CodeInsecureURL, w.path, quoted(c.name)+" turns certificate checks off ("+safeText(flag, 40)+
@@ -74,6 +78,20 @@ func (a *auditor) packageSources(c invocation) {
 			}
 		case eco == "npm" && flag == "--strict-ssl" && joined && strings.EqualFold(val, "false"):
 			a.add(CodeInsecureURL, w.path, quoted(c.name)+" turns certificate checks off (--strict-ssl=false), so what it downloads can be replaced on the way")
+		case eco == "python" && flag == "--pip-args":
+			// pipx hands pip a line of its own options, split as a
+			// shell splits words.
+			v, ok := optValue(args, &i, val, joined)
+			if !ok {
+				return
+			}
+			if words, ok := shellPlainWords(v.text); ok && v.lit {
+				pip := make([]arg, len(words))
+				for j, t := range words {
+					pip[j] = arg{text: t, path: v.path, lit: true}
+				}
+				a.packageSources(invocation{argv: append([]arg{{text: "pip", path: v.path, lit: true}}, pip...), name: "pip", depth: c.depth})
+			}
 		case sources[flag]:
 			v, ok := optValue(args, &i, val, joined)
 			if !ok {
@@ -123,6 +141,8 @@ var (
 		"DENO_UNSAFELY_IGNORE_CERTIFICATE_ERRORS": "",
 		"YARN_UNSAFE_HTTP_WHITELIST":              "",
 		"GOINSECURE":                              "",
+		"GIT_SSL_NO_VERIFY":                       "",
+		"PERL_LWP_SSL_VERIFY_HOSTNAME":            "0",
 	}
 	// checksumOffEnv are the variables that turn off the Go checksum
 	// database, which is what pins a module version's content, with the
