@@ -272,8 +272,14 @@ import (
 // PERL_LWP_SSL_VERIFY_HOSTNAME=0 are insecure_url; npm's `--option
 // true|false` is read as one option (--strict-ssl false), uv's
 // --trusted-host takes its host, and pipx's --pip-args are read as pip's
-// options. xhs (xh for https) is a download tool.
-const Ruleset = "2026.12.84"
+// options. xhs (xh for https) is a download tool. 2026.12.85: a
+// PowerShell script that opens a socket of its own (TCPClient …) and runs
+// text through Invoke-Expression is pipe_to_shell, and its sockets and
+// network cmdlets use the network; macOS's quarantine mark removed (xattr),
+// System Integrity Protection turned off (csrutil) and iptables' policy
+// set to ACCEPT are defense_evasion; `HISTFILE=` with no value turns the
+// history off; systemd-run with a timer is a scheduled job (persistence).
+const Ruleset = "2026.12.85"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -474,11 +474,17 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int, 
 	fetch := containsAny(s, "downloadstring", "downloadfile", "downloaddata", "net.webclient", "invoke-webrequest", "iwr ",
 		"irm ", "invoke-restmethod", "start-bitstransfer", "httpclient")
 	decode := containsAny(s, "frombase64string", "-encodedcommand", "convert]::frombase64")
-	if fetch || strings.Contains(s, "http://") || strings.Contains(s, "https://") {
+	// A socket of its own: what arrives on it is text too (the reverse
+	// shell: read from a TCPClient's stream, run with iex, answer).
+	socket := containsAny(s, "tcpclient", "udpclient", "sockets.socket", "sslstream", "clientwebsocket", "tcplistener")
+	if fetch || socket || strings.Contains(s, "http://") || strings.Contains(s, "https://") ||
+		containsAny(s, "resolve-dnsname", "test-netconnection", "send-mailmessage", "new-pssession", "enter-pssession") {
 		a.inferred.Network = true
 	}
 	if fetch && runs && a.count(CodePipeToShell) == piped {
 		a.add(CodePipeToShell, path, "PowerShell downloads text and executes it (Invoke-Expression)")
+	} else if socket && runs && a.count(CodePipeToShell) == piped {
+		a.add(CodePipeToShell, path, "PowerShell opens a network connection of its own and executes text (Invoke-Expression), so whoever is at the other end runs commands")
 	}
 	if decode && runs && !w.ranDecoded {
 		a.add(CodeObfuscatedExec, path, "PowerShell decodes base64 text and executes it")

@@ -4,8 +4,9 @@ import "strings"
 
 // Protections turned off: the antivirus (Microsoft Defender, its
 // exclusions, its service, AMSI for PowerShell), the firewall (Windows,
-// ufw, firewalld, iptables and nftables flushed), SELinux, AppArmor, the
-// audit daemon and macOS Gatekeeper. An MCP server never needs any of
+// ufw, firewalld, iptables and nftables flushed or opened), SELinux,
+// AppArmor, the audit daemon, macOS Gatekeeper (also by removing the
+// quarantine mark) and System Integrity Protection. An MCP server never needs any of
 // them off; malware that means to stay turns them off first.
 
 // evasionJudges are the programs that turn a protection off, with how to
@@ -21,6 +22,8 @@ var evasionJudges = map[string]func(a *auditor, c invocation){
 	"iptables":   (*auditor).firewallFlush, "ip6tables": (*auditor).firewallFlush, "nft": (*auditor).firewallFlush,
 	"auditctl": (*auditor).auditOff,
 	"spctl":    (*auditor).gatekeeperOff,
+	"xattr":    (*auditor).quarantineOff,
+	"csrutil":  (*auditor).sipOff,
 	"aa-teardown": func(a *auditor, c invocation) {
 		a.evasion(c, "unloads every AppArmor profile")
 	},
@@ -154,6 +157,10 @@ func (a *auditor) firewallFlush(c invocation) {
 			c.name != "nft" && (t == "-F" || t == "--flush"):
 			a.evasion(c, "drops every rule of the firewall")
 			return
+		case c.name != "nft" && (t == "-P" || t == "--policy") && i+2 < len(args) &&
+			(args[i+1].text == "INPUT" || args[i+1].text == "FORWARD") && args[i+2].text == "ACCEPT":
+			a.evasion(c, "sets the firewall to let in what no rule refuses (policy ACCEPT on "+args[i+1].text+")")
+			return
 		}
 	}
 }
@@ -175,6 +182,35 @@ func (a *auditor) gatekeeperOff(c invocation) {
 	for _, w := range c.args() {
 		if w.text == "--master-disable" || w.text == "--global-disable" {
 			a.evasion(c, "turns macOS Gatekeeper off")
+			return
+		}
+	}
+}
+
+// quarantineOff judges xattr removing the quarantine mark macOS puts on
+// what was downloaded (-d com.apple.quarantine, or -c, every mark): the
+// program then runs without Gatekeeper's check.
+func (a *auditor) quarantineOff(c invocation) {
+	args := c.args()
+	for i, w := range args {
+		t := w.text
+		if len(t) < 2 || t[0] != '-' || strings.HasPrefix(t, "--") {
+			continue
+		}
+		if strings.ContainsRune(t, 'c') ||
+			strings.ContainsRune(t, 'd') && i+1 < len(args) && args[i+1].text == "com.apple.quarantine" {
+			a.evasion(c, "skips Gatekeeper's check of a download by removing its quarantine mark")
+			return
+		}
+	}
+}
+
+// sipOff judges csrutil disable: macOS's System Integrity Protection, which
+// keeps even root from changing the system, turned off.
+func (a *auditor) sipOff(c invocation) {
+	for _, w := range c.args() {
+		if w.text == "disable" {
+			a.evasion(c, "turns macOS System Integrity Protection off")
 			return
 		}
 	}

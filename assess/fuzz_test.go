@@ -160,6 +160,8 @@ var fuzzSeeds = [][]string{
 	{"pwsh", "-c", "[Net.ServicePointManager]::ServerCertificateValidationCallback={$true}; $h.ServerCertificateCustomValidationCallback = $null; [x]::CertificatePolicy=; iwr -SkipCert:$false h; irm -skipc; ::="},
 	{"npx", "--strict-ssl", "false", "--yes", "true", "--pip-args", "pkg@1"},
 	{"pipx", "run", "--pip-args=--trusted-host h --pip-args '-i http://h' --index-url", "--pip-args", "pkg"},
+	{"pwsh", "-c", "$c = New-Object Net.Sockets.TCPClient('h',1); iex $d; [x]::UdpClient; Resolve-DnsName h; Test-NetConnection; sslstream"},
+	{"sh", "-c", "xattr -d com.apple.quarantine a; xattr -cr b; xattr -d; xattr -p x; csrutil disable; iptables -P INPUT ACCEPT; ip6tables --policy FORWARD ACCEPT; iptables -P; HISTFILE= ; HISTFILE+=; HISTFILE=(a); systemd-run --on-calendar=daily x; systemd-run --on-boot"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

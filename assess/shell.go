@@ -179,6 +179,8 @@ func (s *scan) walk(root syntax.Node) {
 				v := arg{path: s.path}
 				if x.Value != nil {
 					v.text, v.lit = wordText(x.Value)
+				} else if x.Array == nil && x.Index == nil && !x.Append {
+					v.lit = true // HISTFILE= sets the empty string
 				}
 				a.envSet(x.Name.Value, v, s.depth)
 			}

@@ -19,13 +19,20 @@ var systemdRunValueOptions = set("-u", "--unit", "-p", "--property", "--descript
 // peelSystemdRun peels systemd-run, which hands its command to a service
 // manager to run as a unit: without --user, to the system's, which runs
 // it as root unless --uid says otherwise (polkit asks the user to allow
-// it). That is privilege escalation, as with sudo.
+// it). That is privilege escalation, as with sudo. With a timer (--on-boot,
+// --on-calendar …) it is a scheduled job: persistence.
 func peelSystemdRun(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	args := c.args()
 	rest := a.peelOptions(args, systemdRunValueOptions, set("-E", "--setenv"), c.depth, true)
-	user := false
+	user, timer := false, false
 	for _, w := range args[:len(args)-len(rest)] {
 		user = user || w.text == "--user"
+		timer = timer || strings.HasPrefix(w.text, "--on-")
+	}
+	if timer {
+		// A timer unit: the command runs later, at boot or on a
+		// calendar, outside the server, as `at` and cron run theirs.
+		a.add(CodePersistence, c.argv[0].path, "schedules a job with "+quoted(c.name)+", which runs code later, outside the server")
 	}
 	if !user {
 		a.add(CodePrivilegeEscalation, c.argv[0].path,
