@@ -279,7 +279,10 @@ import (
 // System Integrity Protection turned off (csrutil) and iptables' policy
 // set to ACCEPT are defense_evasion; `HISTFILE=` with no value turns the
 // history off; systemd-run with a timer is a scheduled job (persistence).
-const Ruleset = "2026.12.85"
+// 2026.12.86: envpolicy forbids ELECTRON_RUN_AS_NODE,
+// NODE_REPL_EXTERNAL_MODULE and the configuration files of pip, uv, conda
+// and Yarn (PIP_CONFIG_FILE, UV_CONFIG_FILE, CONDARC, YARN_RC_FILENAME).
+const Ruleset = "2026.12.86"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -2996,3 +2996,26 @@ func TestAuditSocketsAndProtections(t *testing.T) {
 		{"systemd-run --scope", stdio("systemd-run", "--user", "--scope", "srv"), []string{}, false, false},
 	})
 }
+
+// More variables that turn a trusted program into another or point it at
+// settings the wiring chose are forbidden environment (ruleset
+// 2026.12.86): an Electron application run as Node.js, the module Node's
+// REPL loads, and the configuration files of pip, uv, conda and Yarn. Each passed with
+// child_env alone (a script's assignment with shell_exec alone).
+func TestAuditForbiddenEnvMore(t *testing.T) {
+	const child = "info child_env mcp.env"
+	forbidden := func(k string) []string { return []string{"danger forbidden_env mcp.env." + k, child} }
+	runCases(t, []auditCase{
+		{"ELECTRON_RUN_AS_NODE", withEnv(stdio("/Applications/Cursor.app/Contents/MacOS/Cursor", "x.js"), "ELECTRON_RUN_AS_NODE", "1"), forbidden("ELECTRON_RUN_AS_NODE"), false, false},
+		{"NODE_REPL_EXTERNAL_MODULE", withEnv(stdio("node"), "NODE_REPL_EXTERNAL_MODULE", "/tmp/x.js"), forbidden("NODE_REPL_EXTERNAL_MODULE"), false, false},
+		{"PIP_CONFIG_FILE", withEnv(stdio("uvx", "pkg==1.0"), "PIP_CONFIG_FILE", "/tmp/pip.conf"), forbidden("PIP_CONFIG_FILE"), true, false},
+		{"UV_CONFIG_FILE", withEnv(stdio("uvx", "pkg==1.0"), "UV_CONFIG_FILE", "/tmp/uv.toml"), forbidden("UV_CONFIG_FILE"), true, false},
+		{"CONDARC", withEnv(stdio("srv"), "CONDARC", "/tmp/condarc"), forbidden("CONDARC"), false, false},
+		{"YARN_RC_FILENAME", withEnv(stdio("srv"), "YARN_RC_FILENAME", ".x.yml"), forbidden("YARN_RC_FILENAME"), false, false},
+		{"ELECTRON_RUN_AS_NODE in a script", stdio("sh", "-c", "ELECTRON_RUN_AS_NODE=1 exec /opt/App/app x.js"), []string{
+			"danger forbidden_env mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
+		// Look-alikes.
+		{"ELECTRON_ENABLE_LOGGING", withEnv(stdio("srv"), "ELECTRON_ENABLE_LOGGING", "1"), []string{child}, false, false},
+		{"PIP_DISABLE_PIP_VERSION_CHECK", withEnv(stdio("srv"), "PIP_DISABLE_PIP_VERSION_CHECK", "1"), []string{child}, false, false},
+	})
+}

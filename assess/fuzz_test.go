@@ -162,6 +162,7 @@ var fuzzSeeds = [][]string{
 	{"pipx", "run", "--pip-args=--trusted-host h --pip-args '-i http://h' --index-url", "--pip-args", "pkg"},
 	{"pwsh", "-c", "$c = New-Object Net.Sockets.TCPClient('h',1); iex $d; [x]::UdpClient; Resolve-DnsName h; Test-NetConnection; sslstream"},
 	{"sh", "-c", "xattr -d com.apple.quarantine a; xattr -cr b; xattr -d; xattr -p x; csrutil disable; iptables -P INPUT ACCEPT; ip6tables --policy FORWARD ACCEPT; iptables -P; HISTFILE= ; HISTFILE+=; HISTFILE=(a); systemd-run --on-calendar=daily x; systemd-run --on-boot"},
+	{"sh", "-c", "ELECTRON_RUN_AS_NODE=1 SSH_ASKPASS= PIP_CONFIG_FILE=/t UV_CONFIG_FILE=$X CONDARC= YARN_RC_FILENAME=y NODE_REPL_EXTERNAL_MODULE=z srv"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -111,6 +111,17 @@ var forbiddenNames = [...]string{
 	"MAVEN_OPTS",
 	"GRADLE_OPTS",
 	"JAVA_OPTS",
+	// an Electron application run as plain Node.js (its own binary, and
+	// the permissions the system gave it, run any script), and the module
+	// Node's REPL loads in place of its own
+	"ELECTRON_RUN_AS_NODE",
+	"NODE_REPL_EXTERNAL_MODULE",
+	// the configuration files of pip, uv, conda and Yarn: where packages
+	// come from and which hosts' certificates are checked
+	"PIP_CONFIG_FILE",
+	"UV_CONFIG_FILE",
+	"CONDARC",
+	"YARN_RC_FILENAME",
 }
 
 // forbiddenPrefixes are whole namespaces. PYTHON has no trailing underscore
