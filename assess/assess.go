@@ -282,7 +282,13 @@ import (
 // 2026.12.86: envpolicy forbids ELECTRON_RUN_AS_NODE,
 // NODE_REPL_EXTERNAL_MODULE and the configuration files of pip, uv, conda
 // and Yarn (PIP_CONFIG_FILE, UV_CONFIG_FILE, CONDARC, YARN_RC_FILENAME).
-const Ruleset = "2026.12.86"
+// 2026.12.87: a token a tool prints for its own service (gh auth token,
+// gcloud auth print-access-token, az account get-access-token, heroku
+// auth:token, fly auth token) piped or substituted into a client that
+// sends it to another host, or down a raw connection, is credential_exfil,
+// and so are the AWS secret key printed by aws configure and git
+// credential fill's answer, sent anywhere.
+const Ruleset = "2026.12.87"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

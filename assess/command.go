@@ -35,6 +35,10 @@ type cmdInfo struct {
 	decodes     bool   // decodes encoded text (base64 -d, xxd -r, …)
 	secrets     string // the credentials it writes out, as credentialFile says ("" for none)
 	sends       bool   // a network client that sends what it reads
+	// token is the token it prints (tokens.go), to is where a client
+	// that sends sends: the hosts of the URLs among its words.
+	token *tokenSource
+	to    []string
 }
 
 func set(xs ...string) map[string]bool {

@@ -89,17 +89,7 @@ func (a *auditor) ecosystemInstall(c invocation) bool {
 			specs = append(specs, w)
 		}
 	})
-	i := slices.IndexFunc(tool.subs, func(sub []string) bool {
-		if len(ops) < len(sub) {
-			return false
-		}
-		for j, word := range sub {
-			if ops[j].text != word {
-				return false
-			}
-		}
-		return true
-	})
+	i := slices.IndexFunc(tool.subs, func(sub []string) bool { return startsWith(ops, sub...) })
 	if i < 0 {
 		return false
 	}

@@ -41,8 +41,11 @@ var flowJudges = map[string]func(a *auditor, c invocation, info *cmdInfo){
 	// Clients that upload the files they are given.
 	"invoke-webrequest": (*auditor).psUploads, "iwr": (*auditor).psUploads,
 	"invoke-restmethod": (*auditor).psUploads, "irm": (*auditor).psUploads,
-	"gh": (*auditor).uploads, "aws": (*auditor).uploads, "gsutil": (*auditor).uploads, "gcloud": (*auditor).uploads,
-	"rclone": (*auditor).uploads, "s3cmd": (*auditor).uploads, "azcopy": (*auditor).uploads, "az": (*auditor).uploads,
+	"gh": uploadsOrPrints(printsToken), "aws": uploadsOrPrints(printedSecret), "gsutil": (*auditor).uploads,
+	"gcloud": uploadsOrPrints(printsToken), "rclone": (*auditor).uploads, "s3cmd": (*auditor).uploads,
+	"azcopy": (*auditor).uploads, "az": uploadsOrPrints(printsToken),
+	// Tools that print a token or a secret (tokens.go).
+	"heroku": printsToken, "fly": printsToken, "flyctl": printsToken, "git": printedSecret,
 	// Copies and archives: what they write holds what they read.
 	"cp": (*auditor).copiesLocally, "copy-item": (*auditor).copiesLocally, "cpi": (*auditor).copiesLocally,
 	"copy": (*auditor).copiesLocally, "install": (*auditor).copiesLocally, "mv": (*auditor).copiesLocally,
@@ -308,6 +311,15 @@ func listsEnvDrive(_ *auditor, c invocation, info *cmdInfo) {
 	}
 }
 
+// uploadsOrPrints is the flow judge of a cloud tool that uploads files
+// and prints a token or a secret (prints).
+func uploadsOrPrints(prints func(*auditor, invocation, *cmdInfo)) func(*auditor, invocation, *cmdInfo) {
+	return func(a *auditor, c invocation, info *cmdInfo) {
+		a.uploads(c, info)
+		prints(a, c, info)
+	}
+}
+
 // secretReaders are the programs that write out, as they are or encoded,
 // the files they are given: one given a credential file puts the
 // credentials on its output.
@@ -371,6 +383,7 @@ var (
 func (a *auditor) curlSends(c invocation, info *cmdInfo) {
 	args := c.args()
 	metadataRead(args, info)
+	info.to = urlHosts(c.name, args)
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		flag, val, joined := strings.Cut(t, "=")
@@ -490,6 +503,7 @@ func (a *auditor) psUploads(c invocation, info *cmdInfo) {
 	info.sends = true // what is piped into it is the body it sends
 	args := c.args()
 	metadataRead(args, info)
+	info.to = urlHosts(c.name, args)
 	for i := 0; i < len(args); i++ {
 		name, val, colon := strings.Cut(lower(args[i].text), ":")
 		if len(name) < len("-inf") || !strings.HasPrefix("-infile", name) {
@@ -603,54 +617,57 @@ func (s *scan) wordsSent(name string, words []*syntax.Word) {
 // process substitution in it that writes them out, or the value of a
 // variable the script set from one; "" for none.
 func (s *scan) heldSecrets(w *syntax.Word) string {
+	return held(s, w, s.secretVars, func(info cmdInfo) string { return info.secrets }, serverEnvironment)
+}
+
+// held says what w holds of what commands write out (of reads that from
+// what a command does): what a command or process substitution in it
+// writes out, or what a variable it names holds (vars). What a command
+// writes out goes on through the rest of a pipeline, encoded or not, so
+// any stage counts; a listing of the shell's variables writes out
+// listing.
+func held[T comparable](s *scan, w *syntax.Word, vars map[string]T, of func(cmdInfo) T, listing T) T {
+	var what, none T
 	if w == nil {
-		return "" // X+= with nothing after it
+		return none // X+= with nothing after it
 	}
-	what := ""
+	stmts := func(stmts []*syntax.Stmt) {
+		for _, st := range stmts {
+			syntax.Walk(st, func(n syntax.Node) bool {
+				if what != none || s.a.budget <= 0 {
+					return false
+				}
+				s.a.budget--
+				switch x := n.(type) {
+				case *syntax.CallExpr:
+					what = of(s.call(x))
+				case *syntax.DeclClause:
+					if declListing(x) {
+						what = listing
+					}
+				}
+				return true
+			})
+		}
+	}
 	syntax.Walk(w, func(n syntax.Node) bool {
-		if what != "" {
+		if what != none {
 			return false
 		}
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
-			what = s.stmtsSecrets(x.Stmts)
+			stmts(x.Stmts)
 			return false
 		case *syntax.ProcSubst:
-			what = s.stmtsSecrets(x.Stmts)
+			stmts(x.Stmts)
 			return false
 		case *syntax.ParamExp:
 			if x.Param != nil {
-				what = s.secretVars[x.Param.Value]
+				what = vars[x.Param.Value]
 			}
 		}
 		return true
 	})
-	return what
-}
-
-// stmtsSecrets says what credentials a command among stmts writes out
-// (cat ~/.aws/credentials, env, base64 of a key …); "" for none. What a
-// command writes out goes on through the rest of a pipeline, encoded or
-// not, so any stage that writes them out counts.
-func (s *scan) stmtsSecrets(stmts []*syntax.Stmt) string {
-	what := ""
-	for _, st := range stmts {
-		syntax.Walk(st, func(n syntax.Node) bool {
-			if what != "" || s.a.budget <= 0 {
-				return false
-			}
-			s.a.budget--
-			switch x := n.(type) {
-			case *syntax.CallExpr:
-				what = s.call(x).secrets
-			case *syntax.DeclClause:
-				if declListing(x) {
-					what = serverEnvironment
-				}
-			}
-			return true
-		})
-	}
 	return what
 }
 

@@ -28,6 +28,9 @@ type scan struct {
 	// secretVars are the variables the script set from the output of a
 	// command that writes out credentials, with what they hold (exfil.go).
 	secretVars map[string]string
+	// tokenVars are the variables it set from the output of a command
+	// that prints a token, with the token (tokens.go).
+	tokenVars map[string]*tokenSource
 	// params are the script's positional parameters, $0 first (sh -c
 	// SCRIPT NAME ARG…), when they are all known; nil otherwise.
 	params   []string
@@ -384,6 +387,7 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 		}
 		if info.name != "" && programs[info.name].sendsWords {
 			s.wordsSent(info.name, c.Args[1:])
+			s.tokenSent(info.name, c.Args[1:])
 		}
 	}
 	s.memo[c] = info
@@ -553,13 +557,23 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 func (a *auditor) pipeInto(stages []cmdInfo, path string) {
 	decoded := false
 	secrets := ""
+	var tok *tokenSource
 	for i, info := range stages {
 		if secrets != "" && info.sends {
 			a.exfil(path, "pipes "+secrets+" into "+quoted(info.name)+", a client that sends its input off the machine")
 			secrets = ""
 		}
+		if tok != nil && info.sends {
+			if where := tokenLeaves(tok, info.name, info.to); where != "" {
+				a.exfil(path, "pipes "+tok.what+" into "+quoted(info.name)+", which sends it "+where+", not to its service")
+			}
+			tok = nil
+		}
 		if info.secrets != "" {
 			secrets = info.secrets
+		}
+		if info.token != nil {
+			tok = info.token
 		}
 		if i > 0 && info.stdinScript {
 			what := "pipes the output of an earlier command into " + quoted(info.name)

@@ -54,9 +54,15 @@ func (s *scan) setVar(x *syntax.Assign) {
 	if s.secretVars[name] != "" && !x.Append {
 		delete(s.secretVars, name)
 	}
+	if !x.Append {
+		delete(s.tokenVars, name)
+	}
 	switch {
 	case !ok:
 		s.heldBy(name, x.Value)
+		if !x.Append {
+			s.tokenHeldBy(name, x.Value)
+		}
 	case len(v) > maxVarBytes:
 		if s.overlong == nil {
 			s.overlong = map[string]bool{}
