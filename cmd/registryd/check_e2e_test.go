@@ -84,7 +84,10 @@ func (r *registryFixture) start() {
 }
 
 // publish submits manifest as sam and approves it as alice, overriding a
-// fail verdict when override is set.
+// fail verdict when override is set, and waits until the log's signed
+// checkpoint covers the publication: the store signs it shortly after the
+// append, not with it, and a client that fetched the checkpoint before
+// would see the log as it was.
 func (r *registryFixture) publish(manifest string, override bool) {
 	r.t.Helper()
 	var created struct {
@@ -95,7 +98,43 @@ func (r *registryFixture) publish(manifest string, override bool) {
 	if override {
 		body = `{"reason":"published to test the install policy","override":true}`
 	}
+	before := r.logSize()
 	r.c.expect("POST", "/v1/submissions/"+created.Submission.ID+"/approve", r.alice, "application/json", body, nil, http.StatusOK)
+	for deadline := time.Now().Add(patience); r.logSize() <= before; {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the log's checkpoint still covers %d entries, as before the publication", before)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// logSize is the size of the tree the server's signed checkpoint covers
+// (0 before the log has one).
+func (r *registryFixture) logSize() uint64 {
+	r.t.Helper()
+	resp, err := r.c.http.Get(r.srv.url + "/v1/log/checkpoint")
+	if err != nil {
+		r.t.Fatalf("GET /v1/log/checkpoint: %v", err)
+	}
+	defer resp.Body.Close()
+	signed, err := io.ReadAll(resp.Body)
+	switch {
+	case err != nil:
+		r.t.Fatalf("GET /v1/log/checkpoint: %v", err)
+	case resp.StatusCode == http.StatusNotFound:
+		return 0
+	case resp.StatusCode != http.StatusOK:
+		r.t.Fatalf("GET /v1/log/checkpoint: %s\n%s", resp.Status, signed)
+	}
+	key, err := transparency.ParseVerifierKey(r.vkey)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	cp, _, err := transparency.OpenCheckpoint(signed, key.Name(), key)
+	if err != nil {
+		r.t.Fatalf("the checkpoint: %v", err)
+	}
+	return cp.Size
 }
 
 // checked is one run of `registryd check`.
