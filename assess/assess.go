@@ -287,8 +287,13 @@ import (
 // auth:token, fly auth token) piped or substituted into a client that
 // sends it to another host, or down a raw connection, is credential_exfil,
 // and so are the AWS secret key printed by aws configure and git
-// credential fill's answer, sent anywhere.
-const Ruleset = "2026.12.87"
+// credential fill's answer, sent anywhere. 2026.12.88: the MCP settings
+// of AI coding tools, shells' and REPLs' histories and a project's .env
+// file are followed as credentials are; grep, rg, jq and the other
+// programs that print what matches in a file write out what they read;
+// the variable of a for loop over a credential folder's files, and find's
+// {} under one, stand for those files.
+const Ruleset = "2026.12.88"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

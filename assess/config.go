@@ -10,6 +10,9 @@ import "strings"
 // in every later session (persistence), as the settings written with a
 // tool's own command are since 2026.12.71.
 
+// startsServers is what writing an AI coding tool's MCP settings does.
+const startsServers = "which starts the MCP servers it lists"
+
 // configFile says which tool reads the file at p on every run, and what
 // writing it does (a git hook has no tool: does says what it is); both ""
 // when p is no such file.
@@ -18,7 +21,7 @@ func configFile(p string) (tool, does string) {
 	base := lp[strings.LastIndexByte(lp, '/')+1:]
 	dir := lp[:max(strings.LastIndexByte(lp, '/'), 0)]
 	parent := dir[strings.LastIndexByte(dir, '/')+1:]
-	const servers, settings = "which starts the MCP servers it lists", "which it reads and acts on every time it runs"
+	const servers, settings = startsServers, "which it reads and acts on every time it runs"
 	switch {
 	case base == "mcp.json" && parent == ".cursor":
 		return "Cursor", servers

@@ -321,9 +321,11 @@ func uploadsOrPrints(prints func(*auditor, invocation, *cmdInfo)) func(*auditor,
 }
 
 // secretReaders are the programs that write out, as they are or encoded,
-// the files they are given: one given a credential file puts the
+// the files they are given, or the lines or fields of them that match
+// (grep, rg, jq, Select-String): one given a credential file puts the
 // credentials on its output.
 var secretReaders = set("sqlite3", "cat", "tac", "head", "tail", "less", "more", "base64", "base32", "basenc", "xxd", "od",
+	"grep", "egrep", "fgrep", "rg", "ag", "ack", "jq", "yq", "select-string", "sls", "findstr",
 	"hexdump", "gzip", "bzip2", "xz", "zstd", "tar", "zip", "7z", "gpg", "openssl", "strings", "type",
 	"get-content", "gc")
 
@@ -356,8 +358,40 @@ func credentialFile(p string) string {
 	if what := systemSecret(p); what != "" {
 		return what
 	}
+	if what := secretBearing(p); what != "" {
+		return what
+	}
 	return credentialMount(p)
 }
+
+// secretBearing says what secrets a file holds that programs do not keep
+// for signing in but that hold them all the same: the MCP settings of an
+// AI coding tool (the keys of every server it lists), a shell's or a
+// REPL's history (secrets typed on a command line stay there), and a
+// project's .env file. Reading one is ordinary; sending one off the
+// machine is not. "" for any other path.
+func secretBearing(p string) string {
+	if tool, does := configFile(p); tool != "" && does == startsServers {
+		return "the MCP settings of " + tool + " (with the keys of the servers they list)"
+	}
+	lp := strings.ToLower(cleanPath(p))
+	base := lp[strings.LastIndexByte(lp, '/')+1:]
+	switch {
+	case histories[base] || base == "fish_history" || base == "consolehost_history.txt":
+		return "the user's shell history (where secrets typed on a command line stay)"
+	case base == ".env" || strings.HasPrefix(base, ".env.") && !envTemplates[base[len(".env."):]]:
+		return "the project's secrets (" + safeText(base, 40) + ")"
+	}
+	return ""
+}
+
+// histories are the history files of shells and REPLs; envTemplates the
+// suffixes of .env files that hold examples, not secrets.
+var (
+	histories = set(".bash_history", ".zsh_history", ".sh_history", ".history", ".ksh_history", ".python_history",
+		".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".irb_history", ".rediscli_history")
+	envTemplates = set("example", "sample", "template", "dist", "defaults", "schema")
+)
 
 func sendsInput(_ *auditor, _ invocation, info *cmdInfo) { info.sends = true }
 

@@ -3,6 +3,7 @@ package assess
 import (
 	"encoding/base64"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,7 @@ import (
 // command runs once per file found.
 func (a *auditor) find(c invocation) cmdInfo {
 	args := c.args()
+	found := a.findsIn(args)
 	for i := 0; i < len(args); i++ {
 		switch args[i].text {
 		case "-exec", "-execdir", "-ok", "-okdir":
@@ -25,12 +27,46 @@ func (a *auditor) find(c invocation) cmdInfo {
 			}
 			if end > i+1 {
 				a.inferred.Exec = true
-				a.command(args[i+1:end], c.depth+1, ctxNested)
+				argv := args[i+1 : end]
+				if found != "" {
+					// What {} stands for: a file found under the start.
+					argv = slices.Clone(argv)
+					for j := range argv {
+						if argv[j].lit && strings.Contains(argv[j].text, "{}") {
+							argv[j].text = strings.ReplaceAll(argv[j].text, "{}", found+"/{}")
+						}
+					}
+				}
+				a.command(argv, c.depth+1, ctxNested)
 			}
 			i = end
 		}
 	}
 	return cmdInfo{name: c.name}
+}
+
+// findsIn returns the first of find's starting points (after its -H, -L,
+// -P, -D and -O options, before its expression) that holds credentials,
+// or "": what the files it finds there hold is what {} stands for in the
+// commands it runs.
+func (a *auditor) findsIn(args []arg) string {
+	i := 0
+	for i < len(args) && len(args[i].text) > 1 && args[i].text[0] == '-' && strings.ContainsRune("HLPDO", rune(args[i].text[1])) {
+		if args[i].text == "-D" {
+			i++ // its debug options
+		}
+		i++
+	}
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "" || strings.ContainsRune("-(!,", rune(t[0])) {
+			break
+		}
+		if args[i].lit && a.credentialAt(t) != "" {
+			return cleanPath(t)
+		}
+	}
+	return ""
 }
 
 // vim judges the commands vim runs from its command line (-c CMD, --cmd

@@ -190,9 +190,31 @@ func (s *scan) walk(root syntax.Node) {
 			s.setVar(x)
 		case *syntax.Stmt:
 			s.redirects(x)
+		case *syntax.WordIter:
+			s.loopOver(x)
 		}
 		return true
 	})
+}
+
+// loopOver records the variable of a for loop over the files of a place
+// that holds credentials (for f in ~/.ssh/*) as holding that place's path,
+// so that a client given $f is read as given those files; over anything
+// else the variable is not known, as before.
+func (s *scan) loopOver(x *syntax.WordIter) {
+	if x.Name == nil {
+		return
+	}
+	delete(s.vars, x.Name.Value)
+	for _, w := range x.Items {
+		if t, ok := s.wordValue(w); ok && len(t) <= maxVarBytes && s.a.credentialAt(t) != "" {
+			if s.vars == nil {
+				s.vars = map[string]string{}
+			}
+			s.vars[x.Name.Value] = t
+			return
+		}
+	}
 }
 
 // wordText returns the text of a word when it is fully literal.
