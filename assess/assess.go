@@ -292,8 +292,10 @@ import (
 // file are followed as credentials are; grep, rg, jq and the other
 // programs that print what matches in a file write out what they read;
 // the variable of a for loop over a credential folder's files, and find's
-// {} under one, stand for those files.
-const Ruleset = "2026.12.88"
+// {} under one, stand for those files. 2026.12.89: a container's port
+// published on every interface or on another address than loopback
+// (docker run -p 8000:8000, -P) is inbound_access.
+const Ruleset = "2026.12.89"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

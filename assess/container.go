@@ -110,6 +110,8 @@ func (a *auditor) container(c invocation) cmdInfo {
 			}
 		} else if flag == "--privileged" {
 			a.add(CodeContainerHostAccess, w.path, "runs a privileged container, which controls the host")
+		} else if flag == "--publish-all" || flag == t && !strings.HasPrefix(t, "--") && strings.ContainsRune(t[1:], 'P') {
+			a.add(CodeInboundAccess, w.path, "publishes every port the image exposes on every interface of this machine (-P), so any host that reaches it reaches the server")
 		}
 		i++
 	}
@@ -137,6 +139,35 @@ func (a *auditor) container(c invocation) cmdInfo {
 		info.stdinScript = inner.stdinScript
 	}
 	return info
+}
+
+// publishedOn reads a port publication of docker run (-p
+// [IP:][HOST_PORT:]CONTAINER_PORT[/PROTO], the IP of IPv6 in brackets) and
+// says where it listens and whether that is beyond this machine: every
+// interface when no IP is given (Docker's default, which its own rules
+// open past the host's firewall), or a given address that is not
+// loopback.
+func publishedOn(spec string) (string, bool) {
+	spec, _, _ = strings.Cut(strings.TrimSpace(spec), "/")
+	ip := ""
+	if strings.HasPrefix(spec, "[") {
+		end := strings.IndexByte(spec, ']')
+		if end < 0 {
+			return "", false
+		}
+		ip = spec[1:end]
+	} else if parts := strings.Split(spec, ":"); len(parts) >= 3 {
+		ip = strings.Join(parts[:len(parts)-2], ":")
+	}
+	switch {
+	case strings.Contains(ip, "$") || strings.Contains(ip, "{"):
+		return "", false // a placeholder the host fills in
+	case ip == "" || ip == "0.0.0.0" || ip == "::":
+		return "every interface", true
+	case loopbackHost(ip):
+		return ip, false
+	}
+	return safeText(ip, 40), true
 }
 
 // containerOption judges one valued option of docker run/exec.
@@ -189,6 +220,11 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 		}
 		if what := credentialMount(s); what != "" {
 			a.add(CodeCredentialMount, v.path, "mounts "+what+" into the container, where whatever runs can read and use them")
+		}
+	case "-p", "--publish":
+		if ip, all := publishedOn(v.text); all && v.lit {
+			a.add(CodeInboundAccess, v.path, "publishes the container's port on "+ip+" of this machine (-p "+safeText(v.text, 60)+
+				"), so any host that reaches it reaches the server")
 		}
 	case "--device":
 		// --device=/dev/sda:/dev/xvdc:rwm: the host's device comes first.
