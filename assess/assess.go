@@ -294,8 +294,13 @@ import (
 // the variable of a for loop over a credential folder's files, and find's
 // {} under one, stand for those files. 2026.12.89: a container's port
 // published on every interface or on another address than loopback
-// (docker run -p 8000:8000, -P) is inbound_access.
-const Ruleset = "2026.12.89"
+// (docker run -p 8000:8000, -P) is inbound_access. 2026.12.90: servers
+// that hand this machine to whoever connects are inbound_access: web
+// terminals (ttyd, gotty, wetty, shellinaboxd, websocketd), SSH and VNC
+// servers, Jupyter and code-server bound beyond loopback, and file
+// servers of the working directory on every interface (php -S,
+// http-server, busybox httpd, python -m uploadserver and SimpleHTTPServer).
+const Ruleset = "2026.12.90"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

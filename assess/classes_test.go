@@ -3107,3 +3107,33 @@ func TestAuditPublishedPorts(t *testing.T) {
 		{"-p after the image is the server's", stdio("docker", "run", "--rm", "-i", "img:1", "-p", "8000:8000"), []string{}, true, false},
 	})
 }
+
+// Servers that hand this machine to whoever connects are inbound_access
+// (ruleset 2026.12.90): a terminal in a web page, SSH and VNC servers, a
+// notebook or an editor bound beyond loopback, and file servers of the
+// working directory on every interface. Each passed with at most
+// shell_exec, without the network.
+func TestAuditServersOfThisMachine(t *testing.T) {
+	const shell = "danger shell_exec mcp.args[1]"
+	const inbound, top = "danger inbound_access mcp.args[1]", "danger inbound_access mcp.command"
+	runCases(t, []auditCase{
+		{"ttyd bash", stdio("sh", "-c", "ttyd -p 7681 bash"), []string{inbound, shell}, true, true},
+		{"websocketd", stdio("websocketd", "--port=8080", "bash"), []string{top}, true, false},
+		{"sshd", stdio("sh", "-c", "/usr/sbin/sshd -p 2222"), []string{inbound, shell}, true, true},
+		{"x11vnc", stdio("x11vnc", "-forever", "-nopw"), []string{top}, true, false},
+		{"jupyter on every interface", stdio("jupyter", "notebook", "--ip=0.0.0.0", "--NotebookApp.token="), []string{top}, true, false},
+		{"code-server on every interface", stdio("code-server", "--bind-addr", "0.0.0.0:8080", "--auth", "none"), []string{top}, true, false},
+		{"php -S 0.0.0.0", stdio("php", "-S", "0.0.0.0:8000"), []string{top}, true, false},
+		{"npx http-server", stdio("npx", "-y", "http-server@14.1.1"), []string{inbound}, true, false},
+		{"busybox httpd", stdio("busybox", "httpd", "-f", "-p", "8080"), []string{"danger inbound_access mcp.args[0]"}, true, false},
+		{"python -m uploadserver", stdio("python3", "-m", "uploadserver"), []string{top}, true, false},
+		// Look-alikes.
+		{"sshd -t", stdio("sshd", "-t"), []string{}, false, false},
+		{"jupyter on loopback", stdio("jupyter", "lab", "--ip=127.0.0.1"), []string{}, false, false},
+		{"code-server by default", stdio("code-server"), []string{}, false, false},
+		{"php -S localhost", stdio("php", "-S", "localhost:8000", "-t", "public"), []string{}, false, false},
+		{"http-server on loopback", stdio("npx", "-y", "http-server@14.1.1", "-a", "127.0.0.1"), []string{}, true, false},
+		{"php runs a script", stdio("php", "server.php"), []string{}, false, false},
+		{"a server's serve subcommand", stdio("uvx", "mcp-srv==1.0", "serve"), []string{}, true, false},
+	})
+}

@@ -1,6 +1,9 @@
 package assess
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Ways into this machine from outside: a tunnel that publishes a local
 // port on the internet (ngrok, cloudflared, localtunnel, bore, Tailscale
@@ -30,14 +33,104 @@ var inboundJudges = map[string]func(a *auditor, c invocation){
 		a.inbound(c, "publishes a local port on the internet")
 	},
 	"untun": subInbound("publishes a local port on the internet", "tunnel"),
+	// Servers that hand this machine to whoever connects: a terminal in a
+	// web page, an SSH or VNC server, a notebook or an editor served
+	// beyond loopback, and file servers of the working directory on every
+	// interface.
+	"ttyd": always("serves a terminal of this machine to whoever connects"), "gotty": always("serves a terminal of this machine to whoever connects"),
+	"wetty": always("serves a terminal of this machine to whoever connects"), "shellinaboxd": always("serves a terminal of this machine to whoever connects"),
+	"websocketd": always("serves a program of this machine to whoever connects"),
+	"sshd":       unlessWord("runs an SSH server on this machine", "-t", "-T", "-V", "-G"),
+	"dropbear":   unlessWord("runs an SSH server on this machine", "-V"),
+	"x11vnc":     always("serves this machine's desktop to whoever connects (VNC)"), "vncserver": always("serves a desktop of this machine to whoever connects (VNC)"),
+	"tigervncserver": always("serves a desktop of this machine to whoever connects (VNC)"), "xvnc": always("serves a desktop of this machine to whoever connects (VNC)"),
+	"jupyter":      boundBeyond("serves a notebook, whose code runs on this machine, to every host that can reach it", false, "--ip", "--ServerApp.ip", "--NotebookApp.ip"),
+	"code-server":  boundBeyond("serves an editor with a terminal of this machine to every host that can reach it", false, "--bind-addr"),
+	"php":          boundBeyond("serves the working directory, and runs its PHP, to every host that can reach this machine", false, "-S"),
+	"http-server":  boundBeyond("serves the working directory to every host that can reach this machine", true, "-a"),
+	"uploadserver": boundBeyond("serves the working directory, and takes uploads into it, from every host that can reach this machine", true, "--bind", "-b"),
+	"httpd":        boundBeyond("serves a folder of this machine to every host that can reach it", true, "-p"),
 }
 
-// tunnelPackages are the packages of npm and PyPI that run a tunnel, with
-// the command they run (npx ngrok http 80, uvx pyngrok …): judged as
-// that command is.
+// always judges a program that opens a way in whatever its words.
+func always(what string) func(a *auditor, c invocation) {
+	return func(a *auditor, c invocation) { a.inbound(c, what) }
+}
+
+// unlessWord judges a server that opens a way in unless one of the words
+// given (a test of its configuration, its version) says it only reports.
+func unlessWord(what string, words ...string) func(a *auditor, c invocation) {
+	s := set(words...)
+	return func(a *auditor, c invocation) {
+		if !slices.ContainsFunc(c.args(), func(w arg) bool { return s[w.text] }) {
+			a.inbound(c, what)
+		}
+	}
+}
+
+// boundBeyond judges a server whose options (opts, with the value after
+// them, '=' or, for a one-letter option, joined) name the address it
+// listens on: it opens a way in when one names another address than
+// loopback, or, for a server that listens on every interface unless told
+// (anyByDefault), when none names loopback. The address may carry a port
+// (127.0.0.1:8080, [::1]:80, tcp://0.0.0.0:3000) or be a port alone, which
+// such a server listens on everywhere.
+func boundBeyond(what string, anyByDefault bool, opts ...string) func(a *auditor, c invocation) {
+	s := set(opts...)
+	return func(a *auditor, c invocation) {
+		args := c.args()
+		named := false
+		for i := 0; i < len(args); i++ {
+			flag, val, joined := strings.Cut(args[i].text, "=")
+			if !joined && len(flag) > 2 && flag[1] != '-' && s[flag[:2]] {
+				flag, val, joined = flag[:2], flag[2:], true // -S0.0.0.0:80
+			}
+			if !s[flag] {
+				continue
+			}
+			v, ok := optValue(args, &i, val, joined)
+			if !ok || !v.lit || placeholder(v.text) {
+				return
+			}
+			named = true
+			if !bindsLoopback(listenHost(v.text)) {
+				a.inbound(c, what)
+				return
+			}
+		}
+		if anyByDefault && !named {
+			a.inbound(c, what)
+		}
+	}
+}
+
+// listenHost is the host of a listening address: HOST, HOST:PORT,
+// [V6]:PORT or SCHEME://HOST:PORT; "" (every interface) for a port alone.
+func listenHost(v string) string {
+	v = strings.TrimSpace(v)
+	if i := strings.Index(v, "://"); i >= 0 {
+		v = v[i+3:]
+	}
+	if strings.HasPrefix(v, "[") {
+		if end := strings.IndexByte(v, ']'); end > 0 {
+			return v[1:end]
+		}
+	}
+	if strings.Count(v, ":") == 1 {
+		v, _, _ = strings.Cut(v, ":")
+	}
+	if isDigits(v) {
+		return ""
+	}
+	return v
+}
+
+// tunnelPackages are the packages of npm and PyPI that run a tunnel or a
+// server of the working directory, with the command they run (npx ngrok
+// http 80, uvx pyngrok, npx http-server …): judged as that command is.
 var tunnelPackages = map[string]string{
 	"ngrok": "ngrok", "localtunnel": "lt", "cloudflared": "cloudflared", "tunnelmole": "tmole", "untun": "untun",
-	"pyngrok": "ngrok",
+	"pyngrok": "ngrok", "http-server": "http-server", "wetty": "wetty", "uploadserver": "uploadserver",
 }
 
 // inbound records a way in that c opens, over the network.
@@ -90,7 +183,7 @@ func (a *auditor) httpServer(c invocation) {
 	for i, w := range args {
 		t := w.text
 		switch {
-		case t == "-m" && i+1 < len(args) && args[i+1].text == "http.server", t == "-mhttp.server":
+		case t == "-m" && i+1 < len(args) && fileServerModules[args[i+1].text], strings.HasPrefix(t, "-m") && fileServerModules[t[2:]]:
 			server = true
 		case server && (t == "-b" || t == "--bind") && i+1 < len(args):
 			if bindsLoopback(args[i+1].text) {
@@ -106,6 +199,10 @@ func (a *auditor) httpServer(c invocation) {
 		a.inbound(c, "serves the working directory to every host that can reach this machine")
 	}
 }
+
+// fileServerModules are Python's modules that serve the working directory
+// (uploadserver also takes uploads into it).
+var fileServerModules = set("http.server", "SimpleHTTPServer", "uploadserver")
 
 // bindsLoopback reports whether a server bound to address h listens on
 // this machine only (the unspecified address, 0.0.0.0 or ::, listens on
