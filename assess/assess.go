@@ -300,7 +300,13 @@ import (
 // servers, Jupyter and code-server bound beyond loopback, and file
 // servers of the working directory on every interface (php -S,
 // http-server, busybox httpd, python -m uploadserver and SimpleHTTPServer).
-const Ruleset = "2026.12.90"
+// 2026.12.91: an interpreter whose program or script file is the output
+// of a download (python <(curl …), node -e "$(curl …)") is pipe_to_shell,
+// as a shell's was, and so is a file a download tool wrote (curl -o, -O,
+// wget, aria2c, Invoke-WebRequest -OutFile) run as a program, as a shell's
+// or an interpreter's script, sourced, or installed (dpkg -i, rpm,
+// msiexec, installer, open, Start-Process).
+const Ruleset = "2026.12.91"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -432,6 +438,9 @@ type auditor struct {
 	// staged holds the files the wiring wrote credentials into, with what
 	// they hold (exfil.go), in the order written.
 	staged []stagedFile
+	// fetched holds the files download tools of the wiring wrote
+	// (fetched.go).
+	fetched []fetchedFile
 }
 
 // add records a finding at the level of code's rule. Every code passed is

@@ -30,7 +30,7 @@ const (
 type cmdInfo struct {
 	name        string // program after peeling wrappers, "" when unknown
 	stdinScript bool   // a shell or interpreter that executes its standard input
-	runsArg     bool   // a shell that runs an argument as a script, whose text is not known
+	runsArg     bool   // a shell or interpreter that runs an argument as a script, whose text is not known
 	fetches     bool   // downloads content (curl, wget, …)
 	decodes     bool   // decodes encoded text (base64 -d, xxd -r, …)
 	secrets     string // the credentials it writes out, as credentialFile says ("" for none)
@@ -474,7 +474,7 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int, 
 		a.add(CodeObfuscatedExec, path, "PowerShell executes decoded text (Invoke-Expression of a decoder's output)")
 	}
 	s := strings.ToLower(psCode(script.text))
-	runs := containsAny(s, "iex", "invoke-expression", "scriptblock]::create", "invoke-command", "icm ")
+	runs := hasWord(s, "iex") || containsAny(s, "invoke-expression", "scriptblock]::create", "invoke-command", "icm ")
 	fetch := containsAny(s, "downloadstring", "downloadfile", "downloaddata", "net.webclient", "invoke-webrequest", "iwr ",
 		"irm ", "invoke-restmethod", "start-bitstransfer", "httpclient")
 	decode := containsAny(s, "frombase64string", "-encodedcommand", "convert]::frombase64")
@@ -497,6 +497,29 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int, 
 		a.add(CodePersistence, path, "the PowerShell script touches a location that runs code at login or boot")
 	}
 	return cmdInfo{name: name}
+}
+
+// hasWord reports whether s holds w as a word of its own: not inside a
+// longer name (msiexec holds iex).
+func hasWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !nameByte(s[j-1])) && (end == len(s) || !nameByte(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// nameByte reports whether c may be part of a command's or a variable's
+// name.
+func nameByte(c byte) bool {
+	return c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // psInvoke judges Invoke-Expression (iex): a literal argument is a script

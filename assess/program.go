@@ -72,6 +72,7 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 	}
 	a.sides(c, side)
 	a.urlScript(c)
+	a.runsFetched(c)
 	if !known {
 		a.unknownProgram(c)
 		return cmdInfo{name: c.name}
@@ -167,6 +168,7 @@ func (a *auditor) shellProgram(c invocation) cmdInfo {
 // starts, and what it fetches over plain http can be replaced on the way.
 func (a *auditor) fetcher(c invocation) cmdInfo {
 	a.add(CodeFetchExec, c.argv[0].path, "runs "+quoted(c.name)+", which downloads content when the server starts")
+	a.fetchedBy(c)
 	others := fetchOtherValues[c.name]
 	args := c.args()
 	for i := 0; i < len(args); i++ {
@@ -717,7 +719,11 @@ func (a *auditor) interpreter(c invocation) cmdInfo {
 	}
 	info := cmdInfo{name: fam}
 	args := c.args()
-	code, _, stdin := inlineProgram(fam, args)
+	code, file, stdin := inlineProgram(fam, args)
+	// A program or script file whose text is not known (python <(curl
+	// …), node -e "$(curl …)") is run as a shell runs such an argument:
+	// what made it is judged as run (scan.call).
+	info.runsArg = code != nil && !code.lit || file != nil && !file.lit
 	switch {
 	case code != nil:
 		a.add(CodeInlineCode, code.path, "runs a "+quoted(fam)+" program written inline in the wiring")

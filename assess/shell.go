@@ -382,6 +382,9 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 			// here-string: a shell reading stdin.
 			info = cmdInfo{name: name, stdinScript: true}
 		}
+		if len(argv) > 1 {
+			s.a.runsFetched(invocation{name: name, argv: argv, depth: s.depth})
+		}
 	case name == "cd" || name == "pushd" || name == "popd" || name == "chdir":
 		a.chdir(name, argv[1:])
 	case holdsCode(name):

@@ -1,0 +1,174 @@
+package assess
+
+import (
+	"net/url"
+	"path"
+	"strings"
+)
+
+// Files a download tool wrote, then run: curl -o /tmp/a.sh URL && sh
+// /tmp/a.sh, wget URL && chmod +x a && ./a, iwr -OutFile a.msi; msiexec /i
+// a.msi. What runs is whatever the URL served then, as with curl | sh.
+
+// fetchedFile is a file a download tool wrote, with the tool.
+type fetchedFile struct{ path, tool string }
+
+// maxFetched bounds the downloaded files an audit keeps.
+const maxFetched = 32
+
+// fetchValues are, per download tool, its options whose value is the file
+// it writes (outputs) or the folder it writes into (dirs).
+var fetchValues = map[string]struct{ outputs, dirs map[string]bool }{
+	"curl":   {set("-o", "--output"), set("--output-dir")},
+	"curlie": {set("-o", "--output"), set("--output-dir")},
+	"wget":   {set("-O", "--output-document"), set("-P", "--directory-prefix")},
+	"wget2":  {set("-O", "--output-document"), set("-P", "--directory-prefix")},
+	"aria2c": {set("-o", "--out"), set("-d", "--dir")},
+}
+
+// fetchedBy records the file the download tool c writes: the value of its
+// output option, or, for wget and aria2c by default and curl with -O, the
+// last segment of the URL's path, in the folder an option names.
+func (a *auditor) fetchedBy(c invocation) {
+	if len(a.fetched) >= maxFetched {
+		return
+	}
+	args := c.args()
+	out, dir, remote := "", "", c.name == "wget" || c.name == "wget2" || c.name == "aria2c"
+	urlName := ""
+	if ps := psCmdlet(c.name); ps {
+		for i := 0; i+1 < len(args); i++ {
+			name, val, colon := strings.Cut(lower(args[i].text), ":")
+			if len(name) >= len("-outf") && strings.HasPrefix("-outfile", name) {
+				if !colon {
+					i++
+					val = args[i].text
+				}
+				out = val
+			}
+		}
+	} else {
+		opts := fetchValues[c.name]
+		short := fetchShortValues[c.name]
+		for i := 0; i < len(args); i++ {
+			t := args[i].text
+			var flag, val string
+			var joined bool
+			switch {
+			case strings.HasPrefix(t, "--"):
+				flag, val, joined = strings.Cut(t, "=")
+			case len(t) > 1 && t[0] == '-':
+				if flag, val, joined = shortCluster(t, short); flag == "" {
+					// Switches only: curl's -O writes the URL's file name.
+					remote = remote || (c.name == "curl" || c.name == "curlie") && strings.ContainsRune(t, 'O')
+					continue
+				}
+			default:
+				if _, u, ok := wordURL(t); ok && args[i].lit && urlName == "" {
+					urlName = path.Base(u.Path)
+					if n, err := url.PathUnescape(urlName); err == nil {
+						urlName = n
+					}
+					if urlName == "/" || urlName == "." {
+						urlName = ""
+					}
+				}
+				continue
+			}
+			switch {
+			case opts.outputs[flag]:
+				if v, ok := optValue(args, &i, val, joined); ok && v.lit {
+					out = v.text
+				}
+			case opts.dirs[flag]:
+				if v, ok := optValue(args, &i, val, joined); ok && v.lit {
+					dir = v.text
+				}
+			case flag == "--remote-name" || flag == "--remote-name-all":
+				remote = true
+			case !joined && (short[flag] || fetchOtherValues[c.name][flag] || fetchLongValues[flag]):
+				i++ // a value that is not a file written
+			}
+		}
+	}
+	if out == "" && remote {
+		out = urlName
+	}
+	if out == "" || out == "-" {
+		return
+	}
+	if dir != "" && !strings.HasPrefix(out, "/") {
+		out = strings.TrimSuffix(dir, "/") + "/" + out
+	}
+	a.fetched = append(a.fetched, fetchedFile{cleanPath(out), c.name})
+}
+
+// fetchShortValues are, per download tool, its one-letter options that
+// take a value; fetchLongValues the long options of any of them that do.
+var (
+	fetchShortValues = map[string]map[string]bool{
+		"curl": curlShortValues, "curlie": curlShortValues,
+		"wget": set("-O", "-P", "-o", "-a", "-i", "-B", "-t", "-T", "-w", "-Q", "-e", "-U", "-l", "-A", "-R", "-D",
+			"-I", "-X"),
+		"wget2":  set("-O", "-P", "-o", "-a", "-i", "-B", "-t", "-T", "-w", "-Q", "-e", "-U", "-l", "-A", "-R", "-D", "-I", "-X"),
+		"aria2c": set("-o", "-d", "-i", "-l", "-s", "-x", "-j", "-k", "-t", "-m", "-U"),
+	}
+	fetchLongValues = set("--user-agent", "--user", "--config", "--cookie", "--cookie-jar", "--max-time",
+		"--connect-timeout", "--retry", "--limit-rate", "--cacert", "--cert", "--key", "--request", "--write-out",
+		"--range", "--tries", "--timeout", "--wait", "--input-file", "--append-output", "--output-file")
+)
+
+// psCmdlet reports whether name is PowerShell's Invoke-WebRequest or
+// Invoke-RestMethod.
+func psCmdlet(name string) bool {
+	switch name {
+	case "invoke-webrequest", "iwr", "invoke-restmethod", "irm":
+		return true
+	}
+	return false
+}
+
+// installers are the programs that run the package file they are given
+// (its install scripts, or an installer that runs as root).
+var installers = set("dpkg", "rpm", "msiexec", "installer", "apt", "apt-get", "open", "start-process", "saps",
+	"start", "add-appxpackage", "source", ".")
+
+// runsFetched reports c when what it runs is a file a download tool of
+// the wiring wrote: the program itself (./a, /tmp/a), the script a shell
+// or an interpreter runs, or the package an installer installs.
+func (a *auditor) runsFetched(c invocation) {
+	if len(a.fetched) == 0 {
+		return
+	}
+	candidates := []arg{c.argv[0]}
+	args := c.args()
+	switch fam := family(c.name); {
+	case isPOSIXShell(c.name):
+		if _, file, _ := shellArgs(args); file != nil {
+			candidates = append(candidates, *file)
+		}
+	case installers[c.name]:
+		for _, w := range args {
+			if !strings.HasPrefix(w.text, "-") {
+				candidates = append(candidates, w)
+			}
+		}
+	case inlineCodeFlags[fam] != "" || fam == "python":
+		if _, file, _ := inlineProgram(fam, args); file != nil {
+			candidates = append(candidates, *file)
+		}
+	}
+	for _, w := range candidates {
+		if !w.lit {
+			continue
+		}
+		p := cleanPath(w.text)
+		for _, f := range a.fetched {
+			if p == f.path {
+				a.add(CodePipeToShell, w.path, "runs the file "+quoted(f.tool)+" downloaded ("+safeText(f.path, 60)+
+					"), which is whatever the URL served when the server started")
+				return
+			}
+		}
+	}
+}
