@@ -305,8 +305,11 @@ import (
 // as a shell's was, and so is a file a download tool wrote (curl -o, -O,
 // wget, aria2c, Invoke-WebRequest -OutFile) run as a program, as a shell's
 // or an interpreter's script, sourced, or installed (dpkg -i, rpm,
-// msiexec, installer, open, Start-Process).
-const Ruleset = "2026.12.91"
+// msiexec, installer, open, Start-Process). 2026.12.92: the files certutil
+// -urlcache and bitsadmin /transfer write, and PowerShell's -File script,
+// are followed as 2026.12.91 follows downloads; wmic's /format: taken
+// from a URL or a share is fetch_exec.
+const Ruleset = "2026.12.92"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -387,6 +387,7 @@ var psValueAliases = set("-w", "-wd", "-wo", "-ep", "-inp", "-if", "-o", "-of", 
 func (a *auditor) powershell(c invocation) cmdInfo {
 	argv := c.argv
 	name := progName(argv[0].text)
+	a.runsFetched(invocation{name: name, argv: argv, depth: c.depth, ctx: c.ctx})
 	withValue := []string{"-executionpolicy", "-windowstyle", "-inputformat", "-outputformat",
 		"-configurationname", "-workingdirectory", "-settingsfile", "-custompipename", "-version", "-psconsolefile"}
 	for i := 1; i < len(argv); i++ {

