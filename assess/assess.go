@@ -308,8 +308,10 @@ import (
 // msiexec, installer, open, Start-Process). 2026.12.92: the files certutil
 // -urlcache and bitsadmin /transfer write, and PowerShell's -File script,
 // are followed as 2026.12.91 follows downloads; wmic's /format: taken
-// from a URL or a share is fetch_exec.
-const Ruleset = "2026.12.92"
+// from a URL or a share is fetch_exec. 2026.12.93: lookalike_name, a
+// program or package name, or a label of the endpoint's host name, that
+// mixes Latin letters with letters of another script.
+const Ruleset = "2026.12.93"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -243,7 +243,7 @@ func TestPureImports(t *testing.T) {
 		"bytes": true, "cmp": true, "encoding/base64": true, "maps": true, "path": true, "slices": true, "net/netip": true, "net/url": true, "regexp": true, "sort": true,
 		// sync: a pool of scratch memory, as the manifest package keeps;
 		// what an audit returns never depends on what the pool holds.
-		"strconv": true, "strings": true, "sync": true, "unicode/utf16": true,
+		"strconv": true, "strings": true, "sync": true, "unicode": true, "unicode/utf8": true, "unicode/utf16": true,
 		"github.com/registryd/registryd/addon": true, "github.com/registryd/registryd/envpolicy": true,
 		"github.com/registryd/registryd/registry": true, "github.com/registryd/registryd/safetext": true,
 		"mvdan.cc/sh/v3/syntax": true,

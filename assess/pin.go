@@ -264,6 +264,7 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 // checkNpmSpecs reports the npm specs that are not pinned.
 func (a *auditor) checkNpmSpecs(specs []arg, runner string) {
 	for _, s := range specs {
+		a.lookalike(s, "package")
 		if s.lit && !npmPinned(s.text) {
 			a.unpinned(s, runner)
 		}
@@ -370,6 +371,7 @@ func (a *auditor) pyRunner(args []arg, runner string, depth int) {
 		specs = append(specs, *from)
 	}
 	for _, s := range specs {
+		a.lookalike(s, "package")
 		if s.lit && !pyPinned(s.text) {
 			a.unpinned(s, runner)
 		}

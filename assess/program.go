@@ -65,6 +65,7 @@ var sideJudges = func() map[string]*sideJudge {
 // judgeProgram is program without the credential flow; side is
 // sideJudges' entry for c's name.
 func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
+	a.lookalike(arg{text: c.name, path: c.argv[0].path, lit: c.argv[0].lit}, "program name")
 	rule, known := programFor(c.name)
 	a.words(c, rule)
 	if a.ecosystemInstall(c) {

@@ -42,6 +42,7 @@ const (
 	CodeDataDestruction     = "data_destruction"
 	CodeCryptominer         = "cryptominer"
 	CodeCredentialDump      = "credential_dump"
+	CodeLookalikeName       = "lookalike_name"
 )
 
 // ruleTable is the single source of each code's level and blocking status.
@@ -133,6 +134,9 @@ var ruleTable = []registry.Rule{
 	rule(CodeCryptominer, registry.LevelDanger, true,
 		"The wiring mines cryptocurrency on the user's machine: it runs a miner (xmrig, xmr-stak, cpuminer, t-rex, lolminer, ethminer, nbminer …), a container image of one, or names a mining pool's stratum address (stratum+tcp://, stratum+ssl://).",
 		"Remove it: an MCP server has no use for a miner, which spends the user's processor and power for whoever holds the wallet."),
+	rule(CodeLookalikeName, registry.LevelDanger, true,
+		"A program or package name mixes Latin letters with letters of another script that look like them (npx written with a Cyrillic р, a package name with a Greek ο): it reads as the name it imitates in a report, a review or a terminal, and is another name.",
+		"Write the name in the letters it is spelled with; package registries take ASCII names only."),
 	rule(CodeLoopbackEndpoint, registry.LevelInfo, false,
 		"The HTTP endpoint is on this machine (loopback); the user must run that server separately.",
 		"Nothing to fix; document how the local server is started."),

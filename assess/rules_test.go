@@ -73,6 +73,7 @@ func TestRules(t *testing.T) {
 		"data_destruction":      {registry.LevelDanger, true},
 		"cryptominer":           {registry.LevelDanger, true},
 		"credential_dump":       {registry.LevelDanger, true},
+		"lookalike_name":        {registry.LevelDanger, true},
 	}
 	got := map[string]lb{}
 	for c, r := range seen {
@@ -90,7 +91,7 @@ func TestRules(t *testing.T) {
 		assess.CodeLoopbackEndpoint, assess.CodeDocPlaceholder, assess.CodeCommandLine,
 		assess.CodeCredentialMount, assess.CodeCredentialExfil, assess.CodeDefenseEvasion,
 		assess.CodeInboundAccess, assess.CodeDataDestruction, assess.CodeCryptominer,
-		assess.CodeCredentialDump} {
+		assess.CodeCredentialDump, assess.CodeLookalikeName} {
 		if _, ok := assess.RuleFor(c); !ok {
 			t.Errorf("code constant %s has no rule", c)
 		}

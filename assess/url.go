@@ -102,6 +102,12 @@ func (a *auditor) endpoint() {
 		a.add(CodeLoopbackEndpoint, path, "the endpoint "+safeText(u.Host, 80)+" is on this machine")
 	default:
 		a.add(CodeRemoteEndpoint, path, "the HTTP transport sends your context to the remote host "+safeText(u.Host, 80))
+		for _, label := range strings.Split(u.Hostname(), ".") {
+			if _, mixed := mixedScript(label); mixed {
+				a.lookalike(arg{text: u.Hostname(), path: path, lit: true}, "host name")
+				break
+			}
+		}
 		if !secureScheme(u.Scheme) {
 			a.add(CodeInsecureURL, path, "the endpoint uses plain http, so traffic and credentials travel unencrypted")
 		}
