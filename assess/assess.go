@@ -310,8 +310,11 @@ import (
 // are followed as 2026.12.91 follows downloads; wmic's /format: taken
 // from a URL or a share is fetch_exec. 2026.12.93: lookalike_name, a
 // program or package name, or a label of the endpoint's host name, that
-// mixes Latin letters with letters of another script.
-const Ruleset = "2026.12.93"
+// mixes Latin letters with letters of another script. 2026.12.94: a
+// program put in a folder on the search path (by a copy, a move, a link, a
+// redirection or a download), the hosts file or the resolver's settings
+// written, and the DNS servers set, are persistence.
+const Ruleset = "2026.12.94"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

