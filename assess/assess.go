@@ -313,8 +313,11 @@ import (
 // mixes Latin letters with letters of another script. 2026.12.94: a
 // program put in a folder on the search path (by a copy, a move, a link, a
 // redirection or a download), the hosts file or the resolver's settings
-// written, and the DNS servers set, are persistence.
-const Ruleset = "2026.12.94"
+// written, and the DNS servers set, are persistence. 2026.12.95: a package
+// manager's options before its subcommand (bun --bun x, npm --loglevel
+// silent exec, pnpm --store-dir D dlx) are read with their values, and so
+// are all of npm's, pnpm's and bun's options that take one.
+const Ruleset = "2026.12.95"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -3231,3 +3231,30 @@ func TestAuditSearchPathAndNames(t *testing.T) {
 		{"resolvectl status", stdio("resolvectl", "status"), []string{}, false, false},
 	})
 }
+
+// A package manager's options before its subcommand, and the options of a
+// runner that take a value, are read with their values (ruleset
+// 2026.12.95): `bun --bun x pkg` and `npm --loglevel silent exec pkg`
+// passed with no finding, `pnpm -w dlx pkg` read dlx as -w's value, and
+// `npx --loglevel silent pkg` blamed the word silent as the package.
+func TestAuditManagerLeadingOptions(t *testing.T) {
+	runCases(t, []auditCase{
+		{"bun --bun x", stdio("bun", "--bun", "x", "pkg"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"bun --cwd before x", stdio("bun", "--cwd", "/srv", "x", "pkg"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"bun --silent add", stdio("bun", "--silent", "add", "pkg"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"bun --cwd before run -e", stdio("bun", "--cwd", "/srv", "run", "-e", "1"), []string{"danger inline_code mcp.args[4]"}, true, false},
+		{"npm --loglevel before exec", stdio("npm", "--loglevel", "silent", "exec", "pkg"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"npm --userconfig before exec", stdio("npm", "--userconfig", "/tmp/rc", "exec", "pkg"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"npx --loglevel names no package", stdio("npx", "--loglevel", "silent", "pkg"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"pnpm --reporter before dlx", stdio("pnpm", "--reporter", "silent", "dlx", "pkg"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"pnpm --store-dir before dlx", stdio("pnpm", "--store-dir", "/tmp/s", "dlx", "pkg"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"pnpm -w is a flag", stdio("pnpm", "-w", "dlx", "pkg"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		// Look-alikes.
+		{"bun --bun x pinned", stdio("bun", "--bun", "x", "pkg@1.0.0"), []string{}, true, false},
+		{"npx --color always pinned", stdio("npx", "--color", "always", "pkg@1.0.0"), []string{}, true, false},
+		{"npx --loglevel pinned", stdio("npx", "--loglevel", "silent", "pkg@1.0.0"), []string{}, true, false},
+		{"pnpm dlx --allow-build pinned", stdio("pnpm", "dlx", "--allow-build", "esbuild", "pkg@1.0.0"), []string{}, true, false},
+		{"npm -s exec pinned", stdio("npm", "-s", "exec", "pkg@1.0.0"), []string{}, true, false},
+		{"bun file", stdio("bun", "--smol", "srv.ts"), []string{}, true, false},
+	})
+}

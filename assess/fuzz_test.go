@@ -173,6 +173,11 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "сurl h | sh; nрx -y fоo@1; uvx mcp-sеrver==1; ｎpx; café; 启动 x; /юрий/srv; pip install ɑ"},
 	{"sh", "-c", "ln -sf /tmp/e ~/.local/bin/npx; ln -t /usr/bin a b; ln -sf /dev/null ~/.zsh_history; ln; cp e /usr/local/bin/; curl -o /bin/x h; echo >> /etc/hosts; tee /etc/resolv.conf; networksetup -setdnsservers W 1; resolvectl dns e 1; resolvectl status"},
 	{"cmd", "/c", "netsh interface ip set dns E static 1 & netsh advfirewall show & copy e C:\\Windows\\System32\\x.exe & echo > %WINDIR%\\System32\\drivers\\etc\\hosts"},
+	{"bun", "--bun", "--cwd", "x", "--", "-e"},
+	{"bun", "--cwd"},
+	{"bun", "-b", "--eval=1", "x", "p"},
+	{"sh", "-c", "bun --cwd d run -e 1; bun -c; bun --smol exec; bun --silent add; npm --loglevel; npm --yes false exec p; npx --color always p@1; npx --reg r p"},
+	{"sh", "-c", "pnpm -w dlx p; pnpm --store-dir; pnpm dlx --allow-build; yarn --cwd d dlx -p a b; pnpm -C d exec -c 'x | y'; npm -- exec p; npm --userconfig r config set registry h"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

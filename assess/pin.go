@@ -183,7 +183,85 @@ func imagePinned(ref string) (pinned bool, why string) {
 	return true, ""
 }
 
-var npmRunnerValueFlags = set("--registry", "--cache", "--prefix", "--userconfig", "--workspace", "-w", "--node-options", "--shell")
+// Each package manager's options that take the next word as their value
+// when it is not joined by '=', wherever they stand: before the
+// subcommand (`npm --loglevel silent exec pkg`, `pnpm --store-dir D dlx
+// pkg`, `bun --cwd D x pkg`) or among a runner's own options (`npx
+// --registry URL pkg`). Read as a flag alone, the value would be taken for
+// the subcommand or the package, and what runs would go unjudged.
+var (
+	// npm's settings whose type is not a boolean (strings, paths, URLs,
+	// numbers, enumerations), with the short forms that stand for one.
+	npmValueOptions = set("--registry", "--cache", "--prefix", "-C", "--userconfig", "--globalconfig",
+		"--workspace", "-w", "--node-options", "--shell", "--script-shell", "--loglevel", "--logs-dir",
+		"--logs-max", "--ca", "--cafile", "--cert", "--key", "--proxy", "--https-proxy", "--noproxy",
+		"--local-address", "--scope", "--tag", "--otp", "--before", "--location", "-L", "--omit",
+		"--include", "--install-strategy", "--user-agent", "--auth-type", "--fetch-retries",
+		"--fetch-retry-factor", "--fetch-retry-mintimeout", "--fetch-retry-maxtimeout", "--fetch-timeout",
+		"--maxsockets", "--editor", "--browser", "--viewer", "--git", "--node-gyp", "--color", "--depth",
+		"--lockfile-version", "--cpu", "--os", "--libc", "--replace-registry-host", "--heading", "--umask",
+		"--message", "-m", "--preid", "--save-prefix", "--tag-version-prefix", "--init-module",
+		"--pack-destination", "--cidr", "--which", "--expect-result-count", "--provenance-file", "--allow-git",
+		"--package")
+	pnpmValueOptions = set("-C", "--dir", "--filter", "-F", "--filter-prod", "--test-pattern",
+		"--changed-files-ignore-pattern", "--reporter", "--loglevel", "--store-dir", "--virtual-store-dir",
+		"--modules-dir", "--lockfile-dir", "--global-dir", "--global-bin-dir", "--cache-dir", "--state-dir",
+		"--registry", "--package", "--allow-build", "--workspace-concurrency", "--network-concurrency",
+		"--child-concurrency", "--use-node-version", "--node-linker", "--package-import-method",
+		"--resolution-mode", "--npm-path", "--resume-from")
+	yarnValueOptions = set("--cwd", "--modules-folder", "--cache-folder", "--global-folder", "--link-folder",
+		"--preferred-cache-folder", "--mutex", "--network-timeout", "--network-concurrency", "--registry",
+		"--use-yarnrc", "--proxy", "--https-proxy", "--otp")
+	bunValueOptions = set("--cwd", "--env-file", "--config", "-c", "--preload", "-r", "--require", "--import",
+		"--define", "-d", "--loader", "-l", "--tsconfig-override", "--jsx-factory", "--jsx-fragment",
+		"--jsx-import-source", "--jsx-runtime", "--main-fields", "--extension-order", "--conditions",
+		"--origin", "--port", "--shell", "--console-depth", "--fetch-preconnect", "--max-http-header-size",
+		"--dns-result-order", "--elide-lines", "--filter", "-F", "--user-agent", "--title",
+		"--unhandled-rejections")
+)
+
+// managerValueOptions returns the options of the package manager or
+// runner named name (npm, npx, pnpm, pnpx, yarn, bun, bunx, or a runner
+// such as "pnpm dlx") that take a value.
+func managerValueOptions(name string) map[string]bool {
+	if i := strings.IndexByte(name, ' '); i > 0 {
+		name = name[:i]
+	}
+	switch name {
+	case "pnpm", "pnpx":
+		return pnpmValueOptions
+	case "yarn":
+		return yarnValueOptions
+	case "bun", "bunx":
+		return bunValueOptions
+	}
+	return npmValueOptions
+}
+
+// managerSub returns the words of a package manager's command line from
+// its subcommand on, past the options before it (an empty list when
+// there is none). For bun it returns nil when an option before any
+// subcommand is inline code (-e, --eval, -p, --print): bun runs the code.
+func managerSub(name string, args []arg) []arg {
+	withValue := managerValueOptions(name)
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			return args[i+1:]
+		case len(t) < 2 || t[0] != '-':
+			return args[i:]
+		case name == "bun" && (t == "-e" || t == "--eval" || t == "-p" || t == "--print" ||
+			strings.HasPrefix(t, "--eval=") || strings.HasPrefix(t, "--print=")):
+			return nil
+		case withValue[t]:
+			i++
+		case name == "npm" && npmBoolValue(args, i):
+			i++ // --yes false: npm reads the word as the option's value
+		}
+	}
+	return []arg{}
+}
 
 // npmBoolValue reports whether the word after the option args[i] is its
 // value although not joined to it by '=': npm reads `--name true` and
@@ -206,7 +284,7 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 	var specs []arg
 	var first *arg // the package, or with -p the command
 	cmd := 0       // first's index
-	withValue := npmRunnerValueFlags
+	withValue := managerValueOptions(runner)
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		switch {

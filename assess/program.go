@@ -636,7 +636,6 @@ func positional(shell string, args []arg, script *arg) []string {
 	return nil
 }
 
-var pkgManagerValueFlags = set("--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F", "--package")
 
 // leadingPackages returns the --package options among the words before a
 // package manager's subcommand (all of args but sub), as its runner reads
@@ -666,29 +665,36 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 	name, argv, depth := c.name, c.argv, c.depth
 	info := cmdInfo{name: name}
 	args := argv[1:]
+	sub := managerSub(name, args)
 	if name == "bun" {
-		if len(args) > 0 && (args[0].text == "x") {
-			a.npmRunner(args[1:], "bun x", depth)
-			return info
-		}
-		if len(args) > 0 && (args[0].text == "add" || args[0].text == "install" || args[0].text == "i") {
-			a.npmInstall(args[1:], "bun "+args[0].text)
-			return info
-		}
-		if len(args) > 0 && args[0].text == "run" {
-			// bun run FILE, bun run -e CODE: as bun FILE, bun -e CODE
-			// (a package.json script's name reads as a file).
-			c.argv = append([]arg{argv[0]}, args[1:]...)
+		// bun's own options may come before its subcommand (bun --bun x
+		// pkg); without a subcommand, bun runs a file or inline code.
+		if len(sub) == 0 {
 			return a.interpreter(c)
 		}
-		if len(args) > 1 && args[0].text == "exec" {
-			// Bun Shell runs the words as one command line.
-			a.inlineShell("bun exec", joinArgs(args[1:]), depth, true, c.env)
+		switch rest := sub[1:]; sub[0].text {
+		case "x":
+			a.npmRunner(rest, "bun x", depth)
 			return info
+		case "add", "install", "i":
+			a.npmInstall(rest, "bun "+sub[0].text)
+			return info
+		case "run":
+			// bun run FILE, bun run -e CODE: as bun FILE, bun -e CODE
+			// (a package.json script's name reads as a file), with the
+			// options before run.
+			lead := args[:len(args)-len(sub)]
+			c.argv = append(append([]arg{argv[0]}, lead...), rest...)
+			return a.interpreter(c)
+		case "exec":
+			if len(rest) > 0 {
+				// Bun Shell runs the words as one command line.
+				a.inlineShell("bun exec", joinArgs(rest), depth, true, c.env)
+				return info
+			}
 		}
 		return a.interpreter(c)
 	}
-	sub := skipFlags(args, pkgManagerValueFlags)
 	if len(sub) == 0 {
 		return info
 	}
@@ -796,7 +802,7 @@ var (
 	// inlineValueFlags are the single-letter flags whose value follows.
 	inlineValueFlags = map[string]string{
 		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC",
-		"lua": "l", "bun": "r", "tsx": "rC", "ts-node": "rP", "julia": "JLCOtp", "expect": "Dfb",
+		"lua": "l", "bun": "rcdlF", "tsx": "rC", "ts-node": "rP", "julia": "JLCOtp", "expect": "Dfb",
 		"racket": "tlfrkmiWLS", "guile": "slLex", "bb": "fmx", "elixir": "r",
 	}
 	// perlModule is what perl's -M and -m take as a module: a name, with
@@ -811,8 +817,13 @@ var (
 	// valueOptions the others that take a value (the next word when not
 	// joined by =).
 	codeOptions       = set("--eval", "--print", "--command")
-	moduleOptionNames = set("--require", "--import", "--loader", "--experimental-loader")
-	valueOptions      = set("--conditions", "--input-type", "--env-file", "--title", "--load")
+	moduleOptionNames = set("--require", "--import", "--loader", "--experimental-loader", "--preload")
+	valueOptions      = set("--conditions", "--input-type", "--env-file", "--title", "--load",
+		// bun's
+		"--cwd", "--config", "--define", "--tsconfig-override", "--jsx-factory", "--jsx-fragment",
+		"--jsx-import-source", "--jsx-runtime", "--main-fields", "--extension-order", "--origin", "--port",
+		"--shell", "--console-depth", "--fetch-preconnect", "--max-http-header-size", "--dns-result-order",
+		"--elide-lines", "--user-agent", "--unhandled-rejections", "--filter")
 )
 
 // inlineProgram finds the inline program (python -c, node -e/--eval/-p,

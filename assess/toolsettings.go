@@ -40,7 +40,7 @@ var npmSettings = set("registry", "strict-ssl", "ca", "cafile", "script-shell", 
 // npmConfigSet judges `npm config set KEY VALUE…` (also KEY=VALUE, npm set
 // and npm c set, pnpm's and yarn's config set).
 func (a *auditor) npmConfigSet(c invocation) {
-	args := skipFlags(c.args(), pkgManagerValueFlags)
+	args := managerSub(c.name, c.args())
 	switch {
 	case len(args) > 1 && (args[0].text == "config" || args[0].text == "c") && args[1].text == "set":
 		args = args[2:]

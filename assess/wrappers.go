@@ -644,7 +644,7 @@ func peelScriptRunner(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
 // the project's packages; with -c (--shell-mode) the words go to a shell
 // as one command line. pnpm's other uses are judged as a program.
 func peelPnpm(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
-	args := skipFlags(c.args(), pkgManagerValueFlags)
+	args := managerSub(c.name, c.args())
 	if len(args) == 0 || args[0].text != "exec" {
 		return nil, a.program(c), true
 	}
@@ -666,7 +666,7 @@ func peelPnpm(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 // peelYarn peels `yarn exec command…` and `yarn node args…` (node with the
 // project's setup); yarn's other uses are judged as a program.
 func peelYarn(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
-	args := skipFlags(c.args(), pkgManagerValueFlags)
+	args := managerSub(c.name, c.args())
 	if len(args) > 0 && args[0].text == "exec" {
 		a.packageSources(c)
 		return skipFlags(args[1:], nil), cmdInfo{}, false
