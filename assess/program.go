@@ -636,7 +636,6 @@ func positional(shell string, args []arg, script *arg) []string {
 	return nil
 }
 
-
 // leadingPackages returns the --package options among the words before a
 // package manager's subcommand (all of args but sub), as its runner reads
 // them wherever they stand (`pnpm --package=pkg dlx cmd`), followed by
