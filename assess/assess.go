@@ -316,8 +316,12 @@ import (
 // written, and the DNS servers set, are persistence. 2026.12.95: a package
 // manager's options before its subcommand (bun --bun x, npm --loglevel
 // silent exec, pnpm --store-dir D dlx) are read with their values, and so
-// are all of npm's, pnpm's and bun's options that take one.
-const Ruleset = "2026.12.95"
+// are all of npm's, pnpm's and bun's options that take one. 2026.12.96:
+// deleting the folders of a user's home that hold the user's own files
+// (Documents, Desktop, Downloads, media), every program's settings and
+// data (~/.config, ~/Library, AppData, ~/.local) or a cloud storage
+// client's synced copy is data_destruction.
+const Ruleset = "2026.12.96"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

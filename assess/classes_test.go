@@ -3258,3 +3258,31 @@ func TestAuditManagerLeadingOptions(t *testing.T) {
 		{"bun file", stdio("bun", "--smol", "srv.ts"), []string{}, true, false},
 	})
 }
+
+// The folders of a user's home that hold the user's own files (documents,
+// desktop, downloads, media), every program's settings and data
+// (~/.config, ~/Library, AppData, ~/.local) or a cloud storage client's
+// synced copy are precious to data_destruction (ruleset 2026.12.96): each
+// deleted passed with no more than shell_exec.
+func TestAuditUserDataDestroyed(t *testing.T) {
+	const shell, gone = "danger shell_exec mcp.args[1]", "danger data_destruction mcp.args[1]"
+	runCases(t, []auditCase{
+		{"rm -rf ~/Documents", stdio("sh", "-c", "rm -rf ~/Documents"), []string{gone, shell}, false, true},
+		{"the desktop's files", stdio("sh", "-c", "rm -rf ~/Desktop/*"), []string{gone, shell}, false, true},
+		{"$HOME/Pictures", stdio("sh", "-c", `rm -rf "$HOME/Pictures"`), []string{gone, shell}, false, true},
+		{"every user's documents", stdio("sh", "-c", "rm -rf /home/*/Documents"), []string{gone, shell}, false, true},
+		{"~/.config", stdio("sh", "-c", "rm -rf ~/.config"), []string{gone, shell}, false, true},
+		{"~/.local/share", stdio("sh", "-c", "rm -rf ~/.local/share"), []string{gone, shell}, false, true},
+		{"macOS' Library", stdio("sh", "-c", "rm -rf ~/Library"), []string{gone, shell}, false, true},
+		{"find -delete in Downloads", stdio("sh", "-c", "find ~/Downloads -type f -delete"), []string{gone, shell}, false, true},
+		{"shred the documents", stdio("sh", "-c", "shred -u ~/Documents/*"), []string{gone, shell}, false, true},
+		{"Remove-Item of the documents", stdio("pwsh", "-c", `Remove-Item -Recurse -Force $env:USERPROFILE\Documents`), []string{gone, shell}, false, true},
+		{"rd of a synced folder", stdio("cmd", "/c", `rd /s /q "%USERPROFILE%\OneDrive"`), []string{gone, "danger shell_exec mcp.args[1]"}, false, true},
+		// Look-alikes.
+		{"a folder inside the documents", stdio("sh", "-c", "rm -rf ~/Documents/mcp-cache"), []string{shell}, false, true},
+		{"a program's own settings", stdio("sh", "-c", "rm -rf ~/.config/my-mcp"), []string{shell}, false, true},
+		{"npx's cache", stdio("sh", "-c", "rm -rf ~/.npm/_npx"), []string{shell}, false, true},
+		{"a project's Documents folder", stdio("sh", "-c", "rm -rf ./Documents docs/Library"), []string{shell}, false, true},
+		{"a list of the documents", stdio("sh", "-c", "ls ~/Documents"), []string{shell}, false, true},
+	})
+}

@@ -127,7 +127,37 @@ func precious(p string) string {
 	if what, ok := credentialFolders[last]; ok && homeDir(strings.Join(segs[:len(segs)-1], "/")) {
 		return what // ~/.aws, not a project's own .npmrc
 	}
+	if what, ok := userDataFolders[last]; ok && homeDir(strings.Join(segs[:len(segs)-1], "/")) {
+		return what // ~/Documents, not a project's own docs
+	}
+	if parent == ".local" && last == "share" && homeDir(strings.Join(segs[:len(segs)-2], "/")) {
+		return "the user's programs' data (~/.local/share)"
+	}
 	return ""
+}
+
+// userDataFolders are the folders of a user's home that hold the user's
+// own files, or every program's settings and data, by their name in the
+// home (lower case), with what they hold: the folders the operating
+// systems make for documents and media, the folders cloud storage
+// clients keep in sync (a deletion there is carried to every copy), and
+// the folders of every program's settings.
+var userDataFolders = map[string]string{
+	"documents":    "the user's documents",
+	"desktop":      "the user's desktop",
+	"downloads":    "the user's downloads",
+	"pictures":     "the user's pictures",
+	"photos":       "the user's photos",
+	"music":        "the user's music",
+	"movies":       "the user's movies",
+	"videos":       "the user's videos",
+	"library":      "the user's macOS Library (every program's settings and data)",
+	"appdata":      "the user's Windows application data (every program's settings and data)",
+	".config":      "the user's settings (every program's, credentials among them)",
+	".local":       "the user's programs and their data (~/.local)",
+	"onedrive":     "the user's OneDrive folder (synced: the deletion reaches every copy)",
+	"dropbox":      "the user's Dropbox folder (synced: the deletion reaches every copy)",
+	"google drive": "the user's Google Drive folder (synced: the deletion reaches every copy)",
 }
 
 // systemFolders are the folders an operating system runs from.

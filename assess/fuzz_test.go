@@ -178,6 +178,8 @@ var fuzzSeeds = [][]string{
 	{"bun", "-b", "--eval=1", "x", "p"},
 	{"sh", "-c", "bun --cwd d run -e 1; bun -c; bun --smol exec; bun --silent add; npm --loglevel; npm --yes false exec p; npx --color always p@1; npx --reg r p"},
 	{"sh", "-c", "pnpm -w dlx p; pnpm --store-dir; pnpm dlx --allow-build; yarn --cwd d dlx -p a b; pnpm -C d exec -c 'x | y'; npm -- exec p; npm --userconfig r config set registry h"},
+	{"sh", "-c", "rm -rf ~/Documents/ ~/DESKTOP/* /home/*/Music $HOME/.local/share/ ~/.local/share/x ~/Library/. /Users/a/Google\\ Drive; find ~/.config -delete; shred ~/Downloads/*"},
+	{"cmd", "/c", "rd /s /q \"%USERPROFILE%\\OneDrive\" & del /s /q C:\\Users\\a\\AppData\\* & rd %USERPROFILE%\\"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
