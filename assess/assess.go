@@ -320,8 +320,12 @@ import (
 // deleting the folders of a user's home that hold the user's own files
 // (Documents, Desktop, Downloads, media), every program's settings and
 // data (~/.config, ~/Library, AppData, ~/.local) or a cloud storage
-// client's synced copy is data_destruction.
-const Ruleset = "2026.12.96"
+// client's synced copy is data_destruction. 2026.12.97: the paths of
+// credential files listed (find over a credential folder, ls or echo of a
+// pattern in one) and handed by xargs to its command, and what a reader
+// find -exec runs writes out, are followed by the credential flow; find's
+// -name pattern says which files it finds (public keys are none).
+const Ruleset = "2026.12.97"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -456,6 +460,10 @@ type auditor struct {
 	// fetched holds the files download tools of the wiring wrote
 	// (fetched.go).
 	fetched []fetchedFile
+	// listedIn stands for the paths of credential files that the command
+	// being judged reads on its standard input, from the stage before it
+	// in a pipeline (find ~/.ssh | xargs …), as cmdInfo.lists says, or "".
+	listedIn string
 }
 
 // add records a finding at the level of code's rule. Every code passed is

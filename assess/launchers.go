@@ -1,6 +1,9 @@
 package assess
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Launchers of the Node ecosystem that set variables and start a command
 // (cross-env, dotenv-cli, env-cmd) or run command lines through a shell
@@ -274,14 +277,38 @@ func (a *auditor) xargs(c invocation) cmdInfo {
 			replace = val
 		}
 	})
+	listed := a.listedIn
+	a.listedIn = "" // what xargs runs reads nothing of it
 	if len(rest) == 0 {
-		return cmdInfo{name: "xargs"} // xargs alone echoes its input
+		return cmdInfo{name: "xargs", lists: listed} // xargs alone echoes its input
+	}
+	if listed != "" {
+		// The paths of credential files come in: the command is given
+		// them, at the -I string or after its words.
+		rest = withListed(rest, replace, listed)
 	}
 	info := a.command(rest, c.depth+1, ctxNested)
 	if xargsRunsInput(rest, replace) {
 		info.stdinScript = true
 	}
 	return info
+}
+
+// withListed returns argv with file (a path standing for the files whose
+// paths xargs reads) where xargs puts each word it reads: in place of the
+// -I string replace, or after the last word when there is none.
+func withListed(argv []arg, replace, file string) []arg {
+	out := slices.Clone(argv)
+	if replace == "" {
+		last := argv[len(argv)-1]
+		return append(out, arg{text: file, path: last.path, lit: true})
+	}
+	for i := range out {
+		if out[i].lit && strings.Contains(out[i].text, replace) {
+			out[i].text = strings.ReplaceAll(out[i].text, replace, file)
+		}
+	}
+	return out
 }
 
 // xargsRunsInput reports whether the command xargs starts takes its

@@ -15,12 +15,21 @@ import (
 
 // find judges `find … -exec|-execdir|-ok|-okdir command… ;|+`: each
 // command runs once per file found.
+//
+// find writes out what those commands write: a reader's (find ~/.ssh
+// -exec cat {} +) carries the credentials it reads. Without a command, a
+// find over a credential folder writes out the paths of the files in it.
 func (a *auditor) find(c invocation) cmdInfo {
 	args := c.args()
 	found := a.findsIn(args)
+	out := cmdInfo{name: c.name}
+	acts := false
 	for i := 0; i < len(args); i++ {
 		switch args[i].text {
+		case "-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-quit":
+			acts = true
 		case "-exec", "-execdir", "-ok", "-okdir":
+			acts = true
 			end := i + 1
 			for end < len(args) && args[end].text != ";" && args[end].text != "+" {
 				end++
@@ -33,22 +42,29 @@ func (a *auditor) find(c invocation) cmdInfo {
 					argv = slices.Clone(argv)
 					for j := range argv {
 						if argv[j].lit && strings.Contains(argv[j].text, "{}") {
-							argv[j].text = strings.ReplaceAll(argv[j].text, "{}", found+"/{}")
+							argv[j].text = strings.ReplaceAll(argv[j].text, "{}", found)
 						}
 					}
 				}
-				a.command(argv, c.depth+1, ctxNested)
+				if info := a.command(argv, c.depth+1, ctxNested); info.secrets != "" && out.secrets == "" {
+					out.secrets = info.secrets
+				}
 			}
 			i = end
 		}
 	}
-	return cmdInfo{name: c.name}
+	if found != "" && !acts {
+		out.lists = found
+	}
+	return out
 }
 
-// findsIn returns the first of find's starting points (after its -H, -L,
-// -P, -D and -O options, before its expression) that holds credentials,
-// or "": what the files it finds there hold is what {} stands for in the
-// commands it runs.
+// findsIn returns a path that stands for the credential files find finds,
+// or "": under the first of its starting points (after its -H, -L, -P, -D
+// and -O options, before its expression) that holds credentials, a file
+// {} named as its first -name or -iname pattern says (~/.ssh/id_{} for
+// -name 'id_*'), so that find ~/.ssh -name '*.pub' finds none. What those
+// files hold is what {} stands for in the commands it runs.
 func (a *auditor) findsIn(args []arg) string {
 	i := 0
 	for i < len(args) && len(args[i].text) > 1 && args[i].text[0] == '-' && strings.ContainsRune("HLPDO", rune(args[i].text[1])) {
@@ -63,10 +79,57 @@ func (a *auditor) findsIn(args []arg) string {
 			break
 		}
 		if args[i].lit && a.credentialAt(t) != "" {
-			return cleanPath(t)
+			file := cleanPath(t) + "/" + findName(args[i+1:])
+			if a.credentialAt(file) == "" {
+				return ""
+			}
+			return file
 		}
 	}
 	return ""
+}
+
+// findName returns the name find's expression gives the files it finds,
+// from its first -name or -iname pattern with {} for each wildcard run
+// (id_{} for 'id_*'), or {} when there is none or its value is not known.
+func findName(expr []arg) string {
+	for i := 0; i+1 < len(expr); i++ {
+		if t := expr[i].text; (t == "-name" || t == "-iname") && expr[i+1].lit {
+			return globName(expr[i+1].text)
+		}
+	}
+	return "{}"
+}
+
+// globName is the file name pattern p with {} for each run of wildcards
+// (*, ?, a bracket expression), or {} when p is not a plain name.
+func globName(p string) string {
+	if p == "" || strings.ContainsAny(p, `/\`) {
+		return "{}"
+	}
+	var b strings.Builder
+	wild := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '*' || c == '?' || c == '[':
+			if c == '[' {
+				end := strings.IndexByte(p[i+1:], ']')
+				if end < 0 {
+					return "{}"
+				}
+				i += end + 1
+			}
+			if !wild {
+				b.WriteString("{}")
+			}
+			wild = true
+		default:
+			b.WriteByte(c)
+			wild = false
+		}
+	}
+	return b.String()
 }
 
 // vim judges the commands vim runs from its command line (-c CMD, --cmd

@@ -565,7 +565,11 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 	infos := make([]cmdInfo, len(stages))
 	for i, st := range stages {
 		if c, ok := st.Cmd.(*syntax.CallExpr); ok {
+			if i > 0 {
+				s.a.listedIn = infos[i-1].lists
+			}
 			infos[i] = s.call(c)
+			s.a.listedIn = ""
 		} else if d, ok := st.Cmd.(*syntax.DeclClause); ok && declListing(d) {
 			infos[i] = cmdInfo{name: d.Variant.Value, secrets: serverEnvironment}
 		} else {
