@@ -325,7 +325,13 @@ import (
 // pattern in one) and handed by xargs to its command, and what a reader
 // find -exec runs writes out, are followed by the credential flow; find's
 // -name pattern says which files it finds (public keys are none).
-const Ruleset = "2026.12.97"
+// 2026.12.98: a pipeline stage that is a compound command (a block, a
+// subshell, if, while, case, time, coproc) reads the pipe through its
+// commands, and so do the commands of an output process substitution (>
+// >(sh), tee >(sh)); read over a listing of credential files, and a for
+// loop over one a command substitution makes, give their variable those
+// files' paths.
+const Ruleset = "2026.12.98"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

