@@ -330,8 +330,12 @@ import (
 // commands, and so do the commands of an output process substitution (>
 // >(sh), tee >(sh)); read over a listing of credential files, and a for
 // loop over one a command substitution makes, give their variable those
-// files' paths.
-const Ruleset = "2026.12.98"
+// files' paths. 2026.12.99: a download written by a redirection (curl URL >
+// a.sh), or by a writer it is piped into (tee, dd of=, Out-File,
+// Set-Content), and the files Start-BitsTransfer and WebClient.DownloadFile
+// write, are followed as downloaded files run; WebClient's download
+// methods are fetch_exec.
+const Ruleset = "2026.12.99"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -470,6 +474,10 @@ type auditor struct {
 	// being judged reads on its standard input, from the stage before it
 	// in a pipeline (find ~/.ssh | xargs …), as cmdInfo.lists says, or "".
 	listedIn string
+	// fedBy is the download tool whose download the command being judged
+	// reads on its standard input, from an earlier stage of its pipeline
+	// (curl URL | tee a.sh), or "" (fetched.go).
+	fedBy string
 }
 
 // add records a finding at the level of code's rule. Every code passed is

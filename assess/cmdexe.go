@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -102,6 +103,7 @@ type cmdWord struct {
 type cmdCommand struct {
 	words  []cmdWord
 	writes []cmdWord // targets of > and >>
+	stdout []cmdWord // those of them that take its standard output (not 2>)
 	pipe   bool      // its output goes to the next command
 }
 
@@ -197,7 +199,9 @@ func (p *cmdParser) char(i int) int {
 func (p *cmdParser) redirect(i int) int {
 	line := p.line
 	p.meta = true
+	handle := byte('1')
 	if p.inWord && !p.quoted && len(p.word) == 1 && (p.word[0] == '1' || p.word[0] == '2') {
+		handle = p.word[0]
 		p.word, p.inWord = p.word[:0], false // the handle of 2>file
 	}
 	p.endWord()
@@ -211,6 +215,9 @@ func (p *cmdParser) redirect(i int) int {
 	t, next := cmdTarget(line, i+1)
 	if out {
 		p.cur.writes = append(p.cur.writes, t)
+		if handle == '1' {
+			p.cur.stdout = append(p.cur.stdout, t)
+		}
 	}
 	return next - 1
 }
@@ -386,6 +393,7 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 	var stages []cmdInfo
 	var vars cmdVars
 	var loop cmdForLoop
+	fed := "" // the download tool whose download reaches this command (fetched.go)
 	for _, cmd := range cmds {
 		if a.budget <= 0 {
 			a.overrunAt(line.pathAt(off))
@@ -434,7 +442,17 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 			// line set some of its own.
 			a.shellEnv = c.env
 		}
+		a.fedBy = fed
 		info := a.command(argv, c.depth+1, ctx)
+		a.fedBy = ""
+		if tool := cmp.Or(info.streams, fed); tool != "" {
+			for _, w := range cmd.stdout {
+				a.addFetched(w.text, tool) // curl URL > a.bat: the file holds the download
+			}
+		}
+		if fed = cmp.Or(fed, info.streams); !cmd.pipe {
+			fed = ""
+		}
 		if loop.after(info) {
 			// for /f %i in ('curl …') do %i: each line of the output
 			// runs as a command, as a shell runs what is piped into it.

@@ -35,6 +35,7 @@ type cmdInfo struct {
 	decodes     bool   // decodes encoded text (base64 -d, xxd -r, …)
 	secrets     string // the credentials it writes out, as credentialFile says ("" for none)
 	lists       string // the paths of credential files it writes out, as one path with {} ("" for none)
+	streams     string // the download tool whose download it writes out ("" for none)
 	sends       bool   // a network client that sends what it reads
 	// token is the token it prints (tokens.go), to is where a client
 	// that sends sends: the hosts of the URLs among its words.

@@ -28,11 +28,10 @@ var fetchValues = map[string]struct{ outputs, dirs map[string]bool }{
 
 // fetchedBy records the file the download tool c writes: the value of its
 // output option, or, for wget and aria2c by default and curl with -O, the
-// last segment of the URL's path, in the folder an option names.
-func (a *auditor) fetchedBy(c invocation) {
-	if len(a.fetched) >= maxFetched {
-		return
-	}
+// last segment of the URL's path, in the folder an option names. It
+// reports whether c writes what it downloads to its standard output
+// instead (curl and Invoke-WebRequest without an output file, wget -O -).
+func (a *auditor) fetchedBy(c invocation) (toStdout bool) {
 	args := c.args()
 	out, dir, remote := "", "", c.name == "wget" || c.name == "wget2" || c.name == "aria2c"
 	urlName := ""
@@ -95,13 +94,107 @@ func (a *auditor) fetchedBy(c invocation) {
 		out = urlName
 	}
 	if out == "" || out == "-" {
-		return
+		return out == "-" || out == "" && !remote && streamsByDefault[c.name]
 	}
 	if dir != "" && !strings.HasPrefix(out, "/") {
 		out = strings.TrimSuffix(dir, "/") + "/" + out
 	}
-	a.fetched = append(a.fetched, fetchedFile{cleanPath(out), c.name})
+	a.addFetched(out, c.name)
 	a.writesTo(out, c.argv[0].path)
+	return false
+}
+
+// streamsByDefault are the download tools that write what they download
+// to their standard output unless an option names a file.
+var streamsByDefault = set("curl", "curlie", "invoke-webrequest", "iwr", "invoke-restmethod", "irm")
+
+// addFetched records that the file p holds what the download tool tool
+// downloaded, within maxFetched.
+func (a *auditor) addFetched(p, tool string) {
+	if p = cleanPath(p); p != "" && p != "-" && len(a.fetched) < maxFetched {
+		a.fetched = append(a.fetched, fetchedFile{p, tool})
+	}
+}
+
+// bitsTransfer records the file Start-BitsTransfer writes: its
+// -Destination (or any prefix of it), or the word after the URL.
+func (a *auditor) bitsTransfer(c invocation) {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		name, val, colon := strings.Cut(lower(args[i].text), ":")
+		if len(name) >= len("-d") && strings.HasPrefix("-destination", name) {
+			if w, ok := optValue(args, &i, val, colon); ok && w.lit {
+				a.addFetched(w.text, c.name)
+			}
+			return
+		}
+	}
+	a.fetchedAfterURL(c)
+}
+
+// fetchWriters are the programs that write what they read on their
+// standard input to the files they name: fed a download (curl URL | tee
+// a.sh), each of those files holds it.
+var fetchWriters = map[string]func(a *auditor, c invocation){
+	"tee": func(a *auditor, c invocation) {
+		for _, w := range operands(c.args(), nil, false, nil) {
+			if w.lit {
+				a.addFetched(w.text, a.fedBy)
+			}
+		}
+	},
+	"dd": func(a *auditor, c invocation) {
+		for _, w := range c.args() {
+			if v, ok := strings.CutPrefix(w.text, "of="); ok && w.lit {
+				a.addFetched(v, a.fedBy)
+			}
+		}
+	},
+	"out-file": psWritesFile, "set-content": psWritesFile, "sc": psWritesFile, "add-content": psWritesFile,
+	"ac": psWritesFile, "tee-object": psWritesFile,
+}
+
+// psWritesFile records the file PowerShell's Out-File, Set-Content,
+// Add-Content or Tee-Object writes: its -FilePath, -Path or -LiteralPath
+// (or a prefix of them), or its first positional word.
+func psWritesFile(a *auditor, c invocation) {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := lower(args[i].text)
+		if !strings.HasPrefix(t, "-") {
+			if args[i].lit {
+				a.addFetched(args[i].text, a.fedBy)
+			}
+			return
+		}
+		name, val, colon := strings.Cut(t, ":")
+		if len(name) > 1 && (strings.HasPrefix("-filepath", name) || strings.HasPrefix("-path", name) ||
+			len(name) > 2 && strings.HasPrefix("-literalpath", name)) {
+			if w, ok := optValue(args, &i, val, colon); ok && w.lit {
+				a.addFetched(w.text, a.fedBy)
+			}
+			return
+		}
+		if !colon && i+1 < len(args) && psValueParams[name] {
+			i++
+		}
+	}
+}
+
+// psValueParams are the parameters of PowerShell's file writers that take
+// a value (not a file), by the lower-case names written in full.
+var psValueParams = set("-encoding", "-value", "-width", "-stream", "-filter", "-include", "-exclude",
+	"-variable", "-inputobject")
+
+// writesFetched records the files c writes what it reads, when what it
+// reads is a download (fedBy).
+func (a *auditor) writesFetched(c invocation) {
+	if a.fedBy == "" {
+		return
+	}
+	if f := fetchWriters[c.name]; f != nil {
+		f(a, c)
+	}
 }
 
 // fetchShortValues are, per download tool, its one-letter options that

