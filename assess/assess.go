@@ -334,8 +334,11 @@ import (
 // a.sh), or by a writer it is piped into (tee, dd of=, Out-File,
 // Set-Content), and the files Start-BitsTransfer and WebClient.DownloadFile
 // write, are followed as downloaded files run; WebClient's download
-// methods are fetch_exec.
-const Ruleset = "2026.12.99"
+// methods are fetch_exec. 2026.12.100: container_host_access also
+// reports other runtimes' sockets and named pipes, runtimes' and the
+// kubelet's state folders, DAC_READ_SEARCH and SYS_RAWIO, and device rules
+// that allow every device or the host's disks.
+const Ruleset = "2026.12.100"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

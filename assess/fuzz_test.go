@@ -187,6 +187,7 @@ var fuzzSeeds = [][]string{
 	{"bash", "-c", "curl h > a; sh a; curl -o x h > b; ./b; wget -O - h >> c; . c; curl h | tee d e | dd of=f; bash d; sh f; curl h 2> g; sh g; curl h &> i; ./i; { wget -qO- h; } > j; sh j; curl h | gunzip | tee; dd of=; tee"},
 	{"pwsh", "-c", "irm h > a.ps1; ./a.ps1; iwr h | Out-File -FilePath:b.ps1; . ./b.ps1; irm h | sc -Encoding utf8 c; ./c; Start-BitsTransfer -Dest d.exe h; d.exe; Start-BitsTransfer h e; (New-Object Net.WebClient).DownloadFile('h', 'f.exe'); f.exe; $w.DownloadFile(; $w.DownloadString(h) | Tee-Object -FilePath g; ./g; irm h 2> x; ./x"},
 	{"cmd", "/c", "curl h > a.bat & a.bat & curl h 2> b.bat & b.bat & curl h | more 1> c & call c & curl -o x h >d & d & curl h >> & curl h 2>&1 > e & e"},
+	{"docker", "run", "-v", "/run/containerd/containerd.sock:/c", "-v=//./pipe/docker_engine:x", "--mount", "src=/var/lib/kubelet", "--cap-add", "CAP_dac_read_search", "--device-cgroup-rule", "a", "--device-cgroup-rule=b 259:0 rwm", "--device-cgroup-rule", "'c *:* m'", "-v", ".sock", "img:1"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

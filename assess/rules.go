@@ -111,7 +111,7 @@ var ruleTable = []registry.Rule{
 		"The wiring runs the server with elevated privileges (sudo, doas, su, runas, gsudo, PsExec -s, run0, systemd-run without --user, machinectl shell as root).",
 		"Run the server as the invoking user; an MCP server never needs root."),
 	rule(CodeContainerHostAccess, registry.LevelDanger, false,
-		"A container is started with access to the host (--privileged, host network or pid namespace, the Docker socket, the host root, the host's memory or raw disk devices).",
+		"A container is started with access to the host (--privileged, host network or pid namespace, a container runtime's socket or state (docker.sock, containerd.sock, /var/lib/docker), the host root, capabilities such as SYS_ADMIN or DAC_READ_SEARCH, the host's memory or raw disk devices, a device rule that allows them).",
 		"Drop the host-access flags and mount only the directories the server needs."),
 	rule(CodeCredentialMount, registry.LevelDanger, false,
 		"A container is given the user's credentials: the wiring mounts a folder or file where programs keep them (~/.ssh, ~/.aws, ~/.kube, ~/.config/gcloud, ~/.azure, ~/.docker, ~/.gnupg, ~/.netrc, a browser's profile, the macOS keychains, Windows' saved credentials …) or the whole home directory, so whatever runs in the container can read them and act as the user.",
