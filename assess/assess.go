@@ -337,8 +337,10 @@ import (
 // methods are fetch_exec. 2026.12.100: container_host_access also
 // reports other runtimes' sockets and named pipes, runtimes' and the
 // kubelet's state folders, DAC_READ_SEARCH and SYS_RAWIO, and device rules
-// that allow every device or the host's disks.
-const Ruleset = "2026.12.100"
+// that allow every device or the host's disks. 2026.12.101: a downloaded
+// archive unpacked (tar, unzip, 7z, Expand-Archive) and then a file in its
+// folder run is pipe_to_shell.
+const Ruleset = "2026.12.101"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

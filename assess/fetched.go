@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"cmp"
 	"net/url"
 	"path"
 	"strings"
@@ -10,8 +11,12 @@ import (
 // /tmp/a.sh, wget URL && chmod +x a && ./a, iwr -OutFile a.msi; msiexec /i
 // a.msi. What runs is whatever the URL served then, as with curl | sh.
 
-// fetchedFile is a file a download tool wrote, with the tool.
-type fetchedFile struct{ path, tool string }
+// fetchedFile is a file a download tool wrote, with the tool; with
+// unpacked, path is a folder an archive it downloaded was unpacked into.
+type fetchedFile struct {
+	path, tool string
+	unpacked   bool
+}
 
 // maxFetched bounds the downloaded files an audit keeps.
 const maxFetched = 32
@@ -112,7 +117,158 @@ var streamsByDefault = set("curl", "curlie", "invoke-webrequest", "iwr", "invoke
 // downloaded, within maxFetched.
 func (a *auditor) addFetched(p, tool string) {
 	if p = cleanPath(p); p != "" && p != "-" && len(a.fetched) < maxFetched {
-		a.fetched = append(a.fetched, fetchedFile{p, tool})
+		a.fetched = append(a.fetched, fetchedFile{path: p, tool: tool})
+	}
+}
+
+// fetchedAt returns the download tool that wrote the file p, or "".
+func (a *auditor) fetchedAt(p string) string {
+	p = cleanPath(p)
+	for _, f := range a.fetched {
+		if !f.unpacked && f.path == p {
+			return f.tool
+		}
+	}
+	return ""
+}
+
+// unpackers judge the programs that unpack an archive: each returns the
+// archive it reads ("-" for its standard input) and the folder it unpacks
+// into ("" for the working directory).
+var unpackers = map[string]func(args []arg) (archive, dir string){
+	"tar": tarExtracts, "bsdtar": tarExtracts, "gtar": tarExtracts,
+	"unzip": func(args []arg) (string, string) {
+		archive, dir := "", ""
+		for i := 0; i < len(args); i++ {
+			switch t := args[i].text; {
+			case t == "-d" && i+1 < len(args):
+				i++
+				dir = args[i].text
+			case strings.HasPrefix(t, "-"):
+			case archive == "":
+				archive = t
+			}
+		}
+		return archive, dir
+	},
+	"7z": sevenZip, "7za": sevenZip, "7zz": sevenZip,
+	"expand-archive": func(args []arg) (string, string) {
+		var archive, dir string
+		var pos []string
+		for i := 0; i < len(args); i++ {
+			name, val, colon := strings.Cut(lower(args[i].text), ":")
+			switch {
+			case !strings.HasPrefix(name, "-"):
+				pos = append(pos, args[i].text)
+			case len(name) > 1 && (strings.HasPrefix("-path", name) || len(name) > 2 && strings.HasPrefix("-literalpath", name)):
+				if w, ok := optValue(args, &i, val, colon); ok {
+					archive = w.text
+				}
+			case len(name) > 1 && strings.HasPrefix("-destinationpath", name):
+				if w, ok := optValue(args, &i, val, colon); ok {
+					dir = w.text
+				}
+			}
+		}
+		if archive == "" && len(pos) > 0 {
+			archive, pos = pos[0], pos[1:]
+		}
+		if dir == "" && len(pos) > 0 {
+			dir = pos[0]
+		}
+		if dir == "" && archive != "" {
+			// A folder named as the archive, in the working directory.
+			base := path.Base(strings.ReplaceAll(archive, `\`, "/"))
+			dir = strings.TrimSuffix(base, path.Ext(base))
+		}
+		return archive, dir
+	},
+}
+
+// tarExtracts reads tar's command line: whether it extracts (x, -x,
+// --extract, --get), the archive of f, -f, --file ("-" when it reads its
+// standard input, as without one) and the folder of -C or --directory.
+func tarExtracts(args []arg) (archive, dir string) {
+	extract := false
+	takesFile := 0 // the f of a cluster: the archive is the next word
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--extract" || t == "--get":
+			extract = true
+		case t == "-C" || t == "--directory":
+			if i+1 < len(args) {
+				i++
+				dir = args[i].text
+			}
+		case strings.HasPrefix(t, "--directory="):
+			dir = strings.TrimPrefix(t, "--directory=")
+		case t == "--file" || t == "-f":
+			if i+1 < len(args) {
+				i++
+				archive = args[i].text
+			}
+		case strings.HasPrefix(t, "--file="):
+			archive = strings.TrimPrefix(t, "--file=")
+		case strings.HasPrefix(t, "--"):
+		case i == 0 && !strings.HasPrefix(t, "-"), len(t) > 1 && t[0] == '-':
+			// A cluster: old style (xzf) as the first word, or -xzf.
+			letters := strings.TrimPrefix(t, "-")
+			extract = extract || strings.ContainsRune(letters, 'x')
+			if strings.ContainsRune(letters, 'f') {
+				takesFile++
+			}
+			if takesFile > 0 && i+1 < len(args) {
+				i++
+				archive = args[i].text
+				takesFile = 0
+			}
+		}
+	}
+	if !extract {
+		return "", ""
+	}
+	return cmp.Or(archive, "-"), dir
+}
+
+// sevenZip reads 7-Zip's command line: x or e extracts the archive that
+// follows, into the folder of -o.
+func sevenZip(args []arg) (archive, dir string) {
+	if len(args) == 0 || (args[0].text != "x" && args[0].text != "e") {
+		return "", ""
+	}
+	for _, w := range args[1:] {
+		switch t := w.text; {
+		case strings.HasPrefix(t, "-o"):
+			dir = t[2:]
+		case strings.HasPrefix(t, "-"):
+		case archive == "":
+			archive = t
+		}
+	}
+	return archive, dir
+}
+
+// unpacksFetched records the folder c unpacks an archive into when the
+// archive is a download: a file a download tool wrote, or its standard
+// input fed by one (curl URL | tar xz).
+func (a *auditor) unpacksFetched(c invocation) {
+	judge := unpackers[c.name]
+	if judge == nil || len(a.fetched) >= maxFetched {
+		return
+	}
+	archive, dir := judge(c.args())
+	tool := ""
+	switch {
+	case archive == "":
+		return
+	case archive == "-":
+		tool = a.fedBy
+	default:
+		tool = a.fetchedAt(archive)
+	}
+	if tool != "" {
+		a.fetched = append(a.fetched, fetchedFile{path: cmp.Or(cleanPath(dir), "."), tool: tool, unpacked: true})
 	}
 }
 
@@ -187,8 +343,12 @@ var psValueParams = set("-encoding", "-value", "-width", "-stream", "-filter", "
 	"-variable", "-inputobject")
 
 // writesFetched records the files c writes what it reads, when what it
-// reads is a download (fedBy).
+// reads is a download (fedBy), and the folder it unpacks a downloaded
+// archive into.
 func (a *auditor) writesFetched(c invocation) {
+	if len(a.fetched) > 0 || a.fedBy != "" {
+		a.unpacksFetched(c)
+	}
 	if a.fedBy == "" {
 		return
 	}
@@ -220,6 +380,20 @@ func psCmdlet(name string) bool {
 		return true
 	}
 	return false
+}
+
+// unpackedInto reports whether the path p, as a command names it, is a
+// file in the folder dir an archive was unpacked into. Into the working
+// directory, only a path through a folder counts (./b-main/run.sh): an
+// archive unpacks into a folder of its own as a rule, and a file of the
+// project beside it (./run.sh, srv.js) is not told apart.
+func unpackedInto(p, dir string) bool {
+	if dir == "." {
+		return strings.Contains(p, "/") && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") &&
+			!strings.HasPrefix(p, "$") && !strings.HasPrefix(p, "../") && !strings.HasPrefix(p, "%") &&
+			!(len(p) > 1 && p[1] == ':')
+	}
+	return strings.HasPrefix(p, dir+"/")
 }
 
 // installers are the programs that run the package file they are given
@@ -267,7 +441,12 @@ func (a *auditor) runsFetched(c invocation) {
 		}
 		p := cleanPath(w.text)
 		for _, f := range a.fetched {
-			if p == f.path {
+			if f.unpacked && unpackedInto(p, f.path) {
+				a.add(CodePipeToShell, w.path, "runs "+safeText(p, 60)+", unpacked from an archive "+quoted(f.tool)+
+					" downloaded, which is whatever the URL served when the server started")
+				return
+			}
+			if !f.unpacked && p == f.path {
 				a.add(CodePipeToShell, w.path, "runs the file "+quoted(f.tool)+" downloaded ("+safeText(f.path, 60)+
 					"), which is whatever the URL served when the server started")
 				return

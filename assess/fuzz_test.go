@@ -188,6 +188,8 @@ var fuzzSeeds = [][]string{
 	{"pwsh", "-c", "irm h > a.ps1; ./a.ps1; iwr h | Out-File -FilePath:b.ps1; . ./b.ps1; irm h | sc -Encoding utf8 c; ./c; Start-BitsTransfer -Dest d.exe h; d.exe; Start-BitsTransfer h e; (New-Object Net.WebClient).DownloadFile('h', 'f.exe'); f.exe; $w.DownloadFile(; $w.DownloadString(h) | Tee-Object -FilePath g; ./g; irm h 2> x; ./x"},
 	{"cmd", "/c", "curl h > a.bat & a.bat & curl h 2> b.bat & b.bat & curl h | more 1> c & call c & curl -o x h >d & d & curl h >> & curl h 2>&1 > e & e"},
 	{"docker", "run", "-v", "/run/containerd/containerd.sock:/c", "-v=//./pipe/docker_engine:x", "--mount", "src=/var/lib/kubelet", "--cap-add", "CAP_dac_read_search", "--device-cgroup-rule", "a", "--device-cgroup-rule=b 259:0 rwm", "--device-cgroup-rule", "'c *:* m'", "-v", ".sock", "img:1"},
+	{"sh", "-c", "curl h | tar xz && ./a/b; curl -o a.tgz h; tar -C; tar -xzf a.tgz --directory=/o; /o/x; tar --extract --file=a.tgz; unzip; unzip -d; curl -o b.zip h; unzip b.zip -d; 7z; 7z x; 7z e b.zip -o; ./x/y; tar tzf a.tgz; tar xf - < a.tgz; tar cf - . | tar xf - -C /d; /d/z"},
+	{"pwsh", "-c", "iwr h -OutFile a.zip; Expand-Archive; Expand-Archive -Path; Expand-Archive a.zip -Dest:d; ./d/x.exe; Expand-Archive -LiteralPath a.zip; ./a/y.exe; Expand-Archive \\a.zip"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
