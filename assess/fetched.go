@@ -191,25 +191,21 @@ var unpackers = map[string]func(args []arg) (archive, dir string){
 func tarExtracts(args []arg) (archive, dir string) {
 	extract := false
 	takesFile := 0 // the f of a cluster: the archive is the next word
+	// The options whose value is the folder or the archive.
+	valued := map[string]*string{"-C": &dir, "--directory": &dir, "-f": &archive, "--file": &archive}
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
-		switch {
+		name, val, joined := strings.Cut(t, "=")
+		switch to := valued[name]; {
 		case t == "--extract" || t == "--get":
 			extract = true
-		case t == "-C" || t == "--directory":
+		case to != nil && joined && strings.HasPrefix(name, "--"):
+			*to = val
+		case to != nil && !joined:
 			if i+1 < len(args) {
 				i++
-				dir = args[i].text
+				*to = args[i].text
 			}
-		case strings.HasPrefix(t, "--directory="):
-			dir = strings.TrimPrefix(t, "--directory=")
-		case t == "--file" || t == "-f":
-			if i+1 < len(args) {
-				i++
-				archive = args[i].text
-			}
-		case strings.HasPrefix(t, "--file="):
-			archive = strings.TrimPrefix(t, "--file=")
 		case strings.HasPrefix(t, "--"):
 		case i == 0 && !strings.HasPrefix(t, "-"), len(t) > 1 && t[0] == '-':
 			// A cluster: old style (xzf) as the first word, or -xzf.
