@@ -339,8 +339,10 @@ import (
 // kubelet's state folders, DAC_READ_SEARCH and SYS_RAWIO, and device rules
 // that allow every device or the host's disks. 2026.12.101: a downloaded
 // archive unpacked (tar, unzip, 7z, Expand-Archive) and then a file in its
-// folder run is pipe_to_shell.
-const Ruleset = "2026.12.101"
+// folder run is pipe_to_shell. 2026.12.102: downloaded files and unpacked
+// folders are compared with what runs in the directory each was named in,
+// as cd, pushd and popd leave it.
+const Ruleset = "2026.12.102"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -16,6 +16,7 @@ import (
 type fetchedFile struct {
 	path, tool string
 	unpacked   bool
+	here       bool // the folder unpacked into is the working directory of the time
 }
 
 // maxFetched bounds the downloaded files an audit keeps.
@@ -117,13 +118,23 @@ var streamsByDefault = set("curl", "curlie", "invoke-webrequest", "iwr", "invoke
 // downloaded, within maxFetched.
 func (a *auditor) addFetched(p, tool string) {
 	if p = cleanPath(p); p != "" && p != "-" && len(a.fetched) < maxFetched {
-		a.fetched = append(a.fetched, fetchedFile{path: p, tool: tool})
+		a.fetched = append(a.fetched, fetchedFile{path: a.fetchedPath(p), tool: tool})
 	}
+}
+
+// fetchedPath is the path p (as cleanPath leaves it) from the directory
+// the wiring is in when it names p (a.within): a download written after
+// cd /tmp, or run after it, is compared in the directory it was named in.
+func (a *auditor) fetchedPath(p string) string {
+	if a.cwd == "" {
+		return p
+	}
+	return a.within(arg{text: p, lit: true})
 }
 
 // fetchedAt returns the download tool that wrote the file p, or "".
 func (a *auditor) fetchedAt(p string) string {
-	p = cleanPath(p)
+	p = a.fetchedPath(cleanPath(p))
 	for _, f := range a.fetched {
 		if !f.unpacked && f.path == p {
 			return f.tool
@@ -264,7 +275,8 @@ func (a *auditor) unpacksFetched(c invocation) {
 		tool = a.fetchedAt(archive)
 	}
 	if tool != "" {
-		a.fetched = append(a.fetched, fetchedFile{path: cmp.Or(cleanPath(dir), "."), tool: tool, unpacked: true})
+		dir = cmp.Or(cleanPath(dir), ".")
+		a.fetched = append(a.fetched, fetchedFile{path: a.fetchedPath(dir), tool: tool, unpacked: true, here: dir == "."})
 	}
 }
 
@@ -378,18 +390,25 @@ func psCmdlet(name string) bool {
 	return false
 }
 
-// unpackedInto reports whether the path p, as a command names it, is a
+// unpackedInto reports whether the path p, as fetchedPath leaves it, is a
 // file in the folder dir an archive was unpacked into. Into the working
-// directory, only a path through a folder counts (./b-main/run.sh): an
-// archive unpacks into a folder of its own as a rule, and a file of the
-// project beside it (./run.sh, srv.js) is not told apart.
-func unpackedInto(p, dir string) bool {
-	if dir == "." {
-		return strings.Contains(p, "/") && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") &&
-			!strings.HasPrefix(p, "$") && !strings.HasPrefix(p, "../") && !strings.HasPrefix(p, "%") &&
-			!(len(p) > 1 && p[1] == ':')
+// directory (here), only a path through a folder of it counts
+// (./b-main/run.sh): an archive unpacks into a folder of its own as a
+// rule, and a file of the project beside it (./run.sh, srv.js) is not told
+// apart.
+func unpackedInto(p, dir string, here bool) bool {
+	rest := p
+	if dir != "." {
+		var in bool
+		if rest, in = strings.CutPrefix(p, dir+"/"); !in {
+			return false
+		}
 	}
-	return strings.HasPrefix(p, dir+"/")
+	if !here {
+		return true
+	}
+	return strings.Contains(rest, "/") && !absDir(rest) && !strings.HasPrefix(rest, "$") &&
+		!strings.HasPrefix(rest, "../") && !strings.HasPrefix(rest, "%")
 }
 
 // installers are the programs that run the package file they are given
@@ -431,19 +450,26 @@ func (a *auditor) runsFetched(c invocation) {
 			candidates = append(candidates, *file)
 		}
 	}
-	for _, w := range candidates {
+	for i, w := range candidates {
 		if !w.lit {
 			continue
 		}
+		// A program named without a folder is looked up on the search
+		// path (cmd.exe looks in the working directory first): it is
+		// compared as written, never as a file of the directory.
+		bare := i == 0 && !strings.ContainsAny(w.text, `/\`)
 		p := cleanPath(w.text)
+		if !bare {
+			p = a.fetchedPath(p)
+		}
 		for _, f := range a.fetched {
-			if f.unpacked && unpackedInto(p, f.path) {
-				a.add(CodePipeToShell, w.path, "runs "+safeText(p, 60)+", unpacked from an archive "+quoted(f.tool)+
+			if f.unpacked && !bare && unpackedInto(p, f.path, f.here) {
+				a.add(CodePipeToShell, w.path, "runs "+safeText(cleanPath(w.text), 60)+", unpacked from an archive "+quoted(f.tool)+
 					" downloaded, which is whatever the URL served when the server started")
 				return
 			}
 			if !f.unpacked && p == f.path {
-				a.add(CodePipeToShell, w.path, "runs the file "+quoted(f.tool)+" downloaded ("+safeText(f.path, 60)+
+				a.add(CodePipeToShell, w.path, "runs the file "+quoted(f.tool)+" downloaded ("+safeText(cleanPath(w.text), 60)+
 					"), which is whatever the URL served when the server started")
 				return
 			}

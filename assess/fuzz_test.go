@@ -190,6 +190,7 @@ var fuzzSeeds = [][]string{
 	{"docker", "run", "-v", "/run/containerd/containerd.sock:/c", "-v=//./pipe/docker_engine:x", "--mount", "src=/var/lib/kubelet", "--cap-add", "CAP_dac_read_search", "--device-cgroup-rule", "a", "--device-cgroup-rule=b 259:0 rwm", "--device-cgroup-rule", "'c *:* m'", "-v", ".sock", "img:1"},
 	{"sh", "-c", "curl h | tar xz && ./a/b; curl -o a.tgz h; tar -C; tar -xzf a.tgz --directory=/o; /o/x; tar --extract --file=a.tgz; unzip; unzip -d; curl -o b.zip h; unzip b.zip -d; 7z; 7z x; 7z e b.zip -o; ./x/y; tar tzf a.tgz; tar xf - < a.tgz; tar cf - . | tar xf - -C /d; /d/z"},
 	{"pwsh", "-c", "iwr h -OutFile a.zip; Expand-Archive; Expand-Archive -Path; Expand-Archive a.zip -Dest:d; ./d/x.exe; Expand-Archive -LiteralPath a.zip; ./a/y.exe; Expand-Archive \\a.zip"},
+	{"sh", "-c", "cd /t && curl -sO h/i.sh && sh /t/i.sh; cd; curl -o j h; cd - && sh j; pushd x; curl h | tar xz; popd; ./x/y; cd $D; curl -o k h; sh k; cd ~/a && curl -o ../b h && sh ~/b; cd /o && curl h | tar x -C ..; /z; cd \\; sh j"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
