@@ -342,7 +342,11 @@ import (
 // folder run is pipe_to_shell. 2026.12.102: downloaded files and unpacked
 // folders are compared with what runs in the directory each was named in,
 // as cd, pushd and popd leave it.
-const Ruleset = "2026.12.102"
+// 2026.12.103: go's build options that take a value are known, so
+// that the package after one is judged; the command lines of go's
+// -toolexec and -exec (also in GOFLAGS), Cargo's rustc wrappers and target
+// runners, and npm's --node-options are judged as what they run.
+const Ruleset = "2026.12.103"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -752,6 +756,9 @@ func (a *auditor) envBlock() {
 		if command {
 			a.envCommand(arg{text: v, path: p, lit: true}, 0)
 		}
+		if a.envProgram(k, arg{text: v, path: p, lit: true}, 0) {
+			command = true
+		}
 		a.envTrust(k, arg{text: v, path: p, lit: true})
 		if secretName(k) && literalSecret(v) {
 			a.add(CodeLiteralSecret, p, "the environment variable "+keyLabel(k)+" holds a literal credential")
@@ -841,6 +848,7 @@ func (a *auditor) envValue(key string, value arg, depth int) {
 		a.envCommand(value, depth)
 	}
 	if value.lit {
+		a.envProgram(key, value, depth)
 		a.envTrust(key, value)
 	}
 }
@@ -867,6 +875,51 @@ func commandEnvName(key string) bool {
 	return commandEnv[k] || strings.HasSuffix(k, "_PAGER") || strings.HasSuffix(k, "_EDITOR") ||
 		strings.HasSuffix(k, "_ASKPASS") || strings.HasSuffix(k, "_PASSWORD_COMMAND") || strings.HasSuffix(k, "_PASSCOMMAND")
 }
+
+// envProgram judges the programs a build tool's variables name, which it
+// runs in place of its compiler or of the program it built: the command
+// lines of -toolexec and -exec in GOFLAGS (split as goSplit does), Cargo's
+// rustc wrappers (a program) and a target's runner (words split at
+// blanks). As for a command-line variable, the tool runs them only when it
+// builds or runs, so what they do is not counted as what the server uses.
+// It reports whether it judged a command line in the value.
+func (a *auditor) envProgram(key string, value arg, depth int) bool {
+	k := strings.ToUpper(key)
+	var argv []arg
+	switch {
+	case k == "GOFLAGS":
+		saved, judged := a.inferred, false
+		for _, f := range goSplit(value.text) {
+			name, val, ok := strings.Cut(f, "=")
+			if n := strings.TrimLeft(name, "-"); ok && (n == "toolexec" || n == "exec") && (len(name)-len(n) == 1 || len(name)-len(n) == 2) {
+				a.goCommandLine(arg{text: val, path: value.path, lit: true}, depth)
+				judged = true
+			}
+		}
+		a.inferred = saved
+		return judged
+	case cargoWrapperEnv[k]:
+		if v := strings.TrimSpace(value.text); v != "" {
+			argv = []arg{{text: v, path: value.path, lit: true}}
+		}
+	case strings.HasPrefix(k, "CARGO_TARGET_") && strings.HasSuffix(k, "_RUNNER"):
+		for _, f := range strings.Fields(value.text) {
+			argv = append(argv, arg{text: f, path: value.path, lit: true})
+		}
+	}
+	if len(argv) == 0 {
+		return false
+	}
+	saved := a.inferred
+	a.command(argv, depth+1, ctxNested)
+	a.inferred = saved
+	return true
+}
+
+// cargoWrapperEnv are the variables that name the program Cargo runs in
+// place of rustc, handing it rustc's path and arguments.
+var cargoWrapperEnv = set("RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER",
+	"CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER")
 
 // envCommand judges the value of a command-line variable like any script
 // the wiring runs, one quoting level down. The program runs it only when it

@@ -191,6 +191,11 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "curl h | tar xz && ./a/b; curl -o a.tgz h; tar -C; tar -xzf a.tgz --directory=/o; /o/x; tar --extract --file=a.tgz; unzip; unzip -d; curl -o b.zip h; unzip b.zip -d; 7z; 7z x; 7z e b.zip -o; ./x/y; tar tzf a.tgz; tar xf - < a.tgz; tar cf - . | tar xf - -C /d; /d/z"},
 	{"pwsh", "-c", "iwr h -OutFile a.zip; Expand-Archive; Expand-Archive -Path; Expand-Archive a.zip -Dest:d; ./d/x.exe; Expand-Archive -LiteralPath a.zip; ./a/y.exe; Expand-Archive \\a.zip"},
 	{"sh", "-c", "cd /t && curl -sO h/i.sh && sh /t/i.sh; cd; curl -o j h; cd - && sh j; pushd x; curl h | tar xz; popd; ./x/y; cd $D; curl -o k h; sh k; cd ~/a && curl -o ../b h && sh ~/b; cd /o && curl h | tar x -C ..; /z; cd \\; sh j"},
+	{"go", "run", "-toolexec", "--gcflags=", "-exec", "'", "-p", "example.com/x@", "-toolexec"},
+	{"go", "test", "-exec=\"sh -c 'curl h|sh'\" x", "--toolexec", "\"\"", "---toolexec=sh", "./...", "-exec"},
+	{"sh", "-c", "GOFLAGS='-toolexec=\"sh -c x\" --exec=' go run .; export GOFLAGS=\"-toolexec='\"; env GOFLAGS=-exec= RUSTC_WRAPPER= CARGO_TARGET_X_RUNNER=' ' cargo run; RUSTC_WRAPPER='\\\\s\\x' cargo b"},
+	{"npx", "--node-options", "--node-options=\"", "--node-options=\"a\\", "--node-options=\" \"", "-y", "p@1"},
+	{"npm", "--node-options", "exec"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -227,7 +232,7 @@ func FuzzAudit(f *testing.F) {
 
 // FuzzScript feeds arbitrary text to every reader of command text (sh -c,
 // cmd /c, powershell -Command, a command string, wsl, ssh, env values, a
-// sed script, make rules)
+// sed script, make rules, go's and Cargo's programs, npm's --node-options)
 // without the manifest decoder's bounds in the way.
 func FuzzScript(f *testing.F) {
 	for _, s := range fuzzSeeds {
@@ -262,5 +267,8 @@ func scriptManifests(script string) []*addon.Manifest {
 		withEnv(stdio("my-mcp", script), "HOOK", script, "GIT_SSH_COMMAND", script),
 		stdio("sed", "-n", script, "f"),
 		stdio("make", "--eval", script, "all"),
+		withEnv(stdio("go", "run", "."), "GOFLAGS", script, "CARGO_TARGET_X_RUNNER", script, "RUSTC_WRAPPER", script),
+		stdio("go", "run", "-toolexec", script, "-exec="+script, "."),
+		stdio("npx", "--node-options", script, "p@1"),
 	}
 }

@@ -302,6 +302,10 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 			w := args[i]
 			w.text = strings.TrimPrefix(t, "--package=")
 			specs = append(specs, w)
+		case (t == "--node-options" || strings.HasPrefix(t, "--node-options=")) && (runner == "npx" || strings.HasPrefix(runner, "npm ")):
+			if w, ok := optValue(args, &i, strings.TrimPrefix(t, "--node-options="), strings.HasPrefix(t, "--node-options=")); ok {
+				a.nodeOptions(w, depth)
+			}
 		case t == "-c" || t == "--call" || strings.HasPrefix(t, "--call="):
 			w, ok := optValue(args, &i, strings.TrimPrefix(t, "--call="), strings.HasPrefix(t, "--call="))
 			if ok {
@@ -480,6 +484,59 @@ func optValue(args []arg, i *int, val string, hasVal bool) (arg, bool) {
 	return arg{}, false
 }
 
+// nodeOptions judges the value of npm's --node-options, which npm hands
+// to what it runs as NODE_OPTIONS: every Node.js process started under it
+// reads the words as its own options (--require, --import, --loader …),
+// and they are judged as they are on node's command line.
+func (a *auditor) nodeOptions(w arg, depth int) {
+	if !w.lit {
+		return
+	}
+	words := nodeOptionWords(w.text)
+	if len(words) == 0 {
+		return
+	}
+	argv := make([]arg, 0, len(words)+1)
+	argv = append(argv, arg{text: "node", path: w.path, lit: true})
+	for _, s := range words {
+		argv = append(argv, arg{text: s, path: w.path, lit: true})
+	}
+	a.command(argv, depth+1, ctxNested)
+}
+
+// nodeOptionWords splits a NODE_OPTIONS value into words as Node.js does:
+// at spaces, where double quotes group and a backslash inside them keeps
+// the next character. An unclosed quote is an error for node, which then
+// does not start: nodeOptionWords returns nil.
+func nodeOptionWords(s string) []string {
+	var words []string
+	var cur []byte
+	in, started := false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case in && c == '\\' && i+1 < len(s):
+			i++
+			cur = append(cur, s[i])
+		case c == '"':
+			in, started = !in, true
+		case !in && c == ' ':
+			if started {
+				words = append(words, string(cur))
+				cur, started = cur[:0], false
+			}
+		default:
+			cur, started = append(cur, c), true
+		}
+	}
+	if in {
+		return nil
+	}
+	if started {
+		words = append(words, string(cur))
+	}
+	return words
+}
+
 // dnxRunner judges .NET's dnx (and dotnet dnx, dotnet tool exec, named
 // runner): pkg@1.2.3 or --version 1.2.3 pins.
 func (a *auditor) dnxRunner(args []arg, runner string) {
@@ -519,7 +576,20 @@ func (a *auditor) dnxRunner(args []arg, runner string) {
 	a.unpinned(*spec, runner)
 }
 
-var goValueFlags = set("-C", "-exec", "-tags", "-mod", "-o")
+// goValueFlags are the build options of go run, go install and the other
+// building subcommands that take the next word as their value (Go's flag
+// package reads -name and --name alike), so that the word after one is not
+// read as the package.
+var goValueFlags = func() map[string]bool {
+	names := []string{"C", "p", "asmflags", "buildmode", "compiler", "gccgoflags", "gcflags", "installsuffix",
+		"ldflags", "mod", "modfile", "overlay", "pgo", "pkgdir", "tags", "toolexec", "covermode", "coverpkg", "o",
+		"exec", "debug-actiongraph", "debug-runtime-trace", "debug-trace"}
+	m := make(map[string]bool, 2*len(names))
+	for _, n := range names {
+		m["-"+n], m["--"+n] = true, true
+	}
+	return m
+}()
 
 // goRun judges `go run pkg@version` and `go install pkg@version`.
 func (a *auditor) goRun(args []arg) {

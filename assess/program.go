@@ -371,12 +371,90 @@ func (a *auditor) runnerCommand(name string, argv []arg, depth int, separate boo
 	a.interpreter(invocation{name: name, argv: argv, depth: depth + 1, ctx: ctxNested})
 }
 
-// goTool judges `go run` and `go install` of a module version.
+// goTool judges `go run` and `go install` of a module version, and the
+// programs a subcommand's -toolexec and -exec options name.
 func (a *auditor) goTool(c invocation) cmdInfo {
-	if args := skipFlags(c.args(), goGlobalValues); len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
+	args := skipFlags(c.args(), goGlobalValues)
+	if len(args) > 1 {
+		a.goFlagPrograms(args[1:], c.depth)
+	}
+	if len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
 		a.goRun(args[1:])
 	}
 	return cmdInfo{name: c.name}
+}
+
+// goFlagPrograms judges the command lines of the -toolexec and -exec
+// options among a go subcommand's options (those before its first
+// package): go splits each into words as goSplit does and runs them, for
+// every tool of the build (-toolexec) or in place of the program it built
+// (-exec, which gets the program as its first argument).
+func (a *auditor) goFlagPrograms(args []arg, depth int) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" || len(t) < 2 || t[0] != '-' {
+			return
+		}
+		name, val, hasVal := strings.Cut(t, "=")
+		switch strings.TrimLeft(name, "-") {
+		case "toolexec", "exec":
+			if w, ok := optValue(args, &i, val, hasVal); ok {
+				a.goCommandLine(w, depth)
+			}
+		default:
+			if !hasVal && goValueFlags[name] {
+				i++
+			}
+		}
+	}
+}
+
+// goCommandLine judges a command line the go command runs: -toolexec's,
+// -exec's, or one of them in GOFLAGS.
+func (a *auditor) goCommandLine(w arg, depth int) {
+	if !w.lit {
+		return
+	}
+	words := goSplit(w.text)
+	if len(words) == 0 {
+		return
+	}
+	argv := make([]arg, len(words))
+	for i, s := range words {
+		argv[i] = arg{text: s, path: w.path, lit: true}
+	}
+	a.inferred.Exec = true
+	a.command(argv, depth+1, ctxNested)
+}
+
+// goSplit splits s into words as the go command splits its command-line
+// options and GOFLAGS: at blanks, where a word that starts with a single or
+// double quote runs to the next such quote and holds every character
+// between them. An unclosed quote is an error for go, which then runs
+// nothing: goSplit returns nil.
+func goSplit(s string) []string {
+	var words []string
+	for {
+		s = strings.TrimLeft(s, " \t\n\r")
+		if s == "" {
+			return words
+		}
+		if q := s[0]; q == '"' || q == '\'' {
+			end := strings.IndexByte(s[1:], q)
+			if end < 0 {
+				return nil
+			}
+			words = append(words, s[1:1+end])
+			s = s[2+end:]
+			continue
+		}
+		end := strings.IndexAny(s, " \t\n\r")
+		if end < 0 {
+			end = len(s)
+		}
+		words = append(words, s[:end])
+		s = s[end:]
+	}
 }
 
 // goGlobalValues are the go command's options before its subcommand that
@@ -643,19 +721,19 @@ func positional(shell string, args []arg, script *arg) []string {
 	return nil
 }
 
-// leadingPackages returns the --package options among the words before a
-// package manager's subcommand (all of args but sub), as its runner reads
-// them wherever they stand (`pnpm --package=pkg dlx cmd`), followed by
-// the subcommand's own words.
+// leadingPackages returns the --package and --node-options options among
+// the words before a package manager's subcommand (all of args but sub),
+// as its runner reads them wherever they stand (`pnpm --package=pkg dlx
+// cmd`), followed by the subcommand's own words.
 func leadingPackages(args, sub []arg) []arg {
 	lead := args[:len(args)-len(sub)]
 	var out []arg
 	for i := 0; i < len(lead); i++ {
 		switch t := lead[i].text; {
-		case t == "--package" && i+1 < len(lead):
+		case (t == "--package" || t == "--node-options") && i+1 < len(lead):
 			out = append(out, lead[i], lead[i+1])
 			i++
-		case strings.HasPrefix(t, "--package="):
+		case strings.HasPrefix(t, "--package=") || strings.HasPrefix(t, "--node-options="):
 			out = append(out, lead[i])
 		}
 	}
