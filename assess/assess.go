@@ -346,7 +346,12 @@ import (
 // that the package after one is judged; the command lines of go's
 // -toolexec and -exec (also in GOFLAGS), Cargo's rustc wrappers and target
 // runners, and npm's --node-options are judged as what they run.
-const Ruleset = "2026.12.103"
+// 2026.12.104: a user name alone in an ssh URL is not a credential; the
+// index and registry options after an installing subcommand's packages
+// (npm install pkg --registry URL, pip install pkg -i URL), and NuGet's,
+// Cargo's, conda's, pixi's, coursier's, luarocks', cpanm's and the Python
+// project tools' sources, are judged for plain http.
+const Ruleset = "2026.12.104"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -3485,3 +3485,42 @@ func TestAuditBuildToolPrograms(t *testing.T) {
 		{"a quoted --require", stdio("npx", "-y", `--node-options=--require "/opt/a b/hook.js"`, "pkg@1.0.0"), []string{}, true, false},
 	})
 }
+
+// A package source over plain http is insecure_url for more tools and
+// wherever an installing subcommand takes it, and a user name alone in an
+// ssh URL is not a credential (ruleset 2026.12.104): pip install pkg -i
+// http://…, dnx --source http://…, cargo install --index sparse+http://…
+// and conda create -c http://… passed, and npx -y git+ssh://git@host/…
+// failed with literal_secret.
+func TestAuditPlainHTTPSourcesEverywhere(t *testing.T) {
+	insecure := func(i int) []string { return []string{"danger insecure_url mcp.args[" + string(rune('0'+i)) + "]"} }
+	const env = "info child_env mcp.env"
+	runCases(t, []auditCase{
+		{"pip's index after the package", stdio("pip", "install", "pkg==1.0", "-i", "http://mirror.example/simple"), insecure(3), true, false},
+		{"python -m pip's", stdio("python", "-m", "pip", "install", "pkg==1.0", "--index-url", "http://mirror.example/simple"), insecure(5), true, false},
+		{"npm install's registry after the package", stdio("npm", "install", "-g", "pkg@1.0.0", "--registry", "http://registry.example"), insecure(4), true, false},
+		{"uv pip install's", stdio("uv", "pip", "install", "pkg==1.0", "--index-url=http://mirror.example"), insecure(3), true, false},
+		{"gem's source after the gem", stdio("gem", "install", "x", "-v", "1.0.0", "--source", "http://gems.example"), insecure(5), true, false},
+		{"dotnet tool install --add-source", stdio("dotnet", "tool", "install", "-g", "x", "--version", "1.0.0", "--add-source", "http://nuget.example/v3/index.json"), insecure(7), true, false},
+		{"dnx --source", stdio("dnx", "--source", "http://nuget.example", "pkg", "--version", "1.0.0"), insecure(1), true, false},
+		{"cargo install --index", stdio("cargo", "install", "--index", "sparse+http://crates.example/", "pkg", "--version", "1.0.0"), insecure(2), true, false},
+		{"a Cargo registry's index", withEnv(stdio("cargo", "install", "x", "--version", "1.0.0", "--registry", "my"), "CARGO_REGISTRIES_MY_INDEX", "sparse+http://crates.example/"), []string{"danger insecure_url mcp.env.CARGO_REGISTRIES_MY_INDEX", env}, true, false},
+		{"a conda channel", stdio("conda", "create", "-n", "e", "-c", "http://conda.example/ch", "srv==1.0"), insecure(4), true, false},
+		{"a pixi channel", stdio("pixi", "exec", "--channel=http://conda.example/ch", "srv==1.0"), insecure(1), true, false},
+		{"cpanm's mirror", stdio("cpanm", "--mirror", "http://cpan.example", "App::X@1.0"), insecure(1), true, false},
+		{"luarocks' server", stdio("luarocks", "install", "--server", "http://rocks.example", "x", "1.0-1"), insecure(2), true, false},
+		{"coursier's repository", stdio("coursier", "launch", "-r", "http://maven.example/m2", "g:a:1.0"), insecure(2), true, false},
+		{"a password in an ssh URL", stdio("npx", "-y", "git+ssh://git:hunter2@git.example/o/r.git#0123456789abcdef0123456789abcdef01234567"), []string{"danger literal_secret mcp.args[1]"}, true, false},
+		// Look-alikes.
+		{"an ssh URL's user", stdio("npx", "-y", "git+ssh://git@git.example/o/r.git#0123456789abcdef0123456789abcdef01234567"), []string{}, true, false},
+		{"an ssh URL's user in an option", stdio("uvx", "--from=git+ssh://git@git.example/o/r@0123456789abcdef0123456789abcdef01234567", "srv"), []string{}, true, false},
+		{"a token as an https URL's user", stdio("my-mcp", "--repo", "https://tok3nvalue@git.example/o/r"), []string{"danger literal_secret mcp.args[1]"}, false, false},
+		{"the package's own option", stdio("npx", "-y", "pkg@1.0.0", "--registry", "http://registry.example"), []string{}, true, false},
+		{"uvx's package's option", stdio("uvx", "pkg==1.0", "--index-url", "http://mirror.example"), []string{}, true, false},
+		{"a loopback registry", stdio("npm", "install", "--registry", "http://localhost:4873", "pkg@1.0.0"), []string{}, true, false},
+		{"an https index", stdio("pip", "install", "pkg==1.0", "-i", "https://mirror.example/simple"), []string{}, true, false},
+		{"a channel by name", stdio("conda", "install", "-c", "conda-forge", "srv==1.0"), []string{}, true, false},
+		{"a commit over http, which its hash proves", stdio("cargo", "install", "--git", "http://git.example/r", "--rev", "0123456789abcdef0123456789abcdef01234567"), []string{}, true, false},
+		{"an https Cargo registry", withEnv(stdio("cargo", "install", "x", "--version", "1.0.0", "--registry", "my"), "CARGO_REGISTRIES_MY_INDEX", "sparse+https://crates.example/"), []string{env}, true, false},
+	})
+}

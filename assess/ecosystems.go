@@ -22,6 +22,7 @@ type ecoTool struct {
 	values   map[string]bool
 	specFlag string
 	pinned   func(spec string) bool
+	sources  map[string]bool // the options whose value says where packages come from
 }
 
 var (
@@ -32,28 +33,33 @@ var (
 		"--rev", "--tag", "--branch", "--bounds", "--directory", "--project", "-C", "--config-file", "--markers",
 		"-m", "--editable", "-e", "--lockfile", "-L", "-v", "--venv", "-g", "--global-project", "-R", "--root")
 	ecoTools = map[string]ecoTool{
-		"conda":      {subs: [][]string{{"install"}, {"create"}, {"update"}}, values: condaValues, pinned: condaPinned},
-		"mamba":      {subs: [][]string{{"install"}, {"create"}, {"update"}}, values: condaValues, pinned: condaPinned},
-		"micromamba": {subs: [][]string{{"install"}, {"create"}, {"update"}}, values: condaValues, pinned: condaPinned},
-		"pixi": {subs: [][]string{{"exec"}, {"global", "install"}, {"add"}}, specFlag: "--spec", pinned: condaPinned,
+		"conda":      {subs: [][]string{{"install"}, {"create"}, {"update"}}, values: condaValues, pinned: condaPinned, sources: channelOptions},
+		"mamba":      {subs: [][]string{{"install"}, {"create"}, {"update"}}, values: condaValues, pinned: condaPinned, sources: channelOptions},
+		"micromamba": {subs: [][]string{{"install"}, {"create"}, {"update"}}, values: condaValues, pinned: condaPinned, sources: channelOptions},
+		"pixi": {subs: [][]string{{"exec"}, {"global", "install"}, {"add"}}, specFlag: "--spec", pinned: condaPinned, sources: channelOptions,
 			values: set("-s", "--spec", "-c", "--channel", "-p", "--platform", "--manifest-path", "-e", "--environment",
 				"--feature", "-f", "--with", "-w")},
 		"pip-run": {subs: [][]string{{}}, values: set("-r", "--requirement", "-c", "--constraint", "-i",
-			"--index-url", "--extra-index-url", "-f", "--find-links"), pinned: pyPinned},
-		"coursier": {subs: [][]string{{"launch"}, {"install"}, {"fetch"}}, values: coursierValues, pinned: coordinatePinned},
-		"cs":       {subs: [][]string{{"launch"}, {"install"}, {"fetch"}}, values: coursierValues, pinned: coordinatePinned},
-		"rye":      {subs: [][]string{{"install"}, {"tools", "install"}, {"add"}}, values: pyAddValues, pinned: pyPinned},
-		"poetry":   {subs: [][]string{{"add"}}, values: pyAddValues, pinned: poetryPinned},
-		"pdm":      {subs: [][]string{{"add"}}, values: pyAddValues, pinned: pyPinned},
+			"--index-url", "--extra-index-url", "-f", "--find-links"), pinned: pyPinned, sources: pyIndexOptions},
+		"coursier": {subs: [][]string{{"launch"}, {"install"}, {"fetch"}}, values: coursierValues, pinned: coordinatePinned, sources: set("-r", "--repository")},
+		"cs":       {subs: [][]string{{"launch"}, {"install"}, {"fetch"}}, values: coursierValues, pinned: coordinatePinned, sources: set("-r", "--repository")},
+		"rye":      {subs: [][]string{{"install"}, {"tools", "install"}, {"add"}}, values: pyAddValues, pinned: pyPinned, sources: pyIndexOptions},
+		"poetry":   {subs: [][]string{{"add"}}, values: pyAddValues, pinned: poetryPinned, sources: pyIndexOptions},
+		"pdm":      {subs: [][]string{{"add"}}, values: pyAddValues, pinned: pyPinned, sources: pyIndexOptions},
 		"volta":    {subs: [][]string{{"install"}, {"fetch"}}, values: set("--node", "--npm", "--pnpm", "--yarn"), pinned: npmPinned},
 		"nix": {subs: [][]string{{"profile", "install"}, {"profile", "add"}}, pinned: flakePinned,
 			values: set("--profile", "--priority", "--option", "--extra-experimental-features", "--override-input", "-I")},
 		"luarocks": {subs: [][]string{{"install"}}, values: set("--server", "--only-server", "--tree", "--lua-version",
-			"--branch"), pinned: func(string) bool { return false }},
-		"cpanm":    {subs: [][]string{{}}, values: set("-l", "--local-lib", "-L", "--mirror", "--from", "-M"), pinned: cpanPinned},
+			"--branch"), pinned: func(string) bool { return false }, sources: set("--server", "--only-server")},
+		"cpanm":    {subs: [][]string{{}}, values: set("-l", "--local-lib", "-L", "--mirror", "--from", "-M"), pinned: cpanPinned, sources: set("--mirror", "--from", "-M")},
 		"opam":     {subs: [][]string{{"install"}}, values: set("--switch", "-j", "--jobs", "--root"), pinned: opamPinned},
 		"composer": {subs: [][]string{{"require"}, {"global", "require"}}, values: set("-d", "--working-dir"), pinned: composerPinned},
 	}
+	// channelOptions are conda's and pixi's options that name a channel;
+	// pyIndexOptions the Python tools' that name an index or a page of
+	// links.
+	channelOptions = set("-c", "--channel")
+	pyIndexOptions = set("-i", "--index", "--index-url", "--default-index", "--extra-index-url", "-f", "--find-links")
 	coursierValues = set("-r", "--repository", "-M", "--main", "--main-class", "-E", "--exclude", "-I",
 		"--intransitive", "--java-opt", "-J", "--jvm", "--install-dir", "--dir", "--channel", "--scala",
 		"--scala-version", "-e", "--extra-jars", "--property", "-D", "--fork")
@@ -83,10 +89,15 @@ func (a *auditor) ecosystemInstall(c invocation) bool {
 			args = args[:i]
 		}
 	}
+	var sources []arg
 	ops := operands(args, tool.values, true, func(flag string, w arg, val string) {
 		if flag == tool.specFlag || tool.specFlag == "--spec" && flag == "-s" {
 			w.text = val
 			specs = append(specs, w)
+		}
+		if tool.sources[flag] {
+			w.text = val
+			sources = append(sources, w)
 		}
 	})
 	i := slices.IndexFunc(tool.subs, func(sub []string) bool { return startsWith(ops, sub...) })
@@ -96,6 +107,9 @@ func (a *auditor) ecosystemInstall(c invocation) bool {
 	sub := tool.subs[i]
 	verb := strings.TrimSpace(c.name + " " + strings.Join(sub, " "))
 	a.inferred.Network = true
+	for _, w := range sources {
+		a.packageSource(quoted(verb)+" downloads packages", w)
+	}
 	pkgs := ops[len(sub):]
 	switch {
 	case len(specs) > 0:

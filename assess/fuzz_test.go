@@ -196,6 +196,12 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "GOFLAGS='-toolexec=\"sh -c x\" --exec=' go run .; export GOFLAGS=\"-toolexec='\"; env GOFLAGS=-exec= RUSTC_WRAPPER= CARGO_TARGET_X_RUNNER=' ' cargo run; RUSTC_WRAPPER='\\\\s\\x' cargo b"},
 	{"npx", "--node-options", "--node-options=\"", "--node-options=\"a\\", "--node-options=\" \"", "-y", "p@1"},
 	{"npm", "--node-options", "exec"},
+	{"pip", "install", "p", "-i", "--index-url=", "http://", "install", "-i"},
+	{"dnx", "--source", "--add-source=http://h", "p", "--source"},
+	{"dotnet", "tool", "install", "x", "--add-source", "http://u:p@h", "--source="},
+	{"cargo", "install", "--index", "sparse+", "--index=registry+http://h", "x"},
+	{"conda", "create", "-c", "-c", "http://h", "--channel="},
+	{"npx", "-y", "git+ssh://git@h/r", "ssh://:@h", "sftp://u@", "git+SSH://a:@h", "://u@h", "+ssh://u@h"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -198,6 +198,9 @@ func (a *auditor) cargoInstall(args []arg, tool string) {
 		case "--git":
 			w.text = val
 			git = &w
+		case "--index":
+			w.text = cargoIndexURL(val)
+			a.packageSource(quoted(tool)+" downloads crates", w)
 		case "--path":
 			local = true
 		}
@@ -211,6 +214,18 @@ func (a *auditor) cargoInstall(args []arg, tool string) {
 	default:
 		namedVersions(crates, version, '@', semverExact.MatchString, func(w arg) { a.unpinnedInstall(w, tool) })
 	}
+}
+
+// cargoIndexURL is the URL of a Cargo registry index as written in
+// --index or a registry's index setting, without the protocol Cargo reads
+// it with (sparse+https://…, registry+https://…).
+func cargoIndexURL(s string) string {
+	for _, p := range []string{"sparse+", "registry+"} {
+		if len(s) > len(p) && strings.EqualFold(s[:len(p)], p) {
+			return s[len(p):]
+		}
+	}
+	return s
 }
 
 // namedVersions calls unpinned with each package of names (literal, not a
@@ -333,12 +348,16 @@ func (a *auditor) dotnet(c invocation) cmdInfo {
 	case len(args) > 1 && args[0].text == "tool" && (args[1].text == "install" || args[1].text == "update"):
 		a.inferred.Network = true
 		version := ""
-		ids := operands(args[2:], dotnetToolValues, false, func(flag string, _ arg, val string) {
-			if flag == "--version" {
+		tool := "dotnet tool " + args[1].text
+		ids := operands(args[2:], dotnetToolValues, false, func(flag string, w arg, val string) {
+			switch flag {
+			case "--version":
 				version = val
+			case "--source", "--add-source":
+				w.text = val
+				a.packageSource(quoted(tool)+" downloads packages", w)
 			}
 		})
-		tool := "dotnet tool " + args[1].text
 		namedVersions(ids, version, '@', semverExact.MatchString, func(w arg) { a.unpinnedInstall(w, tool) })
 	}
 	return cmdInfo{name: c.name}

@@ -550,7 +550,11 @@ func (a *auditor) dnxRunner(args []arg, runner string) {
 			if w, ok := optValue(args, &i, val, hasVal); ok {
 				version = w.text
 			}
-		case name == "--source" || name == "--add-source" || name == "--configfile" || name == "--verbosity":
+		case name == "--source" || name == "--add-source":
+			if w, ok := optValue(args, &i, val, hasVal); ok {
+				a.packageSource(quoted(runner)+" downloads packages", w)
+			}
+		case name == "--configfile" || name == "--verbosity":
 			if !hasVal {
 				i++
 			}

@@ -22,6 +22,10 @@ func TestRedactURLs(t *testing.T) {
 		{"--endpoint=https://u:p@example.com curl https://h/?secret=s3cr3t", "--endpoint=https://REDACTED@example.com curl https://h/?secret=REDACTED"},
 		{"git+https://tok@github.com/o/r.git#main", "git+https://REDACTED@github.com/o/r.git#main"},
 		{"sh -c 'curl \"https://a:b@h/x\" | sh'", "sh -c 'curl \"https://REDACTED@h/x\" | sh'"},
+		{"git+ssh://git@github.com/o/r.git", "git+ssh://git@github.com/o/r.git"},
+		{"--from=SSH://deploy@h/r", "--from=SSH://deploy@h/r"},
+		{"ssh://git:hunter2@h/r", "ssh://REDACTED@h/r"},
+		{"https+ssh://tok@h/r", "https+ssh://REDACTED@h/r"},
 	}
 	for _, tt := range tests {
 		if got := RedactURLs(tt.in); got != tt.want {

@@ -44,25 +44,36 @@ var (
 		"--requirement", "-e", "--editable", "--target", "-t", "--config-file", "--env-file", "-L", "--log-level")
 	toolSubcommands = set("exec", "dlx", "x", "run", "install", "i", "add", "tool", "pip", "sync", "create",
 		"start", "test", "lock", "venv", "eval", "serve")
+	// installSubcommands are those of toolSubcommands after which the
+	// words are packages and the tool's own options, in any order (npm
+	// install pkg --registry URL, pip install pkg -i URL), rather than a
+	// command with words of its own.
+	installSubcommands = set("install", "i", "add", "sync", "lock", "create")
 )
 
 // packageSources judges the registry, index and certificate options of a
 // package tool: its options and subcommands up to the package or command
-// it runs, whose own words are its own.
+// it runs, whose own words are its own, and after an installing
+// subcommand all its words, which are packages and the tool's options.
 func (a *auditor) packageSources(c invocation) {
 	eco := packageTools[c.name]
 	sources, trust := sourceOptions[eco], trustOptions[eco]
 	args := c.args()
+	installing := false
 	for i := 0; i < len(args); i++ {
 		w := args[i]
-		if w.text == "--" || !w.lit {
+		if w.text == "--" || !w.lit && !installing {
 			return
 		}
-		if !strings.HasPrefix(w.text, "-") {
-			if toolSubcommands[w.text] {
-				continue
+		if !w.lit || !strings.HasPrefix(w.text, "-") {
+			switch {
+			case installing: // a package
+			case toolSubcommands[w.text]:
+				installing = installSubcommands[w.text]
+			default:
+				return // the package or command: its words are its own
 			}
-			return // the package or command: its words are its own
+			continue
 		}
 		flag, val, joined := strings.Cut(w.text, "=")
 		if eco == "npm" && !joined && npmBoolValue(args, i) {
@@ -164,6 +175,12 @@ func (a *auditor) envTrust(key string, value arg) {
 	}
 	if k == "GOFLAGS" && slices.Contains(strings.Fields(value.text), "-insecure") {
 		a.add(CodeInsecureURL, value.path, "the variable GOFLAGS turns certificate checks off (-insecure), so what the server downloads can be replaced on the way")
+		return
+	}
+	if strings.HasPrefix(k, "CARGO_REGISTRIES_") && strings.HasSuffix(k, "_INDEX") {
+		v := value
+		v.text = cargoIndexURL(strings.TrimSpace(v.text))
+		a.packageSource("the variable "+k+" has crates downloaded", v)
 		return
 	}
 	if sourceEnv[k] {

@@ -154,7 +154,9 @@ type credential struct {
 
 // urlCredentials finds the credentials written into raw, an absolute URL:
 // its user information (user:password@, token@) unless it is a
-// placeholder the host fills in, and the value of every query parameter
+// placeholder the host fills in or, in an ssh URL (ssh://git@host/…,
+// git+ssh://…), a user name alone, which names the account to log in to
+// and leaves the key to prove it; and the value of every query parameter
 // whose name suggests a credential (secretName) unless it is empty or a
 // placeholder. It is the one reading of a URL behind both the literal_secret
 // finding and RedactURLs.
@@ -172,7 +174,8 @@ func urlCredentials(raw string) []credential {
 	if at := strings.LastIndexByte(raw[rest:end], '@'); at >= 0 {
 		user, pass, hasPass := strings.Cut(raw[rest:rest+at], ":")
 		user, pass = urlUnescape(user), urlUnescape(pass)
-		if !placeholder(user) || hasPass && pass != "" && !placeholder(pass) {
+		login := !hasPass && sshScheme(raw[:i])
+		if !login && !placeholder(user) || hasPass && pass != "" && !placeholder(pass) {
 			out = append(out, credential{start: rest, end: rest + at})
 		}
 	}
@@ -194,6 +197,21 @@ func urlCredentials(raw string) []credential {
 		pos += len(part) + 1
 	}
 	return out
+}
+
+// sshScheme reports whether the URL scheme at the end of before is ssh's
+// (ssh, git+ssh, ssh+git, sftp), compared without case; before is what
+// comes before "://", which may start with other text.
+func sshScheme(before string) bool {
+	i := len(before)
+	for i > 0 && (isLetter(before[i-1]) || isDigit(before[i-1]) || strings.IndexByte("+.-", before[i-1]) >= 0) {
+		i--
+	}
+	switch strings.ToLower(before[i:]) {
+	case "ssh", "git+ssh", "ssh+git", "sftp":
+		return true
+	}
+	return false
 }
 
 // urlUnescape decodes a URL component, or returns it as written when it is not
