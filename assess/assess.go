@@ -350,8 +350,11 @@ import (
 // index and registry options after an installing subcommand's packages
 // (npm install pkg --registry URL, pip install pkg -i URL), and NuGet's,
 // Cargo's, conda's, pixi's, coursier's, luarocks', cpanm's and the Python
-// project tools' sources, are judged for plain http.
-const Ruleset = "2026.12.104"
+// project tools' sources, are judged for plain http. 2026.12.105: docker
+// and podman driving an engine on another host over TCP without a verified
+// certificate, and kubectl with certificate checks off or an API server
+// over plain http, are insecure_url.
+const Ruleset = "2026.12.105"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

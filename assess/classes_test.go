@@ -3524,3 +3524,35 @@ func TestAuditPlainHTTPSourcesEverywhere(t *testing.T) {
 		{"an https Cargo registry", withEnv(stdio("cargo", "install", "x", "--version", "1.0.0", "--registry", "my"), "CARGO_REGISTRIES_MY_INDEX", "sparse+https://crates.example/"), []string{env}, true, false},
 	})
 }
+
+// A container engine or a cluster reached without protection is
+// insecure_url (ruleset 2026.12.105): docker -H tcp://HOST:2375, a
+// DOCKER_HOST that says the same, podman --url tcp://…, kubectl
+// --insecure-skip-tls-verify and kubectl --server=http://… passed.
+func TestAuditEngineAndClusterConnections(t *testing.T) {
+	const img = "img@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+	const env = "info child_env mcp.env"
+	const shell, meta = "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"
+	runCases(t, []auditCase{
+		{"docker -H tcp://", stdio("docker", "-H", "tcp://10.0.0.5:2375", "run", "-i", img), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"--tls without verifying", stdio("docker", "--tls", "--host=tcp://engine.example:2376", "run", "-i", img), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"the server's DOCKER_HOST", withEnv(stdio("docker", "run", "-i", img), "DOCKER_HOST", "tcp://engine.example:2375"), []string{"danger insecure_url mcp.env.DOCKER_HOST", env}, true, false},
+		{"a script's DOCKER_HOST", stdio("sh", "-c", "export DOCKER_HOST=tcp://engine.example:2375; docker run -i "+img), []string{"danger insecure_url mcp.args[1]", shell, meta}, true, true},
+		{"env DOCKER_HOST=", stdio("env", "DOCKER_HOST=tcp://engine.example:2375", "docker", "run", "-i", img), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"podman --url tcp://", stdio("podman", "--remote", "--url", "tcp://engine.example:8888", "run", "-i", img), []string{"danger insecure_url mcp.args[2]"}, true, false},
+		{"podman's CONTAINER_HOST", withEnv(stdio("podman", "--remote", "run", "-i", img), "CONTAINER_HOST", "tcp://engine.example:8888"), []string{"danger insecure_url mcp.env.CONTAINER_HOST", env}, true, false},
+		{"kubectl without certificate checks", stdio("kubectl", "--insecure-skip-tls-verify", "run", "-i", "x", "--image="+img), []string{"danger insecure_url mcp.args[0]"}, true, false},
+		{"kubectl's server over http", stdio("kubectl", "-s", "http://k8s.example:8080", "exec", "-i", "pod", "--", "srv"), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"written into the kubeconfig", stdio("kubectl", "config", "set-cluster", "c", "--server=http://k8s.example:8080"), []string{"danger insecure_url mcp.args[3]"}, true, false},
+		// Look-alikes.
+		{"verified TLS", stdio("docker", "--tlsverify", "-H", "tcp://engine.example:2376", "run", "-i", img), []string{}, true, false},
+		{"DOCKER_TLS_VERIFY", withEnv(stdio("docker", "run", "-i", img), "DOCKER_HOST", "tcp://engine.example:2376", "DOCKER_TLS_VERIFY", "1"), []string{env}, true, false},
+		{"a script's verified engine", stdio("sh", "-c", "DOCKER_TLS_VERIFY=1 DOCKER_HOST=tcp://engine.example:2376 docker run -i "+img), []string{shell}, true, true},
+		{"over ssh", withEnv(stdio("docker", "run", "-i", img), "DOCKER_HOST", "ssh://deploy@engine.example"), []string{env}, true, false},
+		{"this machine", stdio("docker", "-H", "tcp://127.0.0.1:2375", "run", "-i", img), []string{}, true, false},
+		{"a socket", stdio("docker", "-H", "unix:///run/user/1000/docker.sock", "run", "-i", img), []string{}, true, false},
+		{"checks left on", stdio("kubectl", "--insecure-skip-tls-verify=false", "get", "pods"), []string{}, true, false},
+		{"the command's own option", stdio("kubectl", "exec", "-i", "pod", "--", "srv", "--insecure-skip-tls-verify", "-s", "http://x.example"), []string{}, true, false},
+		{"an https server", stdio("kubectl", "--server", "https://k8s.example:6443", "get", "pods"), []string{}, true, false},
+	})
+}

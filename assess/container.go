@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -29,6 +30,63 @@ var containerGlobalFlags = set("-H", "--host", "--context", "-c", "--config", "-
 	"-n", "--namespace", "-a", "--address", "--host-address", "--snapshotter", "--storage-driver", "--data-root",
 	"--cni-path", "--cni-netconfpath", "--host-gateway-ip", "--bridge-ip")
 
+// engineConnection judges how docker or podman reaches its engine: over
+// TCP to another host (docker's -H or --host, podman's --url, or the
+// DOCKER_HOST or CONTAINER_HOST the line inherits) without TLS whose
+// certificate is verified (docker's --tlsverify or DOCKER_TLS_VERIFY;
+// podman's tcp:// has no TLS at all), anyone on the way can read what the
+// client sends and receives, replace the images it runs and run
+// containers in its name: insecure_url. A socket, an ssh:// connection
+// and this machine's own addresses are not reported.
+func (a *auditor) engineConnection(c invocation, name string) {
+	if name != "docker" && name != "podman" {
+		return
+	}
+	var host arg
+	verify := name == "docker" && c.env["DOCKER_TLS_VERIFY"] != ""
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" || len(t) < 2 || t[0] != '-' {
+			break
+		}
+		flag, val, joined := strings.Cut(t, "=")
+		switch {
+		case flag == "-H" || flag == "--host" || name == "podman" && flag == "--url":
+			if w, ok := optValue(args, &i, val, joined); ok {
+				host = w
+			}
+		case flag == "--tlsverify":
+			// A value that is not a boolean is an error: nothing runs.
+			b, err := strconv.ParseBool(val)
+			verify = name == "docker" && (!joined || b || err != nil)
+		case !joined && containerGlobalFlags[t]:
+			i++
+		}
+	}
+	if host.text == "" {
+		variable := "DOCKER_HOST"
+		if name == "podman" {
+			variable = "CONTAINER_HOST"
+		}
+		v := c.env[variable]
+		if v == "" {
+			return
+		}
+		host = arg{text: v, path: c.argv[0].path, lit: true}
+		if c.ctx == ctxTop && a.m.MCP.Env[variable] == v {
+			host.path = envPath(variable) // the server's own variable
+		}
+	}
+	u, ok := parseAnyURL(strings.TrimSpace(host.text))
+	if verify || !host.lit || !ok || u.Hostname() == "" || loopbackHost(u.Hostname()) ||
+		!strings.EqualFold(u.Scheme, "tcp") && !strings.EqualFold(u.Scheme, "http") {
+		return
+	}
+	a.add(CodeInsecureURL, host.path, quoted(name)+" drives the container engine on "+safeText(u.Host, 80)+
+		" over TCP without a verified certificate, so anyone on the way can read and replace what it sends and receives, and run containers in its name")
+}
+
 // container judges `docker|podman|nerdctl run|exec …`: the image must be
 // pinned, environment set with -e goes through envpolicy, host-access flags
 // are reported, and the command after the image is judged too.
@@ -36,6 +94,7 @@ func (a *auditor) container(c invocation) cmdInfo {
 	argv, depth := c.argv, c.depth
 	name := progName(argv[0].text)
 	info := cmdInfo{name: name}
+	a.engineConnection(c, name)
 	rest := skipFlags(argv[1:], containerGlobalFlags)
 	if len(rest) > 0 && rest[0].text == "container" {
 		rest = rest[1:]

@@ -394,12 +394,13 @@ func (a *auditor) spend(n int, path string) bool {
 }
 
 // envUser reports whether a program a script runs could read the
-// variables the script passes it (a shell, cmd.exe, PowerShell, env, or a
-// wrapper that keeps them for its command): for any other, they are not
-// copied.
+// variables the script passes it (a shell, cmd.exe, PowerShell, env, a
+// wrapper that keeps them for its command, or docker and podman, which
+// read where their engine is from DOCKER_HOST and CONTAINER_HOST): for
+// any other, they are not copied.
 func envUser(name string) bool {
 	switch name {
-	case "cmd", "powershell", "pwsh", "pwsh-preview", "env":
+	case "cmd", "powershell", "pwsh", "pwsh-preview", "env", "docker", "podman":
 		return true
 	}
 	return isPOSIXShell(name) || keepsEnv[name]

@@ -202,6 +202,9 @@ var fuzzSeeds = [][]string{
 	{"cargo", "install", "--index", "sparse+", "--index=registry+http://h", "x"},
 	{"conda", "create", "-c", "-c", "http://h", "--channel="},
 	{"npx", "-y", "git+ssh://git@h/r", "ssh://:@h", "sftp://u@", "git+SSH://a:@h", "://u@h", "+ssh://u@h"},
+	{"docker", "-H", "--host=tcp://", "--tlsverify=false", "-H", "tcp://[::1", "--tls", "-H", "http://h:1", "run", "-i", "x@sha256:0"},
+	{"sh", "-c", "export DOCKER_HOST=tcp://h:1 CONTAINER_HOST=; docker; podman --url; podman --url=tcp://:0 run; DOCKER_TLS_VERIFY= docker -H tcp://u:p@h run"},
+	{"kubectl", "-s", "--server=http://", "--insecure-skip-tls-verify=", "config", "set-cluster", "--server", "http://[", "-s"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -2,6 +2,7 @@ package assess
 
 import (
 	"cmp"
+	"strconv"
 	"strings"
 )
 
@@ -392,6 +393,7 @@ var kubectlExecValueFlags = set("-c", "--container", "-n", "--namespace", "-f", 
 // --image=IMAGE … [--] [command…]` (the image is pulled: it must be
 // pinned). Any kubectl command talks to the cluster's API server.
 func (a *auditor) kubectl(c invocation) cmdInfo {
+	a.kubeConnection(c)
 	args := skipFlags(c.args(), kubectlGlobalValues)
 	a.inferred.Network = true
 	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run") {
@@ -680,6 +682,45 @@ func peelYarn(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 
 // kubectlGlobalValues are kubectl's options that take a value and may come
 // before its subcommand.
+// kubeConnection judges how kubectl reaches the cluster: with its
+// certificate checks turned off (--insecure-skip-tls-verify, also written
+// into a kubeconfig by config set-cluster) or to an API server over plain
+// http (-s, --server), anyone on the way can read the credentials it sends
+// and answer in the cluster's name: insecure_url. Its options may stand
+// anywhere before "--", after which the words are a command's.
+func (a *auditor) kubeConnection(c invocation) {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			return
+		}
+		flag, val, joined := strings.Cut(t, "=")
+		switch {
+		case flag == "--insecure-skip-tls-verify" && (!joined || boolTrue(val)):
+			a.add(CodeInsecureURL, args[i].path, quoted(c.name)+" turns certificate checks off (--insecure-skip-tls-verify), "+
+				"so anyone on the way can read the credentials it sends and answer in the cluster's name")
+		case flag == "-s" || flag == "--server":
+			w, ok := optValue(args, &i, val, joined)
+			if !ok || !w.lit {
+				continue
+			}
+			if u, ok := parseAnyURL(strings.TrimSpace(w.text)); ok && strings.EqualFold(u.Scheme, "http") && !loopbackHost(u.Hostname()) {
+				a.add(CodeInsecureURL, w.path, quoted(c.name)+" talks to the cluster's API server on "+safeText(u.Host, 80)+
+					" over plain http, so anyone on the way can read the credentials it sends and answer in the cluster's name")
+			}
+		}
+	}
+}
+
+// boolTrue reports whether an option's boolean value is true as Go's
+// flag packages read it; a value they refuse is an error, and nothing
+// runs.
+func boolTrue(v string) bool {
+	b, err := strconv.ParseBool(v)
+	return err == nil && b
+}
+
 var kubectlGlobalValues = set("--context", "--cluster", "--user", "-n", "--namespace", "--kubeconfig", "-s",
 	"--server", "--token", "--as", "--as-group", "--as-uid", "--certificate-authority", "--client-certificate",
 	"--client-key", "--cache-dir", "--request-timeout", "--tls-server-name", "-v", "--v", "--log-file",
