@@ -353,8 +353,11 @@ import (
 // project tools' sources, are judged for plain http. 2026.12.105: docker
 // and podman driving an engine on another host over TCP without a verified
 // certificate, and kubectl with certificate checks off or an API server
-// over plain http, are insecure_url.
-const Ruleset = "2026.12.105"
+// over plain http, are insecure_url. 2026.12.106: a debugger listening
+// beyond loopback (the Node.js, Bun and Deno inspectors, debugpy and
+// ptvsd, the JVM's jdwp agent, dlv's headless server, rdbg --open,
+// gdbserver) is inbound_access.
+const Ruleset = "2026.12.106"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

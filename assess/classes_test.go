@@ -3556,3 +3556,43 @@ func TestAuditEngineAndClusterConnections(t *testing.T) {
 		{"an https server", stdio("kubectl", "--server", "https://k8s.example:6443", "get", "pods"), []string{}, true, false},
 	})
 }
+
+// A debugger that listens beyond this machine's loopback hands the server
+// to whoever connects, and is inbound_access (ruleset 2026.12.106): node
+// --inspect=0.0.0.0:9229, python -m debugpy --listen 0.0.0.0:5678, a jdwp
+// agent at *:5005, dlv --headless --listen=:2345 and gdbserver :1234
+// passed with no finding.
+func TestAuditDebuggerListeners(t *testing.T) {
+	in := func(i int) []string { return []string{"danger inbound_access mcp.args[" + string(rune('0'+i)) + "]"} }
+	runCases(t, []auditCase{
+		{"node's inspector on every interface", stdio("node", "--inspect=0.0.0.0:9229", "srv.js"), in(0), true, false},
+		{"a host alone", stdio("node", "-r", "dotenv/config", "--inspect=0.0.0.0", "srv.js"), in(2), true, false},
+		{"--inspect-brk on ::", stdio("node", "--inspect-brk=[::]:9229", "srv.js"), in(0), true, false},
+		{"through npm's --node-options", stdio("npx", "-y", "--node-options=--inspect=0.0.0.0", "pkg@1.0.0"), in(1), true, false},
+		{"Deno's", stdio("deno", "run", "--inspect=0.0.0.0:9229", "-A", "jsr:@x/y@1.0.0"), in(1), true, false},
+		{"Bun's URL", stdio("bun", "--inspect=ws://0.0.0.0:6499/dbg", "srv.ts"), in(0), true, false},
+		{"debugpy", stdio("python", "-m", "debugpy", "--listen", "0.0.0.0:5678", "srv.py"), in(3), true, false},
+		{"ptvsd", stdio("python3", "-m", "ptvsd", "--host=10.0.0.5", "--port", "5678", "srv.py"), in(2), true, false},
+		{"jdwp on *", stdio("java", "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=*:5005", "-jar", "srv.jar"), in(0), true, false},
+		{"-Xrunjdwp", stdio("java", "-Xrunjdwp:transport=dt_socket,server=y,address=0.0.0.0:8000", "Main"), in(0), true, false},
+		{"dlv headless", stdio("dlv", "exec", "./srv", "--headless", "--listen=:2345"), in(3), true, false},
+		{"dlv dap", stdio("dlv", "dap", "-l", "0.0.0.0:4711"), in(2), true, false},
+		{"rdbg --open", stdio("rdbg", "--open", "--host", "0.0.0.0", "--port", "12345", "--", "srv.rb"), in(2), true, false},
+		{"gdbserver", stdio("gdbserver", ":1234", "./srv"), in(0), true, false},
+		{"gdbserver --multi", stdio("gdbserver", "--multi", "tcp:0.0.0.0:1234"), in(1), true, false},
+		// Look-alikes.
+		{"a port alone", stdio("node", "--inspect=9229", "srv.js"), []string{}, false, false},
+		{"the default", stdio("node", "--inspect", "srv.js"), []string{}, false, false},
+		{"loopback", stdio("node", "--inspect=127.0.0.1:9229", "srv.js"), []string{}, false, false},
+		{"the script's own option", stdio("node", "srv.js", "--inspect=0.0.0.0:9229"), []string{}, false, false},
+		{"a placeholder host", stdio("node", "--inspect=${HOST}:9229", "srv.js"), []string{}, false, false},
+		{"debugpy's port alone", stdio("python3", "-m", "debugpy", "--listen=5678", "--wait-for-client", "srv.py"), []string{}, false, false},
+		{"the script's -m", stdio("python", "srv.py", "-m", "debugpy", "--listen", "0.0.0.0:1"), []string{}, false, false},
+		{"a jdwp port alone", stdio("java", "-agentlib:jdwp=transport=dt_socket,server=y,address=5005", "-jar", "srv.jar"), []string{}, false, false},
+		{"a jdwp client", stdio("java", "-agentlib:jdwp=transport=dt_socket,server=n,address=dbg.example:5005", "-jar", "srv.jar"), []string{}, false, false},
+		{"dlv not headless", stdio("dlv", "exec", "./srv", "--listen=:2345"), []string{}, false, false},
+		{"rdbg on a port of loopback", stdio("rdbg", "-O", "--port", "12345", "srv.rb"), []string{}, false, false},
+		{"gdbserver on a serial line", stdio("gdbserver", "/dev/ttyS0", "./srv"), []string{}, false, false},
+		{"Deno without a port", stdio("deno", "run", "--inspect=0.0.0.0", "x.ts"), []string{}, false, false},
+	})
+}

@@ -205,6 +205,10 @@ var fuzzSeeds = [][]string{
 	{"docker", "-H", "--host=tcp://", "--tlsverify=false", "-H", "tcp://[::1", "--tls", "-H", "http://h:1", "run", "-i", "x@sha256:0"},
 	{"sh", "-c", "export DOCKER_HOST=tcp://h:1 CONTAINER_HOST=; docker; podman --url; podman --url=tcp://:0 run; DOCKER_TLS_VERIFY= docker -H tcp://u:p@h run"},
 	{"kubectl", "-s", "--server=http://", "--insecure-skip-tls-verify=", "config", "set-cluster", "--server", "http://[", "-s"},
+	{"node", "--inspect=", "--inspect=:", "--inspect-brk=[", "--inspect=ws://:0/", "-r", "--inspect=0.0.0.0", "x"},
+	{"python", "-m", "debugpy", "--listen", "--listen=:", "--host", "-m", "ptvsd", "--host=[::]"},
+	{"java", "-agentlib:jdwp=", "-agentlib:jdwp=server=y,address=:", "-Xrunjdwp:address=*:1,server=y,,=", "-jar"},
+	{"sh", "-c", "dlv dap -l; dlv --headless=x --listen=[::]:1; rdbg -O --host; rdbg --open --host=; gdbserver; gdbserver tcp:; gdbserver - x; deno run --inspect=x; bun x --inspect=ws://"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

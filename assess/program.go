@@ -94,11 +94,15 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 }
 
 // sides judges program c by each concern of sideTables that has
-// something to say of it, then the way into this machine it may open;
-// side is sideJudges' entry for c's name. A Python without a judge of its
-// own may serve a directory to every interface.
+// something to say of it, then the way into this machine it may open (a
+// debugger's listener among them); side is sideJudges' entry for c's
+// name. A Python without a judge of its own may serve a directory to
+// every interface.
 func (a *auditor) sides(c invocation, side *sideJudge) {
 	a.writesFetched(c)
+	if debug := debugJudges[family(c.name)]; debug != nil {
+		debug(a, c)
+	}
 	if side != nil {
 		for _, judge := range side.judges {
 			judge(a, c)
