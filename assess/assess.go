@@ -356,8 +356,11 @@ import (
 // over plain http, are insecure_url. 2026.12.106: a debugger listening
 // beyond loopback (the Node.js, Bun and Deno inspectors, debugpy and
 // ptvsd, the JVM's jdwp agent, dlv's headless server, rdbg --open,
-// gdbserver) is inbound_access.
-const Ruleset = "2026.12.106"
+// gdbserver) is inbound_access. 2026.12.107: BUN_OPTIONS is forbidden;
+// SSLKEYLOGFILE and the download mirrors of toolchains and of the
+// binaries npm packages fetch (UV_PYTHON_INSTALL_MIRROR, NVM_NODEJS_ORG_MIRROR,
+// RUSTUP_DIST_SERVER, ELECTRON_MIRROR …) over plain http are insecure_url.
+const Ruleset = "2026.12.107"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

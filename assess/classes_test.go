@@ -3596,3 +3596,27 @@ func TestAuditDebuggerListeners(t *testing.T) {
 		{"Deno without a port", stdio("deno", "run", "--inspect=0.0.0.0", "x.ts"), []string{}, false, false},
 	})
 }
+
+// Bun's option variable is forbidden as NODE_OPTIONS is, and a variable
+// that writes TLS session keys to a file or downloads a toolchain or a
+// package's binaries over plain http is insecure_url (ruleset
+// 2026.12.107): BUN_OPTIONS=--preload …, SSLKEYLOGFILE=/tmp/k.log and
+// UV_PYTHON_INSTALL_MIRROR=http://… passed.
+func TestAuditMoreEnvironment(t *testing.T) {
+	const env = "info child_env mcp.env"
+	srv := func(kv ...string) *addon.Manifest { return withEnv(stdio("npx", "-y", "pkg@1.0.0"), kv...) }
+	runCases(t, []auditCase{
+		{"BUN_OPTIONS", srv("BUN_OPTIONS", "--preload ./hook.ts"), []string{"danger forbidden_env mcp.env.BUN_OPTIONS", env}, true, false},
+		{"SSLKEYLOGFILE", srv("SSLKEYLOGFILE", "/tmp/keys.log"), []string{"danger insecure_url mcp.env.SSLKEYLOGFILE", env}, true, false},
+		{"uv's Python mirror", srv("UV_PYTHON_INSTALL_MIRROR", "http://mirror.example/python-build-standalone"), []string{"danger insecure_url mcp.env.UV_PYTHON_INSTALL_MIRROR", env}, true, false},
+		{"nvm's mirror", srv("NVM_NODEJS_ORG_MIRROR", "http://mirror.example/node"), []string{"danger insecure_url mcp.env.NVM_NODEJS_ORG_MIRROR", env}, true, false},
+		{"rustup's server", srv("RUSTUP_DIST_SERVER", "http://mirror.example/rust"), []string{"danger insecure_url mcp.env.RUSTUP_DIST_SERVER", env}, true, false},
+		{"Playwright's browsers", srv("PLAYWRIGHT_DOWNLOAD_HOST", "http://10.0.0.1:8080"), []string{"danger insecure_url mcp.env.PLAYWRIGHT_DOWNLOAD_HOST", env}, true, false},
+		{"a script's SSLKEYLOGFILE", stdio("env", "SSLKEYLOGFILE=/tmp/keys.log", "my-mcp"), []string{"danger insecure_url mcp.args[0]"}, false, false},
+		// Look-alikes.
+		{"a mirror over https", srv("UV_PYTHON_INSTALL_MIRROR", "https://mirror.example/python-build-standalone"), []string{env}, true, false},
+		{"a mirror on this machine", srv("ELECTRON_MIRROR", "http://127.0.0.1:9000/"), []string{env}, true, false},
+		{"the user's own SSLKEYLOGFILE", srv("SSLKEYLOGFILE", "${SSLKEYLOGFILE}"), []string{env}, true, false},
+		{"Bun's other settings", srv("BUN_CONFIG_MAX_HTTP_REQUESTS", "64"), []string{env}, true, false},
+	})
+}

@@ -208,6 +208,7 @@ var fuzzSeeds = [][]string{
 	{"node", "--inspect=", "--inspect=:", "--inspect-brk=[", "--inspect=ws://:0/", "-r", "--inspect=0.0.0.0", "x"},
 	{"python", "-m", "debugpy", "--listen", "--listen=:", "--host", "-m", "ptvsd", "--host=[::]"},
 	{"java", "-agentlib:jdwp=", "-agentlib:jdwp=server=y,address=:", "-Xrunjdwp:address=*:1,server=y,,=", "-jar"},
+	{"env", "BUN_OPTIONS=", "SSLKEYLOGFILE=", "SSLKEYLOGFILE=<FILE>", "UV_PYTHON_INSTALL_MIRROR=http://", "RUSTUP_DIST_SERVER=http://u:p@h", "bun", "x"},
 	{"sh", "-c", "dlv dap -l; dlv --headless=x --listen=[::]:1; rdbg -O --host; rdbg --open --host=; gdbserver; gdbserver tcp:; gdbserver - x; deno run --inspect=x; bun x --inspect=ws://"},
 }
 

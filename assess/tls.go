@@ -142,6 +142,16 @@ var (
 	sourceEnv = set("NPM_CONFIG_REGISTRY", "YARN_NPM_REGISTRY_SERVER", "YARN_REGISTRY", "BUN_CONFIG_REGISTRY",
 		"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
 		"UV_DEFAULT_INDEX", "UV_INDEX", "UV_FIND_LINKS", "GOPROXY")
+	// mirrorEnv name where a tool downloads the programs it installs or
+	// runs: Python builds for uv, Node.js for nvm, n and fnm, Rust for
+	// rustup, the headers node-gyp builds against, and the binaries npm
+	// packages fetch when installed (Electron, Puppeteer's and
+	// Playwright's browsers, Cypress, Sass, the web drivers).
+	mirrorEnv = set("UV_PYTHON_INSTALL_MIRROR", "UV_PYPY_INSTALL_MIRROR", "UV_PYTHON_DOWNLOADS_JSON_URL",
+		"NVM_NODEJS_ORG_MIRROR", "NVM_IOJS_ORG_MIRROR", "N_NODE_MIRROR", "FNM_NODE_DIST_MIRROR", "NODE_BUILD_MIRROR_URL",
+		"NODEJS_ORG_MIRROR", "RUSTUP_DIST_SERVER", "RUSTUP_UPDATE_ROOT", "ELECTRON_MIRROR", "PUPPETEER_DOWNLOAD_BASE_URL",
+		"PUPPETEER_DOWNLOAD_HOST", "PLAYWRIGHT_DOWNLOAD_HOST", "CYPRESS_DOWNLOAD_MIRROR", "SASS_BINARY_SITE",
+		"CHROMEDRIVER_CDNURL", "GECKODRIVER_CDNURL")
 	trustOffEnv = map[string]string{
 		"NODE_TLS_REJECT_UNAUTHORIZED":            "0",
 		"PYTHONHTTPSVERIFY":                       "0",
@@ -181,6 +191,18 @@ func (a *auditor) envTrust(key string, value arg) {
 		v := value
 		v.text = cargoIndexURL(strings.TrimSpace(v.text))
 		a.packageSource("the variable "+k+" has crates downloaded", v)
+		return
+	}
+	if mirrorEnv[k] {
+		a.packageSource("the variable "+k+" has programs downloaded", value)
+		return
+	}
+	if k == "SSLKEYLOGFILE" {
+		if v := strings.TrimSpace(value.text); v != "" && !placeholder(v) {
+			a.add(CodeInsecureURL, value.path, "the variable SSLKEYLOGFILE has TLS libraries (OpenSSL, Python's ssl, curl, NSS) "+
+				"write the session keys of every connection to "+safeText(v, 60)+", so whoever reads that file can read "+
+				"what the server sent and received, credentials included")
+		}
 		return
 	}
 	if sourceEnv[k] {

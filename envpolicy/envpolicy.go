@@ -116,6 +116,9 @@ var forbiddenNames = [...]string{
 	// Node's REPL loads in place of its own
 	"ELECTRON_RUN_AS_NODE",
 	"NODE_REPL_EXTERNAL_MODULE",
+	// Bun's own NODE_OPTIONS: command-line arguments prepended to every
+	// run of bun (--preload a module, --eval …)
+	"BUN_OPTIONS",
 	// the configuration files of pip, uv, conda and Yarn: where packages
 	// come from and which hosts' certificates are checked
 	"PIP_CONFIG_FILE",

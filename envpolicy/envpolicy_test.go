@@ -32,7 +32,7 @@ var wantNames = []string{
 	"OPENSSL_MODULES", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER",
 	"R_LIBS", "R_LIBS_USER", "JULIA_LOAD_PATH", "JULIA_DEPOT_PATH", "TCLLIBPATH",
 	"GEM_PATH", "GEM_HOME", "PSMODULEPATH", "MAVEN_OPTS", "GRADLE_OPTS", "JAVA_OPTS",
-	"ELECTRON_RUN_AS_NODE", "NODE_REPL_EXTERNAL_MODULE",
+	"ELECTRON_RUN_AS_NODE", "NODE_REPL_EXTERNAL_MODULE", "BUN_OPTIONS",
 	"PIP_CONFIG_FILE", "UV_CONFIG_FILE", "CONDARC", "YARN_RC_FILENAME",
 }
 
@@ -40,7 +40,7 @@ var wantPrefixes = []string{"DYLD_", "LD_", "GIT_", "PYTHON", "NPM_CONFIG_", "BA
 	"COR_PROFILER", "CORECLR_PROFILER", "LUA_INIT", "LUA_PATH", "LUA_CPATH"}
 
 func TestListsArePinned(t *testing.T) {
-	if got, want := len(envpolicy.Names()), 77; got != want {
+	if got, want := len(envpolicy.Names()), 78; got != want {
 		t.Errorf("len(Names()) = %d, want %d", got, want)
 	}
 	if got, want := len(envpolicy.Prefixes()), 11; got != want {
