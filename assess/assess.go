@@ -360,7 +360,11 @@ import (
 // SSLKEYLOGFILE and the download mirrors of toolchains and of the
 // binaries npm packages fetch (UV_PYTHON_INSTALL_MIRROR, NVM_NODEJS_ORG_MIRROR,
 // RUSTUP_DIST_SERVER, ELECTRON_MIRROR …) over plain http are insecure_url.
-const Ruleset = "2026.12.107"
+// 2026.12.108: the MCP bridges (mcpo, mcp-proxy, supergateway, the MCP
+// Inspector) are peeled: the server command they start is judged, the
+// remote server they connect to is a remote_endpoint, and offering the
+// server over HTTP beyond loopback is inbound_access.
+const Ruleset = "2026.12.108"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -208,6 +208,11 @@ var fuzzSeeds = [][]string{
 	{"node", "--inspect=", "--inspect=:", "--inspect-brk=[", "--inspect=ws://:0/", "-r", "--inspect=0.0.0.0", "x"},
 	{"python", "-m", "debugpy", "--listen", "--listen=:", "--host", "-m", "ptvsd", "--host=[::]"},
 	{"java", "-agentlib:jdwp=", "-agentlib:jdwp=server=y,address=:", "-Xrunjdwp:address=*:1,server=y,,=", "-jar"},
+	{"mcpo", "-h", "--host", "-e", "=", "--server-type=sse", "--", "http://", "x"},
+	{"mcp-proxy", "--hos", "--named-server", "n", "", "-e", "K", "--allow-origin", "a", "b", "--n", "x", "--", "-e"},
+	{"npx", "mcp-proxy", "--shell", "--host=[::", "a|b", "--", "--shell=x"},
+	{"supergateway", "--stdio", "--cors", "--sse=http://[", "--host", "--stdio=a|b", "--"},
+	{"npx", "-y", "@modelcontextprotocol/inspector", "-e", "--config", "--", "sh", "-c", "x"},
 	{"env", "BUN_OPTIONS=", "SSLKEYLOGFILE=", "SSLKEYLOGFILE=<FILE>", "UV_PYTHON_INSTALL_MIRROR=http://", "RUSTUP_DIST_SERVER=http://u:p@h", "bun", "x"},
 	{"sh", "-c", "dlv dap -l; dlv --headless=x --listen=[::]:1; rdbg -O --host; rdbg --open --host=; gdbserver; gdbserver tcp:; gdbserver - x; deno run --inspect=x; bun x --inspect=ws://"},
 }

@@ -129,7 +129,15 @@ var npmLaunchers = map[string]string{
 	"cross-env": "cross-env", "cross-env-shell": "cross-env-shell", "dotenv-cli": "dotenv", "env-cmd": "env-cmd",
 	"concurrently": "concurrently", "nodemon": "nodemon",
 	"deno": "deno", "bun": "bun", "npm": "npm", "pnpm": "pnpm", "yarn": "yarn",
+	// MCP bridges (bridges.go), run by npx or uvx: mcp-proxy is the
+	// Python one by that name, mcp-proxy-js the npm one (npmBins).
+	"mcpo": "mcpo", "mcp-proxy": "mcp-proxy", "mcp-proxy-js": "mcp-proxy-js", "supergateway": "supergateway",
+	"mcp-inspector": "mcp-inspector",
 }
+
+// npmBins name the command of an npm package whose name does not say it,
+// or says another ecosystem's: what runnerCommand is given for it.
+var npmBins = map[string]string{"@modelcontextprotocol/inspector": "mcp-inspector", "mcp-proxy": "mcp-proxy-js"}
 
 // parallelValues are GNU parallel's options that take a value.
 var parallelValues = set("-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-a", "--arg-file", "-d",

@@ -338,6 +338,9 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 		name := first.text
 		if fromFirst {
 			name = npmName(name)
+			if bin, ok := npmBins[name]; ok {
+				name = bin
+			}
 		}
 		a.runnerCommand(name[strings.LastIndexByte(name, '/')+1:], args[cmd:], depth, !fromFirst)
 	}
@@ -355,7 +358,7 @@ func (a *auditor) checkNpmSpecs(specs []arg, runner string) {
 
 // remoteProxies are packages that bridge a local stdio client to a remote
 // MCP endpoint given as an argument.
-var remoteProxies = set("mcp-remote", "mcp-proxy", "supergateway", "@modelcontextprotocol/mcp-remote")
+var remoteProxies = set("mcp-remote", "@modelcontextprotocol/mcp-remote")
 
 // npmName is the package name of an npm spec, without its version.
 func npmName(spec string) string {

@@ -142,6 +142,11 @@ func init() {
 		"mise":       peelMise,
 		"pkgx":       peelPkgx,
 		"pnpm":       peelPnpm,
+		// MCP bridges: the server they start (bridges.go).
+		"mcpo":          peelMcpo,
+		"mcp-proxy":     peelMcpProxy,
+		"mcp-proxy-js":  peelMcpProxyJS,
+		"mcp-inspector": peelInspector,
 		// Node launchers: variables, then the command.
 		"cross-env":       peelCrossEnv,
 		"cross-env-shell": peelCrossEnv,
@@ -298,13 +303,14 @@ func init() {
 		// Network tools that can hand their connection to a program.
 		"nc": netExecTool, "ncat": netExecTool, "netcat": netExecTool, "socat": netExecTool,
 		// Package runners: the package must be pinned.
-		"npx":  {judge: npmRunnerAs("npx"), net: true},
-		"pnpx": {judge: npmRunnerAs("pnpx"), net: true},
-		"bunx": {judge: npmRunnerAs("bunx"), net: true},
-		"dnx":  {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args(), "dnx"); return cmdInfo{name: c.name} }, net: true},
-		"uvx":  {judge: pyRunnerAs("uvx"), net: true},
-		"pipx": {judge: (*auditor).pipx, net: true},
-		"deno": {judge: (*auditor).deno}, "dx": {judge: (*auditor).dx},
+		"npx":          {judge: npmRunnerAs("npx"), net: true},
+		"supergateway": {judge: (*auditor).supergateway, net: true},
+		"pnpx":         {judge: npmRunnerAs("pnpx"), net: true},
+		"bunx":         {judge: npmRunnerAs("bunx"), net: true},
+		"dnx":          {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args(), "dnx"); return cmdInfo{name: c.name} }, net: true},
+		"uvx":          {judge: pyRunnerAs("uvx"), net: true},
+		"pipx":         {judge: (*auditor).pipx, net: true},
+		"deno":         {judge: (*auditor).deno}, "dx": {judge: (*auditor).dx},
 		// Package managers: exec/dlx run packages, run/start run scripts.
 		"npm": pkgManager, "pnpm": pkgManager, "yarn": pkgManager, "bun": pkgManager,
 		// Interpreters: a program written inline is inline code.
