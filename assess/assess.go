@@ -363,8 +363,10 @@ import (
 // 2026.12.108: the MCP bridges (mcpo, mcp-proxy, supergateway, the MCP
 // Inspector) are peeled: the server command they start is judged, the
 // remote server they connect to is a remote_endpoint, and offering the
-// server over HTTP beyond loopback is inbound_access.
-const Ruleset = "2026.12.108"
+// server over HTTP beyond loopback is inbound_access. 2026.12.109: what
+// pm2 start, pm2-runtime and forever start is judged; pm2 startup is
+// persistence.
+const Ruleset = "2026.12.109"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -127,7 +127,7 @@ func (a *auditor) nodemon(c invocation) cmdInfo {
 // npm:pkg runs deno, which fetches pkg.
 var npmLaunchers = map[string]string{
 	"cross-env": "cross-env", "cross-env-shell": "cross-env-shell", "dotenv-cli": "dotenv", "env-cmd": "env-cmd",
-	"concurrently": "concurrently", "nodemon": "nodemon",
+	"concurrently": "concurrently", "nodemon": "nodemon", "pm2": "pm2", "forever": "forever",
 	"deno": "deno", "bun": "bun", "npm": "npm", "pnpm": "pnpm", "yarn": "yarn",
 	// MCP bridges (bridges.go), run by npx or uvx: mcp-proxy is the
 	// Python one by that name, mcp-proxy-js the npm one (npmBins).

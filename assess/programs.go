@@ -373,6 +373,7 @@ func init() {
 		"snap":         installsPackages("install", "refresh"),
 		"jbang":        {judge: (*auditor).jbang},
 		"concurrently": {judge: (*auditor).concurrently}, "nodemon": {judge: (*auditor).nodemon},
+		"pm2": {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
 		"parallel":      {judge: (*auditor).parallel},
 		"dotnet-script": {judge: func(a *auditor, c invocation) cmdInfo { a.dotnetScript(c.args()); return cmdInfo{name: c.name} }},
 		// Task runners: recipes run through a shell; make --eval and sed's e
