@@ -365,8 +365,9 @@ import (
 // remote server they connect to is a remote_endpoint, and offering the
 // server over HTTP beyond loopback is inbound_access. 2026.12.109: what
 // pm2 start, pm2-runtime and forever start is judged; pm2 startup is
-// persistence.
-const Ruleset = "2026.12.109"
+// persistence. 2026.12.110: the Python mcp-proxy without an operand
+// connects to its SSE_URL, a remote_endpoint.
+const Ruleset = "2026.12.110"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -169,6 +169,20 @@ func peelMcpProxy(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	if len(ops) > 0 && a.proxyEndpoint(ops[0]) {
 		return nil, cmdInfo{name: c.name}, true
 	}
+	if len(ops) == 0 {
+		// Without an operand mcp-proxy takes its SSE_URL variable for it:
+		// a URL there is the remote server it connects to (a placeholder
+		// the user fills in is not judged).
+		u, ok := c.env["SSE_URL"]
+		w := arg{text: u, path: c.argv[0].path, lit: true}
+		if own, set := a.m.MCP.Env["SSE_URL"]; !ok && set || ok && set && own == u {
+			u, ok = own, true
+			w = arg{text: u, path: envPath("SSE_URL"), lit: true} // the server's own variable
+		}
+		if ok && a.proxyEndpoint(w) {
+			return nil, cmdInfo{name: c.name}, true
+		}
+	}
 	if known {
 		a.bridgeServes(c, "mcp-proxy", host, hostAt, false)
 	}

@@ -3685,3 +3685,21 @@ func TestAuditProcessManagers(t *testing.T) {
 		{"forever of a script", stdio("forever", "start", "srv.js"), []string{}, false, true},
 	})
 }
+
+// The Python mcp-proxy without an operand connects to the URL of its
+// SSE_URL variable (ruleset 2026.12.110): uvx mcp-proxy with
+// SSE_URL=http://… in the env block passed with child_env alone.
+func TestAuditMCPProxySSEURL(t *testing.T) {
+	const env = "info child_env mcp.env"
+	runCases(t, []auditCase{
+		{"SSE_URL over http", withEnv(stdio("uvx", "mcp-proxy==0.8.0"), "SSE_URL", "http://ha.example:8123/mcp_server/sse"), []string{
+			"danger insecure_url mcp.env.SSE_URL", "danger remote_endpoint mcp.env.SSE_URL", env}, true, false},
+		{"SSE_URL over https", withEnv(stdio("mcp-proxy"), "SSE_URL", "https://ha.example/mcp_server/sse"), []string{"danger remote_endpoint mcp.env.SSE_URL", env}, true, false},
+		{"env SSE_URL=", stdio("env", "SSE_URL=https://ha.example/sse", "mcp-proxy"), []string{"danger remote_endpoint mcp.args[1]"}, true, false},
+		{"named servers give way to SSE_URL", withEnv(stdio("mcp-proxy", "--named-server", "x", "srv"), "SSE_URL", "https://ha.example/sse"), []string{"danger remote_endpoint mcp.env.SSE_URL", env}, true, false},
+		// Look-alikes.
+		{"a placeholder the user fills in", withEnv(stdio("uvx", "mcp-proxy==0.8.0"), "SSE_URL", "{{sseUrl}}"), []string{env}, true, false},
+		{"an operand before SSE_URL", withEnv(stdio("mcp-proxy", "srv"), "SSE_URL", "https://ha.example/sse"), []string{env}, true, false},
+		{"SSE_URL on this machine", withEnv(stdio("mcp-proxy"), "SSE_URL", "http://127.0.0.1:8123/sse"), []string{env}, true, false},
+	})
+}

@@ -213,6 +213,7 @@ var fuzzSeeds = [][]string{
 	{"npx", "mcp-proxy", "--shell", "--host=[::", "a|b", "--", "--shell=x"},
 	{"supergateway", "--stdio", "--cors", "--sse=http://[", "--host", "--stdio=a|b", "--"},
 	{"npx", "-y", "@modelcontextprotocol/inspector", "-e", "--config", "--", "sh", "-c", "x"},
+	{"env", "SSE_URL=http://[", "mcp-proxy", "--named-server", "a", "b"},
 	{"pm2", "--name", "start", "--interpreter", "--node-args=", "a b", "--", "-c"},
 	{"sh", "-c", "pm2 startup; pm2-runtime; pm2-runtime start --interpreter=none x; forever; forever start -c; forever -c '' s.js; forever start -- -x"},
 	{"env", "BUN_OPTIONS=", "SSLKEYLOGFILE=", "SSLKEYLOGFILE=<FILE>", "UV_PYTHON_INSTALL_MIRROR=http://", "RUSTUP_DIST_SERVER=http://u:p@h", "bun", "x"},
