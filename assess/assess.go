@@ -366,8 +366,15 @@ import (
 // server over HTTP beyond loopback is inbound_access. 2026.12.109: what
 // pm2 start, pm2-runtime and forever start is judged; pm2 startup is
 // persistence. 2026.12.110: the Python mcp-proxy without an operand
-// connects to its SSE_URL, a remote_endpoint.
-const Ruleset = "2026.12.110"
+// connects to its SSE_URL, a remote_endpoint. 2026.12.111: a PowerShell
+// line that a Windows program starts (wmic process call create, forfiles
+// /c, runas) is split into its words as the C runtime splits it; the
+// rundll32 entry points that start a program are peeled; sc create and sc
+// config binPath= are persistence, their command line judged; cmstp,
+// msxsl, PresentationHost and ieexec of a URL are fetch_exec; devbox
+// run's command is evaluated by a shell; an unknown program's whole
+// command line in one word after -e, -x, --execute, --exec or -- is read.
+const Ruleset = "2026.12.111"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -216,6 +216,13 @@ var fuzzSeeds = [][]string{
 	{"env", "SSE_URL=http://[", "mcp-proxy", "--named-server", "a", "b"},
 	{"pm2", "--name", "start", "--interpreter", "--node-args=", "a b", "--", "-c"},
 	{"sh", "-c", "pm2 startup; pm2-runtime; pm2-runtime start --interpreter=none x; forever; forever start -c; forever -c '' s.js; forever start -- -x"},
+	{"wmic", "process", "call", "create", "pwsh -c \"a\\\\\\\"b\" \\\\\" \"\"\" x\\"},
+	{"rundll32", ",", "x"},
+	{"rundll32", "shell32,ShellExec_RunDLLW", "rundll32", "url.dll,OpenURL", "\\\\h\\s", "x"},
+	{"rundll32", "dfshim,ShOpenVerbApplication", "http://["},
+	{"sc", "\\\\", "config", "binpath=", "binPath=", "binPath=x"},
+	{"devbox", "global", "run", "-e", "--", "x y", "$(a)", "\"", "\\"},
+	{"xterm", "-e", "  ", "-x", "\t", "--exec", " | ", "--", "sh -c 'x'"},
 	{"env", "BUN_OPTIONS=", "SSLKEYLOGFILE=", "SSLKEYLOGFILE=<FILE>", "UV_PYTHON_INSTALL_MIRROR=http://", "RUSTUP_DIST_SERVER=http://u:p@h", "bun", "x"},
 	{"sh", "-c", "dlv dap -l; dlv --headless=x --listen=[::]:1; rdbg -O --host; rdbg --open --host=; gdbserver; gdbserver tcp:; gdbserver - x; deno run --inspect=x; bun x --inspect=ws://"},
 }
@@ -292,5 +299,8 @@ func scriptManifests(script string) []*addon.Manifest {
 		withEnv(stdio("go", "run", "."), "GOFLAGS", script, "CARGO_TARGET_X_RUNNER", script, "RUSTC_WRAPPER", script),
 		stdio("go", "run", "-toolexec", script, "-exec="+script, "."),
 		stdio("npx", "--node-options", script, "p@1"),
+		stdio("wmic", "process", "call", "create", "powershell "+script),
+		stdio("devbox", "run", script, script),
+		stdio("xterm", "-e", script),
 	}
 }

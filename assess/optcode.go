@@ -406,14 +406,49 @@ func (a *auditor) scriptURL(c invocation, w arg) {
 	}
 }
 
-// rundll32 judges rundll32 javascript:… (script run by mshtml).
+// rundllStarts are the entry points, as dll,entry in lower case without
+// the A or W suffix, with which rundll32 starts the program (or opens the
+// file) its next word names, the rest of the line its arguments.
+var rundllStarts = set("shell32,shellexec_rundll", "url,fileprotocolhandler", "url,openurl",
+	"ieframe,openurl", "shdocvw,openurl", "zipfldr,routethecall", "advpack,registerocx",
+	"ieadvpack,registerocx", "pcwutl,launchapplication")
+
+// rundll32 judges rundll32 javascript:… (script run by mshtml), the entry
+// points that start a program (shell32.dll,ShellExec_RunDLL cmd /c …,
+// url.dll,FileProtocolHandler, advpack.dll,RegisterOCX …), judged as the
+// command they start, and dfshim.dll,ShOpenVerbApplication of a URL (a
+// ClickOnce application downloaded and run).
 func (a *auditor) rundll32(c invocation) cmdInfo {
-	for _, w := range c.args() {
+	args := c.args()
+	for _, w := range args {
 		if i := strings.Index(strings.ToLower(w.text), "javascript:"); i >= 0 {
 			v := w
 			v.text = w.text[i:]
 			a.scriptURL(c, v)
 		}
+	}
+	if len(args) < 2 || !args[0].lit {
+		return cmdInfo{name: c.name}
+	}
+	dll, entry, _ := strings.Cut(args[0].text, ",")
+	dll = strings.TrimSuffix(progName(dll), ".dll")
+	entry = strings.ToLower(strings.TrimSpace(entry))
+	target := args[1]
+	lt := strings.ToLower(target.text)
+	url := strings.HasPrefix(lt, "http://") || strings.HasPrefix(lt, "https://") || strings.HasPrefix(lt, `\\`)
+	switch {
+	case dll == "dfshim" && strings.HasPrefix(entry, "shopenverbapplication") && url:
+		a.inferred.Network = true
+		a.add(CodeFetchExec, target.path, "`rundll32` downloads a ClickOnce application and runs it")
+	case rundllStarts[dll+","+entry] || rundllStarts[dll+","+strings.TrimRight(entry, "aw")]:
+		if url {
+			// A browser opens a URL; a program on a share is judged as
+			// every word naming a share is (share.go).
+			a.inferred.Network = true
+			return cmdInfo{name: c.name}
+		}
+		a.inferred.Exec = true
+		return a.command(args[1:], c.depth+1, ctxNested)
 	}
 	return cmdInfo{name: c.name}
 }
@@ -519,17 +554,27 @@ func (a *auditor) windowsCommand(c invocation, w arg) {
 	}
 	first := cmds[0].words[0]
 	argv := []arg{{text: first.text, path: w.path, lit: true}}
+	// The rest of the line after the program's word, as written.
+	rest := ""
+	end := strings.IndexAny(line, " \t")
+	if strings.HasPrefix(line, `"`) {
+		end = strings.IndexByte(line[1:], '"') + 2
+	}
+	if end > 0 && end < len(line) {
+		rest = strings.TrimSpace(line[end:])
+	}
 	switch progName(first.text) {
-	case "cmd", "powershell", "pwsh":
-		// The rest of the line after the program's word, as written.
-		end := strings.IndexAny(line, " \t")
-		if strings.HasPrefix(line, `"`) {
-			end = strings.IndexByte(line[1:], '"') + 2
+	case "cmd":
+		// cmd.exe reads the rest of its command line itself.
+		if rest != "" {
+			argv = append(argv, arg{text: rest, path: w.path, lit: true})
 		}
-		if end > 0 && end < len(line) {
-			if rest := strings.TrimSpace(line[end:]); rest != "" {
-				argv = append(argv, arg{text: rest, path: w.path, lit: true})
-			}
+	case "powershell", "pwsh":
+		// PowerShell is given its words as the C runtime splits a
+		// command line: `powershell -c iex (iwr …)` is -c and the words
+		// of the command it joins again.
+		for _, word := range windowsArgv(rest) {
+			argv = append(argv, arg{text: word, path: w.path, lit: true})
 		}
 	default:
 		for _, word := range cmds[0].words[1:] {
@@ -537,6 +582,100 @@ func (a *auditor) windowsCommand(c invocation, w arg) {
 		}
 	}
 	a.command(argv, c.depth+1, ctxNested)
+}
+
+// windowsArgv splits a Windows command line (without its program) into
+// the words a program started with it receives, by the rules of the C
+// runtime and CommandLineToArgvW: blanks separate words outside quotes;
+// 2n backslashes before a quote are n backslashes and the quote opens or
+// closes a quoted part, 2n+1 are n and a literal quote; other backslashes
+// are literal; inside quotes a doubled quote is a literal one.
+func windowsArgv(line string) []string {
+	var words []string
+	var b strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case (c == ' ' || c == '\t') && !quoted:
+			if inWord {
+				words = append(words, b.String())
+				b.Reset()
+				inWord = false
+			}
+		case c == '\\':
+			inWord = true
+			j := i
+			for j < len(line) && line[j] == '\\' {
+				j++
+			}
+			n := j - i
+			if j < len(line) && line[j] == '"' {
+				b.WriteString(strings.Repeat(`\`, n/2))
+				if n%2 == 1 { // an escaped quote, taken literally
+					b.WriteByte('"')
+					i = j
+					continue
+				}
+			} else {
+				b.WriteString(strings.Repeat(`\`, n))
+			}
+			i = j - 1 // a quote after an even run is read as a quote
+		case c == '"':
+			inWord = true
+			if quoted && i+1 < len(line) && line[i+1] == '"' {
+				b.WriteByte('"')
+				i++
+				continue
+			}
+			quoted = !quoted
+		default:
+			inWord = true
+			b.WriteByte(c)
+		}
+	}
+	if inWord {
+		words = append(words, b.String())
+	}
+	return words
+}
+
+// scService judges `sc [\\\\HOST] create|config NAME binPath= "command line"
+// …`: registering a Windows service (or changing what one runs) is
+// persistence, and its command line is judged as what runs.
+func (a *auditor) scService(c invocation) cmdInfo {
+	args := c.args()
+	if len(args) > 0 && strings.HasPrefix(args[0].text, `\\`) {
+		args = args[1:] // the machine whose services are meant
+	}
+	if len(args) == 0 {
+		return cmdInfo{name: c.name}
+	}
+	verb := lower(args[0].text)
+	if verb != "create" && verb != "config" {
+		return cmdInfo{name: c.name}
+	}
+	var bin *arg
+	for i := 1; i < len(args); i++ {
+		t := lower(args[i].text)
+		switch {
+		case t == "binpath=" && i+1 < len(args):
+			bin = &args[i+1]
+		case strings.HasPrefix(t, "binpath=") && len(t) > len("binpath="):
+			v := args[i]
+			v.text = v.text[len("binpath="):]
+			bin = &v
+		}
+	}
+	switch {
+	case verb == "create":
+		a.add(CodePersistence, c.argv[0].path, "registers a Windows service with "+quoted(c.name)+": its program runs at boot")
+	case bin != nil:
+		a.add(CodePersistence, c.argv[0].path, "changes the program a Windows service runs with "+quoted(c.name))
+	}
+	if bin != nil {
+		a.windowsCommand(c, *bin)
+	}
+	return cmdInfo{name: c.name}
 }
 
 // wmic judges `wmic … process call create "command line"`, and a

@@ -196,7 +196,7 @@ func init() {
 		"nix-shell": peelNixShell,
 		// Environments and version managers that run a command with the
 		// tools they provide.
-		"devbox":   usesNetwork(subThen([]string{"run"}, []string{"-c", "--config", "--env-file", "--environment"}, "-e", "--env")),
+		"devbox":   peelDevbox,
 		"flox":     peelFlox,
 		"volta":    subThen([]string{"run"}, []string{"--node", "--npm", "--pnpm", "--yarn"}, "--env"),
 		"fnm":      subThen([]string{"exec"}, []string{"--using"}),
@@ -343,6 +343,10 @@ func init() {
 		"msiexec":   {judge: (*auditor).msiexec},
 		"bitsadmin": fetcher,
 		"hh":        {judge: (*auditor).mshta},
+		// …and cmstp /s of an INF, msxsl of a stylesheet, an XAML browser
+		// application and ieexec of a .NET program, each given by URL.
+		"cmstp": {judge: (*auditor).mshta}, "msxsl": {judge: (*auditor).mshta},
+		"presentationhost": {judge: (*auditor).mshta}, "ieexec": {judge: (*auditor).mshta},
 		// Windows programs that start a command line: wmic process call
 		// create, forfiles /c.
 		"wmic":     {judge: (*auditor).wmic},
@@ -393,6 +397,7 @@ func init() {
 		"systemctl": registers("enable", "link", "preset", "reenable"),
 		"launchctl": registers("load", "bootstrap", "submit", "enable"),
 		"schtasks":  {judge: (*auditor).schtasks},
+		"sc":        {judge: (*auditor).scService},
 		"reg":       {judge: (*auditor).regAdd},
 		// Decoders: their output is encoded text made runnable.
 		"base64": base64Decoder, "base32": base64Decoder, "basenc": base64Decoder, "gbase64": base64Decoder,

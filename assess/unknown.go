@@ -40,6 +40,12 @@ var runVerbs = set("run", "exec", "start", "launch", "spawn", "x", "wrap", "reco
 // unknown launcher's --exec CMD …).
 var runOptions = set("--exec", "--cmd", "--command", "--run", "--wrap")
 
+// lineOptions are options after which an unknown program's word that
+// holds a whole command line is in command position (a terminal's -e, -x
+// or --execute). -c is not one of them: to most programs it names a
+// configuration.
+var lineOptions = set("-e", "-x", "--execute")
+
 // commonWords are names of programs the audit knows that are also ordinary
 // words of a command line (a subcommand, a mode): in command position they
 // are judged only when they show code being run, as anywhere else.
@@ -58,12 +64,26 @@ var runsCode = set(CodeShellExec, CodeInlineCode, CodeFetchExec, CodePipeToShell
 func (a *auditor) unknownProgram(c invocation) {
 	args := c.args()
 	first := slices.IndexFunc(args, func(w arg) bool { return !strings.HasPrefix(w.text, "-") })
-	for i := 0; i+1 < len(args); i++ {
+	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if !w.lit || strings.HasPrefix(w.text, "-") {
 			continue
 		}
+		// A word with blanks that begins with a known program's name is
+		// a whole command line handed on in one word (xterm -e 'curl … |
+		// sh', a launcher's --exec 'cmd args'): it is read as a shell
+		// reads it. Otherwise a known program's name with words after it.
+		line := strings.ContainsAny(w.text, " \t")
 		name := progName(w.text)
+		if line {
+			fields := strings.Fields(w.text)
+			if len(fields) == 0 {
+				continue
+			}
+			name = progName(fields[0])
+		} else if i+1 == len(args) {
+			continue
+		}
 		if _, known := programFor(name); !known {
 			continue
 		}
@@ -72,6 +92,16 @@ func (a *auditor) unknownProgram(c invocation) {
 			first >= 0 && i == first+1 && runVerbs[args[first].text] ||
 			first >= 0 && i == first+2 && runVerbs[args[first].text] && versionWord(args[first+1].text) ||
 			onlyOptionValues(args[:i])
+		if line {
+			// A line is read only as the value of an option that takes
+			// a command or after --, and is then in command position:
+			// elsewhere a string that begins with a program's name is
+			// data (a name, a message).
+			position = i > 0 && (args[i-1].text == "--" || runOptions[args[i-1].text] || lineOptions[args[i-1].text])
+			if !position || commonWords[name] {
+				continue
+			}
+		}
 		position = position && !commonWords[name]
 		if a.trials >= maxTrials {
 			if a.trials == maxTrials { // reported once
@@ -84,7 +114,11 @@ func (a *auditor) unknownProgram(c invocation) {
 		n, inferred, piped, persisted, cwd := len(a.findings), a.inferred, a.piped, a.persisted, a.cwd
 		clones := slices.Clone(a.clones)
 		a.shellEnv = c.env
-		a.command(args[i:], c.depth+1, c.ctx)
+		if line {
+			a.shellLine(args[i:i+1], c.depth, false, false)
+		} else {
+			a.command(args[i:], c.depth+1, c.ctx)
+		}
 		if position || slices.ContainsFunc(a.findings[n:], func(f registry.Finding) bool { return runsCode[f.Code] }) {
 			continue
 		}

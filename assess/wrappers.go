@@ -383,6 +383,48 @@ func peelFlox(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	return nil, cmdInfo{name: c.name}, true
 }
 
+// devboxValues are the options of devbox run that take a value.
+var devboxValues = set("-c", "--config", "--env-file", "--environment", "-e", "--env")
+
+// peelDevbox judges `devbox [global] run [options] [--] COMMAND args…`:
+// devbox hands the command to a shell that evaluates it, the command's
+// word as written and each argument in double quotes (so `devbox run
+// 'curl … | sh'` is a pipeline, and a $(…) in an argument still runs). A
+// script of devbox.json by that name runs instead, and is not visible.
+func peelDevbox(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	a.inferred.Network = true // it installs the environment's packages
+	if len(args) > 0 && args[0].text == "global" {
+		args = args[1:]
+	}
+	if len(args) == 0 || args[0].text != "run" {
+		return nil, a.program(c), true
+	}
+	rest := a.peelOptions(args[1:], devboxValues, set("-e", "--env"), c.depth, true)
+	if len(rest) == 0 {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	// In double quotes only $, `, \ and " are not themselves: without
+	// them each argument is the word it was, and the command is judged
+	// as those words.
+	same := rest[0].lit && plainShellWord(rest[0].text)
+	for _, w := range rest[1:] {
+		same = same && w.lit && !strings.ContainsAny(w.text, "$`\\\"")
+	}
+	if same {
+		return rest, cmdInfo{}, false
+	}
+	line := make([]arg, len(rest))
+	line[0] = rest[0]
+	for i, w := range rest[1:] {
+		if !plainShellWord(w.text) {
+			w.text = strconv.Quote(w.text)
+		}
+		line[i+1] = w
+	}
+	return nil, a.shellLine(line, c.depth, false, false), true
+}
+
 var kubectlExecValueFlags = set("-c", "--container", "-n", "--namespace", "-f", "--filename",
 	"--context", "--cluster", "--user", "--kubeconfig", "-s", "--server", "--pod-running-timeout",
 	"--token", "--as", "--as-group", "--request-timeout", "-l", "--selector", "--image", "--restart",
