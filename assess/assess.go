@@ -374,7 +374,12 @@ import (
 // msxsl, PresentationHost and ieexec of a URL are fetch_exec; devbox
 // run's command is evaluated by a shell; an unknown program's whole
 // command line in one word after -e, -x, --execute, --exec or -- is read.
-const Ruleset = "2026.12.111"
+// 2026.12.112: cargo --config settings are read with the TOML library
+// (build.rustc-wrapper, rustc, rustdoc, a target's runner and linker
+// judged as programs Cargo runs; a registry's index or a source's
+// registry over http is insecure_url); CC, CXX and CPP are command lines;
+// npm's --reg (any prefix of --registry) is --registry.
+const Ruleset = "2026.12.112"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -886,8 +891,10 @@ func (a *auditor) envValue(key string, value arg, depth int) {
 // need a pager, an editor, a merge tool, an ssh transport, a browser, a
 // file list or a prompt), or splits into one (rsync's and Subversion's
 // remote shell and CVS's editor, whose ssh options or words may run
-// commands here).
-var commandEnv = set("GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+// commands here), and the C compilers a build runs (make's recipes run
+// $(CC) through a shell; setuptools, node-gyp and Cargo's build scripts
+// split CC into a program and its words).
+var commandEnv = set("CC", "CXX", "CPP", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
 	"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE", "LESSEDIT", "RSYNC_RSH",
 	"SVN_SSH", "HGEDITOR", "HGMERGE", "CVSEDITOR", "FZF_DEFAULT_COMMAND", "PROMPT_COMMAND")
 

@@ -13,7 +13,7 @@ import (
 // tomlStdio renders a stdio wiring as a manifest (a JSON string is a valid
 // TOML basic string).
 func tomlStdio(command string, args ...string) string {
-	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	q := tomlString
 	var b strings.Builder
 	b.WriteString("[addon]\nname = \"f\"\n[mcp]\ncommand = " + q(command) + "\nargs = [")
 	for i, a := range args {
@@ -25,6 +25,9 @@ func tomlStdio(command string, args ...string) string {
 	b.WriteString("]\n[capabilities]\nnetwork = \"none\"\n")
 	return b.String()
 }
+
+// tomlString renders s as a TOML basic string.
+func tomlString(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // fuzzSeeds are wirings from the table tests.
 var fuzzSeeds = [][]string{
@@ -223,6 +226,10 @@ var fuzzSeeds = [][]string{
 	{"sc", "\\\\", "config", "binpath=", "binPath=", "binPath=x"},
 	{"devbox", "global", "run", "-e", "--", "x y", "$(a)", "\"", "\\"},
 	{"xterm", "-e", "  ", "-x", "\t", "--exec", " | ", "--", "sh -c 'x'"},
+	{"cargo", "--config", "target.a.runner=['sh', 1, '-c', 'x|sh']", "--config=build.rustc=''", "--config", "target=1", "--config", "registries.r.index='http://['"},
+	{"cargo", "--config", "x=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "--config", "source={a=1}", "--config"},
+	{"env", "CC=", "CXX=|", "CPP=sh -c", "make"},
+	{"npm", "--reg", "--registr=", "--registry", "--regist", "http://x", "i"},
 	{"env", "BUN_OPTIONS=", "SSLKEYLOGFILE=", "SSLKEYLOGFILE=<FILE>", "UV_PYTHON_INSTALL_MIRROR=http://", "RUSTUP_DIST_SERVER=http://u:p@h", "bun", "x"},
 	{"sh", "-c", "dlv dap -l; dlv --headless=x --listen=[::]:1; rdbg -O --host; rdbg --open --host=; gdbserver; gdbserver tcp:; gdbserver - x; deno run --inspect=x; bun x --inspect=ws://"},
 }
@@ -302,5 +309,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("wmic", "process", "call", "create", "powershell "+script),
 		stdio("devbox", "run", script, script),
 		stdio("xterm", "-e", script),
+		withEnv(stdio("cargo", "--config", "target.x.runner="+tomlString(script), "run"), "CC", script),
 	}
 }

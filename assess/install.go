@@ -1,8 +1,12 @@
 package assess
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // Package managers told to install a package when the server starts
@@ -253,11 +257,85 @@ func (a *auditor) cargo(c invocation) cmdInfo {
 	if len(args) > 0 && strings.HasPrefix(args[0].text, "+") {
 		args = args[1:]
 	}
+	for i := 0; i < len(args) && args[i].text != "--"; i++ {
+		if v, ok := cutPrefixFold(args[i].text, "--config="); ok && args[i].text[:2] == "--" {
+			w := args[i]
+			w.text = v
+			a.cargoConfig(w, c.depth)
+		} else if args[i].text == "--config" && i+1 < len(args) {
+			i++
+			a.cargoConfig(args[i], c.depth)
+		}
+	}
 	sub := skipGetopt(args, set("--config", "-Z", "-C", "--color"))
 	if len(sub) > 0 && (sub[0].text == "install" || sub[0].text == "binstall") {
 		a.cargoInstall(sub[1:], "cargo "+sub[0].text)
 	}
 	return cmdInfo{name: c.name}
+}
+
+// cargoConfig judges a setting given with cargo --config KEY=VALUE (a
+// path names a file, which is not read): the value is TOML, read with the
+// TOML library. The programs Cargo runs in place of rustc, rustdoc or the
+// linker, or to run what it built (target.<triple>.runner, its words
+// split at blanks or given as an array), are judged as the variables that
+// name them are (envProgram); a registry's index or a source's registry
+// is where crates come from.
+func (a *auditor) cargoConfig(w arg, depth int) {
+	if !w.lit || !strings.Contains(w.text, "=") || len(w.text) > maxScriptBytes {
+		return
+	}
+	var doc map[string]any
+	if _, err := toml.Decode(w.text, &doc); err != nil {
+		return // Cargo refuses it
+	}
+	str := func(v any) (string, bool) { s, ok := v.(string); return s, ok }
+	run := func(words []string) {
+		argv := make([]arg, 0, len(words))
+		for _, t := range words {
+			argv = append(argv, arg{text: t, path: w.path, lit: true})
+		}
+		if len(argv) > 0 {
+			saved := a.inferred
+			a.command(argv, depth+1, ctxNested)
+			a.inferred = saved
+		}
+	}
+	table := func(v any) map[string]any { m, _ := v.(map[string]any); return m }
+	for _, key := range []string{"rustc-wrapper", "rustc-workspace-wrapper", "rustc", "rustdoc"} {
+		if p, ok := str(table(doc["build"])[key]); ok && strings.TrimSpace(p) != "" {
+			run([]string{strings.TrimSpace(p)})
+		}
+	}
+	targets := table(doc["target"])
+	for _, name := range slices.Sorted(maps.Keys(targets)) {
+		t := table(targets[name])
+		switch r := t["runner"].(type) {
+		case string:
+			run(strings.Fields(r))
+		case []any:
+			words := make([]string, 0, len(r))
+			for _, x := range r {
+				if s, ok := str(x); ok {
+					words = append(words, s)
+				}
+			}
+			run(words)
+		}
+		if p, ok := str(t["linker"]); ok && strings.TrimSpace(p) != "" {
+			run([]string{strings.TrimSpace(p)})
+		}
+	}
+	for _, group := range [][2]string{{"registries", "index"}, {"source", "registry"}} {
+		regs := table(doc[group[0]])
+		for _, name := range slices.Sorted(maps.Keys(regs)) {
+			if u, ok := str(table(regs[name])[group[1]]); ok {
+				v := w
+				v.text = cargoIndexURL(strings.TrimSpace(u))
+				a.packageSource("`cargo` downloads crates", v)
+			}
+		}
+	}
 }
 
 // gemValues are the options of gem install and gem exec that take a value.

@@ -202,7 +202,10 @@ var (
 		"--lockfile-version", "--cpu", "--os", "--libc", "--replace-registry-host", "--heading", "--umask",
 		"--message", "-m", "--preid", "--save-prefix", "--tag-version-prefix", "--init-module",
 		"--pack-destination", "--cidr", "--which", "--expect-result-count", "--provenance-file", "--allow-git",
-		"--package")
+		"--package",
+		// npm takes an option by any prefix that no other of its
+		// settings shares: --reg is --registry.
+		"--reg", "--regi", "--regis", "--regist", "--registr")
 	pnpmValueOptions = set("-C", "--dir", "--filter", "-F", "--filter-prod", "--test-pattern",
 		"--changed-files-ignore-pattern", "--reporter", "--loglevel", "--store-dir", "--virtual-store-dir",
 		"--modules-dir", "--lockfile-dir", "--global-dir", "--global-bin-dir", "--cache-dir", "--state-dir",

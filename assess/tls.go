@@ -76,6 +76,11 @@ func (a *auditor) packageSources(c invocation) {
 			continue
 		}
 		flag, val, joined := strings.Cut(w.text, "=")
+		if (c.name == "npm" || c.name == "npx") && len(flag) >= len("--reg") && strings.HasPrefix("--registry", flag) {
+			// npm takes an option by any prefix no other of its
+			// settings shares: --reg is --registry.
+			flag = "--registry"
+		}
 		if eco == "npm" && !joined && npmBoolValue(args, i) {
 			i++
 			val, joined = args[i].text, true
