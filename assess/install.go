@@ -282,8 +282,8 @@ func (a *auditor) cargo(c invocation) cmdInfo {
 // name them are (envProgram); a registry's index or a source's registry
 // is where crates come from.
 func (a *auditor) cargoConfig(w arg, depth int) {
-	if !w.lit || !strings.Contains(w.text, "=") || len(w.text) > maxScriptBytes {
-		return
+	if !w.lit || !strings.Contains(w.text, "=") || len(w.text) > maxScriptBytes || bracketDepth(w.text) > 2*maxNesting {
+		return // a setting nested past the bounds on scripts is not read
 	}
 	var doc map[string]any
 	if _, err := toml.Decode(w.text, &doc); err != nil {
