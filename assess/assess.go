@@ -378,8 +378,11 @@ import (
 // (build.rustc-wrapper, rustc, rustdoc, a target's runner and linker
 // judged as programs Cargo runs; a registry's index or a source's
 // registry over http is insecure_url); CC, CXX and CPP are command lines;
-// npm's --reg (any prefix of --registry) is --registry.
-const Ruleset = "2026.12.112"
+// npm's --reg (any prefix of --registry) is --registry. 2026.12.113: the
+// Smithery CLI's run is unpinned (its registry decides what runs) and its
+// install persistence; xh's output file (-o) is followed, and its URL
+// without a scheme is http://.
+const Ruleset = "2026.12.113"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

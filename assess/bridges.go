@@ -372,3 +372,35 @@ func peelInspector(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	return nil, cmdInfo{name: c.name}, true
 }
+
+// smitheryValues are the options of the Smithery CLI's commands that take
+// a value.
+var smitheryValues = set("--config", "--key", "--profile", "--client", "--port", "--prompt", "-c", "-o", "--out",
+	"--transport", "--namespace")
+
+// smithery judges the Smithery CLI (npx @smithery/cli …). `run SERVER`
+// looks the server up in the Smithery registry when it starts and runs
+// what the registry lists for it (a package started here, or a hosted
+// server it connects this machine to): nothing in the wiring fixes what
+// that is, so it is unpinned. `install SERVER` writes the server into an
+// AI client's configuration, which starts it on every later use.
+func (a *auditor) smithery(c invocation) cmdInfo {
+	a.inferred.Network = true
+	rest := optionWords(c.args(), smitheryValues, false, nil)
+	if len(rest) < 2 {
+		return cmdInfo{name: c.name}
+	}
+	servers := operands(rest[1:], smitheryValues, false, nil)
+	if len(servers) == 0 {
+		return cmdInfo{name: c.name}
+	}
+	server := servers[0]
+	name := safeText(server.text, 60)
+	switch rest[0].text {
+	case "run":
+		a.add(CodeUnpinned, server.path, "`smithery run` runs the server `"+name+"` as the Smithery registry lists it when the server starts: what runs can change without notice")
+	case "install":
+		a.add(CodePersistence, server.path, "`smithery install` writes the server `"+name+"` into an AI client's configuration, which starts it on every later use")
+	}
+	return cmdInfo{name: c.name}
+}

@@ -30,6 +30,8 @@ var fetchValues = map[string]struct{ outputs, dirs map[string]bool }{
 	"wget":   {set("-O", "--output-document"), set("-P", "--directory-prefix")},
 	"wget2":  {set("-O", "--output-document"), set("-P", "--directory-prefix")},
 	"aria2c": {set("-o", "--out"), set("-d", "--dir")},
+	"xh":     {set("-o", "--output"), nil},
+	"xhs":    {set("-o", "--output"), nil},
 }
 
 // fetchedBy records the file the download tool c writes: the value of its
@@ -112,7 +114,7 @@ func (a *auditor) fetchedBy(c invocation) (toStdout bool) {
 
 // streamsByDefault are the download tools that write what they download
 // to their standard output unless an option names a file.
-var streamsByDefault = set("curl", "curlie", "invoke-webrequest", "iwr", "invoke-restmethod", "irm")
+var streamsByDefault = set("curl", "curlie", "invoke-webrequest", "iwr", "invoke-restmethod", "irm", "xh", "xhs")
 
 // addFetched records that the file p holds what the download tool tool
 // downloaded, within maxFetched.
@@ -374,7 +376,9 @@ var (
 			"-I", "-X"),
 		"wget2":  set("-O", "-P", "-o", "-a", "-i", "-B", "-t", "-T", "-w", "-Q", "-e", "-U", "-l", "-A", "-R", "-D", "-I", "-X"),
 		"aria2c": set("-o", "-d", "-i", "-l", "-s", "-x", "-j", "-k", "-t", "-m", "-U"),
+		"xh":     xhShortValues, "xhs": xhShortValues,
 	}
+	xhShortValues   = set("-o", "-a", "-A", "-p", "-P", "-s")
 	fetchLongValues = set("--user-agent", "--user", "--config", "--cookie", "--cookie-jar", "--max-time",
 		"--connect-timeout", "--retry", "--limit-rate", "--cacert", "--cert", "--key", "--request", "--write-out",
 		"--range", "--tries", "--timeout", "--wait", "--input-file", "--append-output", "--output-file")

@@ -132,12 +132,13 @@ var npmLaunchers = map[string]string{
 	// MCP bridges (bridges.go), run by npx or uvx: mcp-proxy is the
 	// Python one by that name, mcp-proxy-js the npm one (npmBins).
 	"mcpo": "mcpo", "mcp-proxy": "mcp-proxy", "mcp-proxy-js": "mcp-proxy-js", "supergateway": "supergateway",
-	"mcp-inspector": "mcp-inspector",
+	"mcp-inspector": "mcp-inspector", "smithery": "smithery",
 }
 
 // npmBins name the command of an npm package whose name does not say it,
 // or says another ecosystem's: what runnerCommand is given for it.
-var npmBins = map[string]string{"@modelcontextprotocol/inspector": "mcp-inspector", "mcp-proxy": "mcp-proxy-js"}
+var npmBins = map[string]string{"@modelcontextprotocol/inspector": "mcp-inspector", "mcp-proxy": "mcp-proxy-js",
+	"@smithery/cli": "smithery"}
 
 // parallelValues are GNU parallel's options that take a value.
 var parallelValues = set("-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-a", "--arg-file", "-d",

@@ -170,6 +170,37 @@ func (a *auditor) shellProgram(c invocation) cmdInfo {
 	return info
 }
 
+// xhValues are the options of xh (and xhs) that take a value.
+var xhValues = set("-o", "--output", "-a", "--auth", "-A", "--auth-type", "-p", "--print", "-P",
+	"--history-print", "-s", "--style", "--proxy", "--session", "--session-read-only", "--verify", "--cert",
+	"--cert-key", "--cert-key-pass", "--ssl", "--ciphers", "--timeout", "--max-redirects", "--default-scheme",
+	"--format-options", "--response-charset", "--response-mime", "--boundary", "--raw", "--pretty",
+	"--max-headers", "--bearer")
+
+// xhURL returns the index in args of the URL an xh request names: the
+// first operand, or the second when the first is a method (POST, get …);
+// -1 when there is none.
+func xhURL(args []arg) int {
+	method := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			continue
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			if xhValues[t] {
+				i++
+			}
+		case !method && len(t) <= 7 && strings.Trim(strings.ToUpper(t), "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" &&
+			i+1 < len(args) && !strings.Contains(t, "."):
+			method = true
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
 // fetcher judges a download tool: it fetches content when the server
 // starts, and what it fetches over plain http can be replaced on the way.
 func (a *auditor) fetcher(c invocation) cmdInfo {
@@ -187,6 +218,10 @@ func (a *auditor) fetcher(c invocation) cmdInfo {
 	}
 	others := fetchOtherValues[c.name]
 	args := c.args()
+	schemeless := -1
+	if c.name == "xh" {
+		schemeless = xhURL(args)
+	}
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if off := fetchTrustOff(c.name, args, i); off != "" {
@@ -197,7 +232,13 @@ func (a *auditor) fetcher(c invocation) cmdInfo {
 		case others[t] || others == nil && psOtherValues[lower(t)]:
 			i++ // a header, a referer, a proxy or data to send, not what is fetched
 		case strings.HasPrefix(t, "--url="), !strings.HasPrefix(t, "-"):
-			a.plainFetch(args[i], c.name, "downloads content")
+			w := args[i]
+			if i == schemeless && !strings.Contains(t, "://") && !strings.HasPrefix(t, ":") {
+				// xh reads a URL without a scheme as http:// (:3000/x
+				// is this machine); xhs as https://.
+				w.text = "http://" + t
+			}
+			a.plainFetch(w, c.name, "downloads content")
 		}
 	}
 	return cmdInfo{name: c.name, fetches: true, streams: streams}

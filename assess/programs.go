@@ -305,6 +305,7 @@ func init() {
 		// Package runners: the package must be pinned.
 		"npx":          {judge: npmRunnerAs("npx"), net: true},
 		"supergateway": {judge: (*auditor).supergateway, net: true},
+		"smithery":     {judge: (*auditor).smithery, net: true},
 		"pnpx":         {judge: npmRunnerAs("pnpx"), net: true},
 		"bunx":         {judge: npmRunnerAs("bunx"), net: true},
 		"dnx":          {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args(), "dnx"); return cmdInfo{name: c.name} }, net: true},
