@@ -100,7 +100,13 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 // every interface.
 func (a *auditor) sides(c invocation, side *sideJudge) {
 	a.writesFetched(c)
-	if debug := debugJudges[family(c.name)]; debug != nil {
+	debug := debugJudges[c.name]
+	if debug == nil && (strings.HasPrefix(c.name, "py") || strings.HasPrefix(c.name, "node")) {
+		// Only Python's and Node's versioned names (python3.12,
+		// pypy3, nodejs) fold to a debugger's family.
+		debug = debugJudges[family(c.name)]
+	}
+	if debug != nil {
 		debug(a, c)
 	}
 	if side != nil {
