@@ -381,8 +381,12 @@ import (
 // npm's --reg (any prefix of --registry) is --registry. 2026.12.113: the
 // Smithery CLI's run is unpinned (its registry decides what runs) and its
 // install persistence; xh's output file (-o) is followed, and its URL
-// without a scheme is http://.
-const Ruleset = "2026.12.113"
+// without a scheme is http://. 2026.12.114: RUSTC, RUSTDOC (and their
+// CARGO_BUILD_ forms) and CARGO_TARGET_<TRIPLE>_LINKER name programs Cargo
+// runs; TAR_OPTIONS is read as tar's options (--to-command,
+// --checkpoint-action=exec=); Bundler's BUNDLE_MIRROR__ over http is
+// insecure_url.
+const Ruleset = "2026.12.114"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -936,10 +940,25 @@ func (a *auditor) envProgram(key string, value arg, depth int) bool {
 		}
 		a.inferred = saved
 		return judged
-	case cargoWrapperEnv[k]:
+	case cargoWrapperEnv[k] || strings.HasPrefix(k, "CARGO_TARGET_") && strings.HasSuffix(k, "_LINKER"):
 		if v := strings.TrimSpace(value.text); v != "" {
 			argv = []arg{{text: v, path: value.path, lit: true}}
 		}
+	case k == "TAR_OPTIONS":
+		// GNU tar reads these options before its own command line's:
+		// --to-command and --checkpoint-action=exec= run commands.
+		tar := []arg{{text: "tar", path: value.path, lit: true}}
+		words, ok := shellPlainWords(value.text) // its words split as a shell's, quotes honoured
+		if !ok {
+			words = strings.Fields(value.text)
+		}
+		for _, f := range words {
+			tar = append(tar, arg{text: f, path: value.path, lit: true})
+		}
+		saved := a.inferred
+		a.tar(invocation{name: "tar", argv: tar, depth: depth + 1, ctx: ctxNested})
+		a.inferred = saved
+		return len(tar) > 1
 	case strings.HasPrefix(k, "CARGO_TARGET_") && strings.HasSuffix(k, "_RUNNER"):
 		for _, f := range strings.Fields(value.text) {
 			argv = append(argv, arg{text: f, path: value.path, lit: true})
@@ -955,9 +974,11 @@ func (a *auditor) envProgram(key string, value arg, depth int) bool {
 }
 
 // cargoWrapperEnv are the variables that name the program Cargo runs in
-// place of rustc, handing it rustc's path and arguments.
+// place of rustc (a wrapper handed rustc's path and arguments, or the
+// compiler itself) or of rustdoc; CARGO_TARGET_<TRIPLE>_LINKER names a
+// target's linker.
 var cargoWrapperEnv = set("RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER",
-	"CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER")
+	"CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER", "RUSTC", "CARGO_BUILD_RUSTC", "RUSTDOC", "CARGO_BUILD_RUSTDOC")
 
 // envCommand judges the value of a command-line variable like any script
 // the wiring runs, one quoting level down. The program runs it only when it

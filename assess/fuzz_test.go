@@ -228,6 +228,7 @@ var fuzzSeeds = [][]string{
 	{"xterm", "-e", "  ", "-x", "\t", "--exec", " | ", "--", "sh -c 'x'"},
 	{"npx", "@smithery/cli", "--verbose", "run", "--key", "--config", "run", "--", "install"},
 	{"smithery", "install", "--client"},
+	{"env", "RUSTC=", "RUSTDOC=\\\\", "CARGO_TARGET__LINKER=x y", "TAR_OPTIONS=--to-command", "TAR_OPTIONS='--checkpoint-action=exec=", "BUNDLE_MIRROR__=http://[", "tar", "x"},
 	{"xh", "-o", "--output", "-a", "GET", "POST", ":", "::", "x.y", "http://[", "-o"},
 	{"sh", "-c", "xh -o f x.example; sh f; xh -so g; xhs get a.b"},
 	{"cargo", "--config", "target.a.runner=['sh', 1, '-c', 'x|sh']", "--config=build.rustc=''", "--config", "target=1", "--config", "registries.r.index='http://['"},
@@ -314,5 +315,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("devbox", "run", script, script),
 		stdio("xterm", "-e", script),
 		withEnv(stdio("cargo", "--config", "target.x.runner="+tomlString(script), "run"), "CC", script),
+		withEnv(stdio("tar", "xf", "a.tar"), "TAR_OPTIONS", "--to-command="+script, "RUSTC", script),
 	}
 }

@@ -202,6 +202,12 @@ func (a *auditor) envTrust(key string, value arg) {
 		a.packageSource("the variable "+k+" has programs downloaded", value)
 		return
 	}
+	if strings.HasPrefix(k, "BUNDLE_MIRROR__") {
+		// Bundler's mirror of a gem source (BUNDLE_MIRROR__ALL, or the
+		// source's URL with its dots and slashes spelled out).
+		a.packageSource("the variable "+k+" has gems downloaded", value)
+		return
+	}
 	if k == "SSLKEYLOGFILE" {
 		if v := strings.TrimSpace(value.text); v != "" && !placeholder(v) {
 			a.add(CodeInsecureURL, value.path, "the variable SSLKEYLOGFILE has TLS libraries (OpenSSL, Python's ssl, curl, NSS) "+
