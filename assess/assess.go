@@ -385,8 +385,9 @@ import (
 // CARGO_BUILD_ forms) and CARGO_TARGET_<TRIPLE>_LINKER name programs Cargo
 // runs; TAR_OPTIONS is read as tar's options (--to-command,
 // --checkpoint-action=exec=); Bundler's BUNDLE_MIRROR__ over http is
-// insecure_url.
-const Ruleset = "2026.12.114"
+// insecure_url. 2026.12.115: env's short options are read in clusters
+// (env -iS 'cmd', env -iu NAME cmd).
+const Ruleset = "2026.12.115"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -222,6 +222,19 @@ func clearsEnv(w arg) bool {
 	return false
 }
 
+// envShortValues are env's short options that take a value.
+var envShortValues = set("-u", "-C", "-P", "-S")
+
+// envShortValue returns the first of env's short options in the word t (a
+// cluster such as -iS) that takes a value, or "".
+func envShortValue(t string) string {
+	if len(t) < 2 || t[0] != '-' || t[1] == '-' {
+		return ""
+	}
+	f, _, _ := shortCluster(t, envShortValues)
+	return f
+}
+
 // peelEnv judges the options and assignments of env and returns the command
 // it runs (empty when env only prints the environment).
 func (a *auditor) peelEnv(args []arg, depth int) []arg {
@@ -233,9 +246,13 @@ func (a *auditor) peelEnv(args []arg, depth int) []arg {
 			return args[i+1:]
 		case t == "-u" || t == "--unset" || t == "-C" || t == "--chdir" || t == "-P":
 			i++
-		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "-S") || strings.HasPrefix(t, "--split-string="):
-			s := strings.TrimPrefix(strings.TrimPrefix(t, "--split-string="), "-S")
-			if s == "" && (t == "-S" || t == "--split-string") && i+1 < len(args) {
+		case t == "--split-string" || strings.HasPrefix(t, "--split-string=") || envShortValue(t) == "-S":
+			s, ok := strings.CutPrefix(t, "--split-string=")
+			if !ok {
+				// -S STRING, -SSTRING, or -S last in a cluster (-iS STRING)
+				_, s, _ = shortCluster(t, envShortValues)
+			}
+			if s == "" && !ok && i+1 < len(args) {
 				i++
 				s = args[i].text
 			}
@@ -247,6 +264,12 @@ func (a *auditor) peelEnv(args []arg, depth int) []arg {
 				out = append(out, arg{text: f.text, path: args[i].path, lit: args[i].lit && f.lit})
 			}
 			return append(out, args[i+1:]...)
+		case len(t) > 2 && t[0] == '-' && t[1] != '-':
+			// A cluster of short options, as getopt reads it: -iu NAME
+			// takes the next word for -u.
+			if _, _, joined := shortCluster(t, envShortValues); envShortValue(t) != "" && !joined {
+				i++
+			}
 		case strings.HasPrefix(t, "-") && len(t) > 1:
 			// -i, -0, -v, --ignore-environment, --unset=X, --chdir=D …
 		default:

@@ -228,6 +228,7 @@ var fuzzSeeds = [][]string{
 	{"xterm", "-e", "  ", "-x", "\t", "--exec", " | ", "--", "sh -c 'x'"},
 	{"npx", "@smithery/cli", "--verbose", "run", "--key", "--config", "run", "--", "install"},
 	{"smithery", "install", "--client"},
+	{"env", "-iS", "-vu", "-Si", "-uS", "-0C", "-S", "-iuX", "--split-string", "-P"},
 	{"env", "RUSTC=", "RUSTDOC=\\\\", "CARGO_TARGET__LINKER=x y", "TAR_OPTIONS=--to-command", "TAR_OPTIONS='--checkpoint-action=exec=", "BUNDLE_MIRROR__=http://[", "tar", "x"},
 	{"xh", "-o", "--output", "-a", "GET", "POST", ":", "::", "x.y", "http://[", "-o"},
 	{"sh", "-c", "xh -o f x.example; sh f; xh -so g; xhs get a.b"},
