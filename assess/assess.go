@@ -386,8 +386,13 @@ import (
 // runs; TAR_OPTIONS is read as tar's options (--to-command,
 // --checkpoint-action=exec=); Bundler's BUNDLE_MIRROR__ over http is
 // insecure_url. 2026.12.115: env's short options are read in clusters
-// (env -iS 'cmd', env -iu NAME cmd).
-const Ruleset = "2026.12.115"
+// (env -iS 'cmd', env -iu NAME cmd). 2026.12.116: Docker's MCP gateway
+// (docker mcp gateway run) is read: its interceptors are judged (exec as a
+// sh -c script, docker as docker run, http as a remote endpoint), an image
+// among --servers or --oci-ref must be pinned, a catalog or MCP registry
+// entry read from a URL is unpinned; docker mcp client connect and server
+// enable are persistence; finch is read as docker is.
+const Ruleset = "2026.12.116"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -109,6 +109,9 @@ func (a *auditor) container(c invocation) cmdInfo {
 		rest = rest[1:] // docker image pull|build, docker buildx build
 	}
 	sub := rest[0].text
+	if sub == "mcp" && name == "docker" {
+		return a.dockerMCP(c, rest[1:])
+	}
 	if sub != "run" && sub != "exec" && sub != "create" {
 		switch sub {
 		case "pull":

@@ -228,6 +228,9 @@ var fuzzSeeds = [][]string{
 	{"xterm", "-e", "  ", "-x", "\t", "--exec", " | ", "--", "sh -c 'x'"},
 	{"npx", "@smithery/cli", "--verbose", "run", "--key", "--config", "run", "--", "install"},
 	{"smithery", "install", "--client"},
+	{"docker", "mcp", "gateway", "run", "--interceptor", "before:exec:", "--interceptor=after:docker:", "--interceptor", "before:docker: 'x", "--interceptor=AFTER:HTTP:http://[", "--interceptor", ":::", "--servers=,docker://,a/b,docker://x@", "--oci-ref", "", "--catalog=http://[,https://,", "--mcp-registry"},
+	{"docker-mcp", "client", "connect", "--", "server", "enable"},
+	{"finch", "mcp", "gateway", "run", "--interceptor=before:exec:x"},
 	{"env", "-iS", "-vu", "-Si", "-uS", "-0C", "-S", "-iuX", "--split-string", "-P"},
 	{"env", "RUSTC=", "RUSTDOC=\\\\", "CARGO_TARGET__LINKER=x y", "TAR_OPTIONS=--to-command", "TAR_OPTIONS='--checkpoint-action=exec=", "BUNDLE_MIRROR__=http://[", "tar", "x"},
 	{"xh", "-o", "--output", "-a", "GET", "POST", ":", "::", "x.y", "http://[", "-o"},
@@ -317,5 +320,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("xterm", "-e", script),
 		withEnv(stdio("cargo", "--config", "target.x.runner="+tomlString(script), "run"), "CC", script),
 		withEnv(stdio("tar", "xf", "a.tar"), "TAR_OPTIONS", "--to-command="+script, "RUSTC", script),
+		stdio("docker", "mcp", "gateway", "run", "--interceptor=before:exec:"+script, "--interceptor", "after:docker:img "+script, "--interceptor=before:http:"+script),
 	}
 }

@@ -259,6 +259,9 @@ func init() {
 		"docker":  done((*auditor).container),
 		"podman":  done((*auditor).container),
 		"nerdctl": done((*auditor).container),
+		"finch":   done((*auditor).container), // Finch's commands are docker's
+		// Docker's MCP gateway, as its CLI plugin run on its own.
+		"docker-mcp": done(func(a *auditor, c invocation) cmdInfo { return a.dockerMCP(c, c.args()) }),
 	}
 
 	shell := programRule{judge: (*auditor).shellProgram, exec: true, shell: posixShell}
