@@ -391,8 +391,9 @@ import (
 // sh -c script, docker as docker run, http as a remote endpoint), an image
 // among --servers or --oci-ref must be pinned, a catalog or MCP registry
 // entry read from a URL is unpinned; docker mcp client connect and server
-// enable are persistence; finch is read as docker is.
-const Ruleset = "2026.12.116"
+// enable are persistence; finch is read as docker is. 2026.12.117: a
+// container's --env-file that names a credential file is credential_mount.
+const Ruleset = "2026.12.117"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

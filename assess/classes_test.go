@@ -3879,3 +3879,20 @@ func TestAuditDockerMCPGateway(t *testing.T) {
 		{"finch pinned", stdio("finch", "run", "-i", "ghcr.io/x/y:1.2.3"), []string{}, true, false},
 	})
 }
+
+// A credential file as a container's variables (ruleset 2026.12.117):
+// docker run --env-file ~/.npmrc passed with no finding, though every line
+// NAME=value of the file becomes a variable whatever runs in the container
+// reads, as a mount of the file (-v ~/.npmrc:/x) hands it over.
+func TestAuditContainerEnvFile(t *testing.T) {
+	runCases(t, []auditCase{
+		{"npm's token", stdio("docker", "run", "-i", "--env-file", "/home/me/.npmrc", "img:1"), []string{"danger credential_mount mcp.args[3]"}, true, false},
+		{"AWS credentials, joined", stdio("docker", "run", "-i", "--env-file=~/.aws/credentials", "img:1"), []string{"danger credential_mount mcp.args[2]"}, true, false},
+		{"podman, GitHub CLI", stdio("podman", "run", "-i", "--env-file", "$HOME/.config/gh/hosts.yml", "img:1"), []string{"danger credential_mount mcp.args[3]"}, true, false},
+		{"a Windows path", stdio("docker", "run", "-i", `--env-file=C:\Users\me\.aws\credentials`, "img:1"), []string{"danger credential_mount mcp.args[2]"}, true, false},
+		// Look-alikes.
+		{"the project's .env", stdio("docker", "run", "-i", "--env-file", ".env", "img:1"), []string{}, true, false},
+		{"SSH's known hosts", stdio("docker", "run", "-i", "--env-file", "~/.ssh/known_hosts", "img:1"), []string{}, true, false},
+		{"the home folder", stdio("docker", "run", "-i", "--env-file", "~", "img:1"), []string{}, true, false},
+	})
+}

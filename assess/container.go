@@ -292,6 +292,15 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 		if what := credentialMount(s); what != "" {
 			a.add(CodeCredentialMount, v.path, "mounts "+what+" into the container, where whatever runs can read and use them")
 		}
+	case "--env-file":
+		// Each line NAME=value of the file becomes a variable of the
+		// container: a credential file read this way hands its secrets
+		// over as a mount would (the home folder is no file: docker
+		// refuses it, and nothing runs).
+		s := strings.TrimRight(strings.ReplaceAll(v.text, `\`, "/"), "/")
+		if what := credentialMount(s); what != "" && v.lit && !homeDir(s) {
+			a.add(CodeCredentialMount, v.path, "hands "+what+" to the container as its variables (--env-file), where whatever runs can read and use them")
+		}
 	case "-p", "--publish":
 		if ip, all := publishedOn(v.text); all && v.lit {
 			a.add(CodeInboundAccess, v.path, "publishes the container's port on "+ip+" of this machine (-p "+safeText(v.text, 60)+

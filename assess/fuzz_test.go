@@ -228,6 +228,7 @@ var fuzzSeeds = [][]string{
 	{"xterm", "-e", "  ", "-x", "\t", "--exec", " | ", "--", "sh -c 'x'"},
 	{"npx", "@smithery/cli", "--verbose", "run", "--key", "--config", "run", "--", "install"},
 	{"smithery", "install", "--client"},
+	{"docker", "run", "--env-file", "", "--env-file=~", "--env-file", "\\\\", "--env-file=~/.aws/", "--env-file"},
 	{"docker", "mcp", "gateway", "run", "--interceptor", "before:exec:", "--interceptor=after:docker:", "--interceptor", "before:docker: 'x", "--interceptor=AFTER:HTTP:http://[", "--interceptor", ":::", "--servers=,docker://,a/b,docker://x@", "--oci-ref", "", "--catalog=http://[,https://,", "--mcp-registry"},
 	{"docker-mcp", "client", "connect", "--", "server", "enable"},
 	{"finch", "mcp", "gateway", "run", "--interceptor=before:exec:x"},
