@@ -393,7 +393,9 @@ import (
 // entry read from a URL is unpinned; docker mcp client connect and server
 // enable are persistence; finch is read as docker is. 2026.12.117: a
 // container's --env-file that names a credential file is credential_mount.
-const Ruleset = "2026.12.117"
+// 2026.12.118: npm pack, pip download and pip wheel of a package without
+// an exact version are unpinned.
+const Ruleset = "2026.12.118"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

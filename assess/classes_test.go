@@ -3896,3 +3896,28 @@ func TestAuditContainerEnvFile(t *testing.T) {
 		{"the home folder", stdio("docker", "run", "-i", "--env-file", "~", "img:1"), []string{}, true, false},
 	})
 }
+
+// Packages downloaded to be installed (ruleset 2026.12.118): npm pack PKG
+// and pip download PKG (also pip wheel) fetched a package without an
+// exact version with no unpinned finding, though what they fetch is there
+// to be installed, and pip runs a source distribution's build to read its
+// metadata.
+func TestAuditDownloadedPackages(t *testing.T) {
+	const unpinned = "warn unpinned mcp.args[1]"
+	runCases(t, []auditCase{
+		{"npm pack", stdio("npm", "pack", "evil"), []string{unpinned}, true, false},
+		{"npm pack with a folder", stdio("npm", "pack", "--pack-destination", "/tmp", "evil@latest"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"npm pack over http", stdio("npm", "pack", "http://x.example/e.tgz"), []string{"danger insecure_url mcp.args[1]", unpinned}, true, false},
+		{"pip download", stdio("pip", "download", "-d", "/tmp/w", "evil"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"pip wheel", stdio("pip", "wheel", "evil>=1"), []string{unpinned}, true, false},
+		{"then installed", stdio("sh", "-c", "pip download evil -d /tmp/w && pip install /tmp/w/*.whl"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", "warn unpinned mcp.args[1]"}, true, true},
+		// Look-alikes.
+		{"npm pack of this project", stdio("npm", "pack"), []string{}, true, false},
+		{"npm pack pinned", stdio("npm", "pack", "evil@1.2.3"), []string{}, true, false},
+		{"npm pack of a folder", stdio("npm", "pack", "./pkg"), []string{}, true, false},
+		{"pnpm pack", stdio("pnpm", "pack"), []string{}, true, false},
+		{"pip download pinned", stdio("pip", "download", "evil==1.2.3", "--dest", "w"), []string{}, true, false},
+		{"pip wheel of this project", stdio("pip", "wheel", ".", "-w", "dist"), []string{}, true, false},
+	})
+}

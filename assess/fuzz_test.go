@@ -228,6 +228,8 @@ var fuzzSeeds = [][]string{
 	{"xterm", "-e", "  ", "-x", "\t", "--exec", " | ", "--", "sh -c 'x'"},
 	{"npx", "@smithery/cli", "--verbose", "run", "--key", "--config", "run", "--", "install"},
 	{"smithery", "install", "--client"},
+	{"npm", "pack", "--pack-destination", "", "http://[", "./x", "-w", "pip", "download", "-e", "-d", "wheel", "-w", "--editable=git+http://["},
+	{"pip", "wheel", "-e", "", "-r", "http://x.example/r.txt", "--", "-d", "x>="},
 	{"docker", "run", "--env-file", "", "--env-file=~", "--env-file", "\\\\", "--env-file=~/.aws/", "--env-file"},
 	{"docker", "mcp", "gateway", "run", "--interceptor", "before:exec:", "--interceptor=after:docker:", "--interceptor", "before:docker: 'x", "--interceptor=AFTER:HTTP:http://[", "--interceptor", ":::", "--servers=,docker://,a/b,docker://x@", "--oci-ref", "", "--catalog=http://[,https://,", "--mcp-registry"},
 	{"docker-mcp", "client", "connect", "--", "server", "enable"},

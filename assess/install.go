@@ -104,10 +104,21 @@ var (
 		"--exclude-newer", "--link-mode", "--allow-insecure-host", "--directory", "--project", "--config-file",
 		"--color", "--torch-backend", "--from", "--with", "-w", "--with-editable", "--with-requirements",
 		"--suffix", "--pip-args", "--preinstall", "--build-constraints", "-b")
+	// pipFetchValues are those of pip download and pip wheel.
+	pipFetchValues = set("-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-d", "--dest",
+		"-w", "--wheel-dir", "--platform", "--python-version", "--implementation", "--abi", "--src",
+		"-C", "--config-settings", "--global-option", "--build-option", "--no-binary", "--only-binary",
+		"--progress-bar", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--report",
+		"--python", "--log", "--log-file", "--proxy", "--retries", "--timeout", "--exists-action",
+		"--trusted-host", "--cert", "--client-cert", "--cache-dir", "--keyring-provider", "--use-feature",
+		"--use-deprecated", "--resume-retries", "--group")
 )
 
 // pip judges pip: `pip install` of a requirement without an exact version
-// is unpinned; install and download use the network.
+// is unpinned, and so is `pip download` or `pip wheel` of one (a source
+// distribution's build runs its code while pip reads its metadata, and
+// what is downloaded is there to be installed); the three use the
+// network.
 func (a *auditor) pip(c invocation) cmdInfo {
 	sub := skipFlags(c.args(), pipGlobalValues)
 	if len(sub) > 0 {
@@ -115,11 +126,34 @@ func (a *auditor) pip(c invocation) cmdInfo {
 		case "install":
 			a.inferred.Network = true
 			a.pyInstall(sub[1:], "pip install")
-		case "download":
+		case "download", "wheel":
 			a.inferred.Network = true
+			a.pipFetch(sub[1:], "pip "+sub[0].text)
 		}
 	}
 	return cmdInfo{name: c.name}
+}
+
+// pipFetch judges the requirements of pip download and pip wheel, each
+// operand and -e/--editable value, as pyInstall judges pip install's.
+func (a *auditor) pipFetch(args []arg, tool string) {
+	check := func(w arg) {
+		s := strings.TrimSpace(w.text)
+		if w.lit && s != "" && !localArchive(s) && !localSpec(s) && !pyPinned(s) {
+			a.add(CodeUnpinned, w.path, unpinnedMessage(tool, "downloads", w.text))
+			a.plainFetch(w, tool, "fetches a package")
+		}
+	}
+	specs := operands(args, pipFetchValues, true, func(flag string, w arg, val string) {
+		a.requirementsURL(flag, w, val, tool)
+		if flag == "-e" || flag == "--editable" {
+			w.text = val
+			check(w)
+		}
+	})
+	for _, w := range specs {
+		check(w)
+	}
 }
 
 // pyInstall judges the requirements of pip install, uv pip install, uv

@@ -840,6 +840,16 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 		}
 	case "dlx":
 		a.npmRunner(leadingPackages(args, sub), name+" dlx", depth)
+	case "pack":
+		if name == "npm" { // npm pack SPEC downloads the package's tarball (pnpm's and yarn's pack this project)
+			a.inferred.Network = true
+			for _, w := range operands(sub[1:], npmValueOptions, false, nil) {
+				if w.lit && !localArchive(w.text) && !npmPinned(w.text) {
+					a.add(CodeUnpinned, w.path, unpinnedMessage("npm pack", "downloads", w.text))
+					a.plainFetch(w, "npm pack", "fetches a package")
+				}
+			}
+		}
 	case "global":
 		if name == "yarn" && len(sub) > 1 && sub[1].text == "add" {
 			a.npmInstall(sub[2:], "yarn global add")
