@@ -394,8 +394,9 @@ import (
 // enable are persistence; finch is read as docker is. 2026.12.117: a
 // container's --env-file that names a credential file is credential_mount.
 // 2026.12.118: npm pack, pip download and pip wheel of a package without
-// an exact version are unpinned.
-const Ruleset = "2026.12.118"
+// an exact version are unpinned. 2026.12.119: docker run --use-api-socket
+// is container_host_access and credential_mount.
+const Ruleset = "2026.12.119"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

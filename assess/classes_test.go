@@ -3921,3 +3921,21 @@ func TestAuditDownloadedPackages(t *testing.T) {
 		{"pip wheel of this project", stdio("pip", "wheel", ".", "-w", "dist"), []string{}, true, false},
 	})
 }
+
+// Docker's API socket by a flag (ruleset 2026.12.119): docker run
+// --use-api-socket mounts the engine's socket and the CLI's registry
+// logins into the container, and passed with no finding, though a mount of
+// the socket by -v was reported.
+func TestAuditUseAPISocket(t *testing.T) {
+	both := func(path string) []string {
+		return []string{"danger container_host_access " + path, "danger credential_mount " + path}
+	}
+	runCases(t, []auditCase{
+		{"the flag", stdio("docker", "run", "-i", "--use-api-socket", "img:1"), both("mcp.args[2]"), true, false},
+		{"set true", stdio("docker", "run", "--use-api-socket=true", "-i", "img:1"), both("mcp.args[1]"), true, false},
+		{"docker create", stdio("docker", "container", "create", "--use-api-socket", "img:1"), both("mcp.args[2]"), true, false},
+		// Look-alikes.
+		{"set false", stdio("docker", "run", "-i", "--use-api-socket=false", "img:1"), []string{}, true, false},
+		{"a word of the command", stdio("docker", "run", "-i", "img:1", "--use-api-socket"), []string{}, true, false},
+	})
+}

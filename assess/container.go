@@ -170,6 +170,11 @@ func (a *auditor) container(c invocation) cmdInfo {
 				ep := v
 				entrypoint = &ep
 			}
+		} else if flag == "--use-api-socket" && switchOn(val, hasVal) {
+			// Docker mounts its API socket into the container, with the
+			// registry logins the CLI holds.
+			a.add(CodeContainerHostAccess, w.path, "mounts the Docker API socket into the container (--use-api-socket), which controls the host")
+			a.add(CodeCredentialMount, w.path, "hands the Docker CLI's registry logins to the container (--use-api-socket), where whatever runs can read and use them")
 		} else if flag == "--privileged" {
 			a.add(CodeContainerHostAccess, w.path, "runs a privileged container, which controls the host")
 		} else if flag == "--publish-all" || flag == t && !strings.HasPrefix(t, "--") && strings.ContainsRune(t[1:], 'P') {
@@ -201,6 +206,14 @@ func (a *auditor) container(c invocation) cmdInfo {
 		info.stdinScript = inner.stdinScript
 	}
 	return info
+}
+
+// switchOn reports whether a boolean option is on: given alone, or set to
+// a value that is not false (a value that is no boolean stops the command,
+// and is counted as on).
+func switchOn(val string, hasVal bool) bool {
+	b, err := strconv.ParseBool(val)
+	return !hasVal || b || err != nil
 }
 
 // publishedOn reads a port publication of docker run (-p
