@@ -395,8 +395,13 @@ import (
 // container's --env-file that names a credential file is credential_mount.
 // 2026.12.118: npm pack, pip download and pip wheel of a package without
 // an exact version are unpinned. 2026.12.119: docker run --use-api-socket
-// is container_host_access and credential_mount.
-const Ruleset = "2026.12.119"
+// is container_host_access and credential_mount. 2026.12.120: ToolHive's
+// thv run is read: a package it builds into an image (npx://, uvx://,
+// go://) or an image it runs must be pinned, its -e, -v, --env-file and
+// --network are docker run's, --env-file-dir of a credential folder is
+// credential_mount, --host beyond loopback is inbound_access, a URL is a
+// remote endpoint; thv client register and setup are persistence.
+const Ruleset = "2026.12.120"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -3939,3 +3939,41 @@ func TestAuditUseAPISocket(t *testing.T) {
 		{"a word of the command", stdio("docker", "run", "-i", "img:1", "--use-api-socket"), []string{}, true, false},
 	})
 }
+
+// ToolHive (ruleset 2026.12.120): thv run npx://PKG, uvx://PKG and
+// go://PKG build an image that installs the package and run it, and
+// passed with no finding whatever the version; its image, its -v mounts,
+// its --host and a remote URL were not read either.
+func TestAuditToolHive(t *testing.T) {
+	thv := func(args ...string) *addon.Manifest { return stdio("thv", append([]string{"run"}, args...)...) }
+	runCases(t, []auditCase{
+		{"npx without a version", thv("npx://@x/server"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"uvx at latest", thv("--transport", "stdio", "uvx://mcp-server-x@latest"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"go at latest", thv("go://github.com/x/server@latest"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"go without a version", thv("go://github.com/x/server"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"after the options' end", thv("--name", "x", "--", "npx://server"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"options after the server", thv("npx://server", "-f", "--volume", "~/.ssh:/keys"), []string{
+			"danger credential_mount mcp.args[4]", "warn unpinned mcp.args[1]"}, true, false},
+		{"an unknown option and its value", thv("--unheard-of", "value", "uvx://server"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"a floating image", thv("ghcr.io/x/server:latest"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"the host's network", thv("--network", "host", "fetch"), []string{"danger container_host_access mcp.args[2]"}, true, false},
+		{"a credential folder's files as variables", thv("--env-file-dir=/home/me/.aws", "fetch"), []string{"danger credential_mount mcp.args[1]"}, true, false},
+		{"a literal secret", thv("-fe", "API_KEY=sk-abcdef1234567890abcdef", "fetch"), []string{"danger literal_secret mcp.args[2]"}, true, false},
+		{"the proxy on every interface", thv("--host", "0.0.0.0", "fetch"), []string{"danger inbound_access mcp.args[2]"}, true, false},
+		{"a remote server over http", thv("http://mcp.example.com/mcp"), []string{
+			"danger insecure_url mcp.args[1]", "danger remote_endpoint mcp.args[1]"}, true, false},
+		{"in a script", stdio("sh", "-c", "thv run npx://server"), []string{"danger shell_exec mcp.args[1]", "warn unpinned mcp.args[1]"}, true, true},
+		{"client register", stdio("thv", "client", "register", "cursor"), []string{"danger persistence mcp.args[1]"}, false, false},
+		// Look-alikes.
+		{"npx pinned", thv("npx://@x/server@1.2.3"), []string{}, true, false},
+		{"uvx pinned", thv("uvx://mcp-server-x==2025.4.7"), []string{}, true, false},
+		{"go pinned", thv("go://github.com/x/server@v1.2.3"), []string{}, true, false},
+		{"go from a local folder", thv("go://./cmd/server"), []string{}, true, false},
+		{"a server of ToolHive's registry", thv("--foreground", "fetch", "--", "--verbose"), []string{}, true, false},
+		{"a pinned image", thv("-v", "./data:/data:ro", "ghcr.io/x/server:1.0.0"), []string{}, true, false},
+		{"the proxy on loopback", thv("--host=127.0.0.1", "fetch"), []string{}, true, false},
+		{"a remote server over https on loopback", thv("https://localhost:8443/mcp"), []string{}, true, false},
+		{"another thv command", stdio("thv", "proxy", "stdio", "fetch"), []string{}, false, false},
+		{"thv list", stdio("thv", "client", "list-registered-clients"), []string{}, false, false},
+	})
+}

@@ -228,6 +228,8 @@ var fuzzSeeds = [][]string{
 	{"xterm", "-e", "  ", "-x", "\t", "--exec", " | ", "--", "sh -c 'x'"},
 	{"npx", "@smithery/cli", "--verbose", "run", "--key", "--config", "run", "--", "install"},
 	{"smithery", "install", "--client"},
+	{"thv", "--debug", "run", "-fe", "-v", "--host", "--", "npx://", "uvx://x@", "go://@", "https://[", "--env-file-dir=~", "-ve", "a/b:", "-x", "-"},
+	{"thv", "client", "setup", "--", "run", "http://", "docker://x"},
 	{"docker", "run", "--use-api-socket=", "--use-api-socket=0", "--use-api-socket=x", "--use-api-socket", "img"},
 	{"npm", "pack", "--pack-destination", "", "http://[", "./x", "-w", "pip", "download", "-e", "-d", "wheel", "-w", "--editable=git+http://["},
 	{"pip", "wheel", "-e", "", "-r", "http://x.example/r.txt", "--", "-d", "x>="},
@@ -325,5 +327,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		withEnv(stdio("cargo", "--config", "target.x.runner="+tomlString(script), "run"), "CC", script),
 		withEnv(stdio("tar", "xf", "a.tar"), "TAR_OPTIONS", "--to-command="+script, "RUSTC", script),
 		stdio("docker", "mcp", "gateway", "run", "--interceptor=before:exec:"+script, "--interceptor", "after:docker:img "+script, "--interceptor=before:http:"+script),
+		stdio("thv", "run", "--host", script, "-v", script, script, "--", script),
 	}
 }

@@ -262,6 +262,9 @@ func init() {
 		"finch":   done((*auditor).container), // Finch's commands are docker's
 		// Docker's MCP gateway, as its CLI plugin run on its own.
 		"docker-mcp": done(func(a *auditor, c invocation) cmdInfo { return a.dockerMCP(c, c.args()) }),
+		// ToolHive: thv run starts a server in a container, from an image,
+		// a package or a remote URL.
+		"thv": done((*auditor).toolhive),
 	}
 
 	shell := programRule{judge: (*auditor).shellProgram, exec: true, shell: posixShell}
