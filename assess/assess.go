@@ -401,7 +401,11 @@ import (
 // --network are docker run's, --env-file-dir of a credential folder is
 // credential_mount, --host beyond loopback is inbound_access, a URL is a
 // remote endpoint; thv client register and setup are persistence.
-const Ruleset = "2026.12.120"
+// 2026.12.121: Apptainer and Singularity are read: an image they pull
+// (docker://, oras://, library://, shub://) must be pinned, --no-https is
+// insecure_url, --bind, --mount, --env, --env-file, --add-caps and
+// --security are docker run's, and exec's command is judged.
+const Ruleset = "2026.12.121"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -3977,3 +3977,32 @@ func TestAuditToolHive(t *testing.T) {
 		{"thv list", stdio("thv", "client", "list-registered-clients"), []string{}, false, false},
 	})
 }
+
+// Apptainer and Singularity (ruleset 2026.12.121): apptainer run
+// docker://IMAGE pulled an image without a tag with no finding, a --bind of
+// the host's root or ~/.ssh was not read, and the command exec runs in the
+// container went unjudged.
+func TestAuditApptainer(t *testing.T) {
+	digest := "@sha256:" + strings.Repeat("0", 64)
+	runCases(t, []auditCase{
+		{"an image without a tag", stdio("apptainer", "run", "docker://ghcr.io/x/server"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"singularity, a floating tag", stdio("singularity", "run", "docker://x/server:latest"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"a Sylabs library image", stdio("apptainer", "exec", "library://alice/default/server", "server"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"an image pulled first", stdio("apptainer", "pull", "server.sif", "oras://reg.example/x/server"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"an instance", stdio("apptainer", "instance", "start", "docker://x/server", "srv"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"over plain http", stdio("apptainer", "run", "--no-https", "docker://reg.example/x/server:1.0"), []string{"danger insecure_url mcp.args[2]"}, true, false},
+		{"the host's root", stdio("singularity", "exec", "--bind", "/:/host", "server.sif", "server"), []string{"danger container_host_access mcp.args[2]"}, false, false},
+		{"SSH keys among binds", stdio("apptainer", "exec", "-B", "/data:/data,/home/me/.ssh:/keys", "server.sif", "server"), []string{"danger credential_mount mcp.args[2]"}, false, false},
+		{"a capability", stdio("apptainer", "run", "--add-caps", "CAP_DAC_READ_SEARCH", "server.sif"), []string{"danger container_host_access mcp.args[2]"}, false, false},
+		{"a variable among --env's", stdio("apptainer", "exec", "-ce", "--env", "X=1,LD_PRELOAD=/tmp/x.so", "server.sif", "server"), []string{"danger forbidden_env mcp.args[3]"}, false, false},
+		{"exec's command", stdio("apptainer", "--debug", "exec", "server.sif", "npx", "-y", "server"), []string{"warn unpinned mcp.args[5]"}, true, false},
+		// Look-alikes.
+		{"a pinned image", stdio("apptainer", "run", "docker://ghcr.io/x/server:1.2.3"), []string{}, true, false},
+		{"a library image by its digest", stdio("apptainer", "run", "library://alice/default/server:sha256."+strings.Repeat("a", 64)), []string{}, true, false},
+		{"a digest", stdio("singularity", "run", "oras://reg.example/x/server"+digest), []string{}, true, false},
+		{"a local image", stdio("apptainer", "run", "--containall", "-B", "./data:/data", "server.sif"), []string{}, false, false},
+		{"options after the image are its arguments", stdio("apptainer", "run", "server.sif", "--bind", "/:/x"), []string{}, false, false},
+		{"the global config", stdio("apptainer", "-c", "/etc/apptainer/a.conf", "run", "server.sif"), []string{}, false, false},
+		{"another command", stdio("apptainer", "inspect", "docker://x/server"), []string{}, false, false},
+	})
+}

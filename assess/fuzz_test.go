@@ -230,6 +230,8 @@ var fuzzSeeds = [][]string{
 	{"smithery", "install", "--client"},
 	{"thv", "--debug", "run", "-fe", "-v", "--host", "--", "npx://", "uvx://x@", "go://@", "https://[", "--env-file-dir=~", "-ve", "a/b:", "-x", "-"},
 	{"thv", "client", "setup", "--", "run", "http://", "docker://x"},
+	{"apptainer", "-c", "--debug", "exec", "--no-https=x", "-ceB", "/:/h,,~/.aws", "--env", ",=,A=", "--add-caps=", "--security", "library://:sha256.", "sh", "-c", "x"},
+	{"singularity", "pull", "--", "shub://", "instance", "start", "docker://@"},
 	{"docker", "run", "--use-api-socket=", "--use-api-socket=0", "--use-api-socket=x", "--use-api-socket", "img"},
 	{"npm", "pack", "--pack-destination", "", "http://[", "./x", "-w", "pip", "download", "-e", "-d", "wheel", "-w", "--editable=git+http://["},
 	{"pip", "wheel", "-e", "", "-r", "http://x.example/r.txt", "--", "-d", "x>="},
@@ -328,5 +330,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		withEnv(stdio("tar", "xf", "a.tar"), "TAR_OPTIONS", "--to-command="+script, "RUSTC", script),
 		stdio("docker", "mcp", "gateway", "run", "--interceptor=before:exec:"+script, "--interceptor", "after:docker:img "+script, "--interceptor=before:http:"+script),
 		stdio("thv", "run", "--host", script, "-v", script, script, "--", script),
+		stdio("apptainer", "exec", "-B", script, "--env", script, script, "sh", "-c", script),
 	}
 }

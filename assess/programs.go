@@ -265,6 +265,10 @@ func init() {
 		// ToolHive: thv run starts a server in a container, from an image,
 		// a package or a remote URL.
 		"thv": done((*auditor).toolhive),
+		// Apptainer (formerly Singularity): the image is pulled; exec's
+		// command runs inside.
+		"apptainer":   done((*auditor).apptainer),
+		"singularity": done((*auditor).apptainer),
 	}
 
 	shell := programRule{judge: (*auditor).shellProgram, exec: true, shell: posixShell}
