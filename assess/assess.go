@@ -404,8 +404,15 @@ import (
 // 2026.12.121: Apptainer and Singularity are read: an image they pull
 // (docker://, oras://, library://, shub://) must be pinned, --no-https is
 // insecure_url, --bind, --mount, --env, --env-file, --add-caps and
-// --security are docker run's, and exec's command is judged.
-const Ruleset = "2026.12.121"
+// --security are docker run's, and exec's command is judged. 2026.12.122:
+// docker run --privileged=false is not reported; a mount of /proc/N/root
+// or /proc/N/cwd, /proc/sys, /proc/sysrq-trigger, /proc/kcore, /boot,
+// /etc/passwd, /etc/shadow, /etc/group, /etc/gshadow, /etc/sudoers(.d),
+// /etc/pam.d or /etc/ssh and --security-opt label=disable are
+// container_host_access, as are kubectl run --privileged, kubectl debug
+// of a node and kubectl debug --profile=sysadmin; kubectl's --stdin and
+// --attach take no value, and kubectl debug's image and command are judged.
+const Ruleset = "2026.12.122"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -175,7 +175,7 @@ func (a *auditor) container(c invocation) cmdInfo {
 			// registry logins the CLI holds.
 			a.add(CodeContainerHostAccess, w.path, "mounts the Docker API socket into the container (--use-api-socket), which controls the host")
 			a.add(CodeCredentialMount, w.path, "hands the Docker CLI's registry logins to the container (--use-api-socket), where whatever runs can read and use them")
-		} else if flag == "--privileged" {
+		} else if flag == "--privileged" && switchOn(val, hasVal) {
 			a.add(CodeContainerHostAccess, w.path, "runs a privileged container, which controls the host")
 		} else if flag == "--publish-all" || flag == t && !strings.HasPrefix(t, "--") && strings.ContainsRune(t[1:], 'P') {
 			a.add(CodeInboundAccess, w.path, "publishes every port the image exposes on every interface of this machine (-P), so any host that reaches it reaches the server")
@@ -269,8 +269,11 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 				"), which reach the host's disks or memory")
 		}
 	case "--security-opt":
-		if strings.Contains(strings.ToLower(v.text), "unconfined") {
+		switch opt := strings.ToLower(v.text); {
+		case strings.Contains(opt, "unconfined"):
 			a.add(CodeContainerHostAccess, v.path, "turns off the container's security profile")
+		case opt == "label=disable" || opt == "label:disable":
+			a.add(CodeContainerHostAccess, v.path, "turns off the container's SELinux separation from the host (label=disable)")
 		}
 	case "-v", "--volume", "--mount":
 		src := v.text
@@ -296,7 +299,7 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 		switch {
 		case s == "" && strings.HasPrefix(src, "/"), runtimeSocket(s),
 			s == "/etc", s == "/root", s == "/var/run", s == "/run", s == "/proc", s == "/sys", s == "/dev", hostControlDevice(s),
-			runtimeState[strings.ToLower(s)]:
+			runtimeState[strings.ToLower(s)], hostSystemPath(s):
 			a.add(CodeContainerHostAccess, v.path, "mounts a host location that gives the container control of the host")
 		}
 		if persistencePath(src) {
@@ -329,6 +332,33 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 			*pull = false
 		}
 	}
+}
+
+// hostSystemPath reports whether p (separators "/", no trailing "/") is a
+// host file or folder below /etc, /boot or /proc that hands over the host:
+// the files that say who is root or may become root (/etc/passwd,
+// /etc/shadow, /etc/sudoers …), the SSH server's keys and settings, the
+// kernel and boot loader, a process's view of the host's root or working
+// folder (/proc/1/root, /proc/self/cwd), the kernel's settings and
+// memory (/proc/sys, /proc/sysrq-trigger, /proc/kcore). /etc, /proc and
+// the other whole folders are judged by the caller; /proc/cpuinfo and the
+// like, which tools such as lxcfs mount, are not reported.
+func hostSystemPath(p string) bool {
+	switch p {
+	case "/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh",
+		"/etc/pam.d", "/boot", "/proc/sys", "/proc/sysrq-trigger", "/proc/kcore":
+		return true
+	}
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return false
+	}
+	pid, what, _ := strings.Cut(rest, "/")
+	if pid != "self" && strings.Trim(pid, "0123456789") != "" || pid == "" {
+		return false
+	}
+	what, _, _ = strings.Cut(what, "/")
+	return what == "root" || what == "cwd"
 }
 
 // hostCapabilities are the capabilities (lower case, without cap_) that

@@ -232,6 +232,8 @@ var fuzzSeeds = [][]string{
 	{"thv", "client", "setup", "--", "run", "http://", "docker://x"},
 	{"apptainer", "-c", "--debug", "exec", "--no-https=x", "-ceB", "/:/h,,~/.aws", "--env", ",=,A=", "--add-caps=", "--security", "library://:sha256.", "sh", "-c", "x"},
 	{"singularity", "pull", "--", "shub://", "instance", "start", "docker://@"},
+	{"docker", "run", "-v", "/proc/self/root", "-v=/proc//cwd", "-v", "/proc/x1/root", "--privileged=0", "--privileged=", "--security-opt", "label:disable", "-v", "/proc/"},
+	{"kubectl", "debug", "node/", "--profile", "--image", "--privileged", "--stdin", "--", "run", "--privileged=x", "--profile=SYSADMIN"},
 	{"docker", "run", "--use-api-socket=", "--use-api-socket=0", "--use-api-socket=x", "--use-api-socket", "img"},
 	{"npm", "pack", "--pack-destination", "", "http://[", "./x", "-w", "pip", "download", "-e", "-d", "wheel", "-w", "--editable=git+http://["},
 	{"pip", "wheel", "-e", "", "-r", "http://x.example/r.txt", "--", "-d", "x>="},

@@ -428,17 +428,21 @@ func peelDevbox(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 var kubectlExecValueFlags = set("-c", "--container", "-n", "--namespace", "-f", "--filename",
 	"--context", "--cluster", "--user", "--kubeconfig", "-s", "--server", "--pod-running-timeout",
 	"--token", "--as", "--as-group", "--request-timeout", "-l", "--selector", "--image", "--restart",
-	"--overrides", "--port", "--labels", "--env", "--serviceaccount", "--attach", "--stdin")
+	"--overrides", "--port", "--labels", "--env", "--serviceaccount", "--profile", "--target", "--copy-to",
+	"--set-image", "--custom", "--image-pull-policy")
 
 // kubectl judges `kubectl exec … -- command…` (the command runs in a pod of
-// the cluster, as docker exec's does in a container) and `kubectl run NAME
+// the cluster, as docker exec's does in a container), `kubectl run NAME
 // --image=IMAGE … [--] [command…]` (the image is pulled: it must be
-// pinned). Any kubectl command talks to the cluster's API server.
+// pinned; --privileged runs it with the node's devices and capabilities)
+// and `kubectl debug` (its --image as run's, its command as exec's; a
+// node as its target, or --profile=sysadmin, gives the pod the node).
+// Any kubectl command talks to the cluster's API server.
 func (a *auditor) kubectl(c invocation) cmdInfo {
 	a.kubeConnection(c)
 	args := skipFlags(c.args(), kubectlGlobalValues)
 	a.inferred.Network = true
-	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run") {
+	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run" && args[0].text != "debug") {
 		info := cmdInfo{name: c.name}
 		a.credentialFlow(c, sideJudges[c.name], &info) // kubectl config view --raw
 		return info
@@ -457,7 +461,19 @@ func (a *auditor) kubectl(c invocation) cmdInfo {
 			continue
 		}
 		flag, val, joined := strings.Cut(t, "=")
-		if flag == "--image" && sub == "run" {
+		switch {
+		case flag == "--privileged" && sub == "run" && switchOn(val, joined):
+			a.add(CodeContainerHostAccess, rest[i].path, "runs a privileged pod (kubectl run --privileged), which controls the node it runs on")
+		case flag == "--profile" && sub == "debug":
+			profile := val
+			if !joined && i+1 < len(rest) {
+				profile = rest[i+1].text
+			}
+			if lower(profile) == "sysadmin" {
+				a.add(CodeContainerHostAccess, rest[i].path, "starts a privileged debugging container (kubectl debug --profile=sysadmin), which controls the node it runs on")
+			}
+		}
+		if flag == "--image" && sub != "exec" {
 			img, ok := arg{}, false
 			if joined {
 				img, ok = rest[i], true
@@ -474,6 +490,11 @@ func (a *auditor) kubectl(c invocation) cmdInfo {
 		}
 		if !joined && kubectlExecValueFlags[t] {
 			i++
+		}
+	}
+	if sub == "debug" && len(positional) > 0 {
+		if target := lower(positional[0].text); strings.HasPrefix(target, "node/") || strings.HasPrefix(target, "nodes/") {
+			a.add(CodeContainerHostAccess, positional[0].path, "starts a pod in a node's namespaces with the node's root file system mounted (kubectl debug node/…), which controls the node")
 		}
 	}
 	if cmd == nil && sub == "exec" && len(positional) > 1 {
