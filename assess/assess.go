@@ -412,7 +412,10 @@ import (
 // container_host_access, as are kubectl run --privileged, kubectl debug
 // of a node and kubectl debug --profile=sysadmin; kubectl's --stdin and
 // --attach take no value, and kubectl debug's image and command are judged.
-const Ruleset = "2026.12.122"
+// 2026.12.123: a credential folder given to a container's --env-file
+// (~/.ssh) is no finding (docker refuses a folder there); pip download -r
+// URL and pip wheel -r URL download what the file lists.
+const Ruleset = "2026.12.123"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -4039,3 +4039,26 @@ func TestAuditHostAccessFlags(t *testing.T) {
 		{"kubectl debug of a pod", stdio("kubectl", "debug", "app", "-it", "--image=busybox:1.36", "--profile=general"), []string{}, true, false},
 	})
 }
+
+// Two wrong findings (ruleset 2026.12.123): docker run --env-file ~/.ssh
+// was reported as handing the SSH keys over, though docker refuses a
+// folder as an --env-file and nothing runs; pip download -r URL and pip
+// wheel -r URL were said to install what the file lists, though they only
+// download it.
+func TestAuditEnvFileFolderAndPipVerb(t *testing.T) {
+	runCases(t, []auditCase{
+		{"a key file", stdio("docker", "run", "-i", "--env-file", "/home/me/.ssh/id_ed25519", "img:1"), []string{"danger credential_mount mcp.args[3]"}, true, false},
+		{"a file in gcloud's folder", stdio("docker", "run", "-i", "--env-file=~/.config/gcloud/credentials.db", "img:1"), []string{"danger credential_mount mcp.args[2]"}, true, false},
+		{"pip wheel -r URL", stdio("pip", "wheel", "-r", "https://x.example/r.txt"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		// Look-alikes.
+		{"the SSH folder", stdio("docker", "run", "-i", "--env-file", "/home/me/.ssh", "img:1"), []string{}, true, false},
+		{"gcloud's folder", stdio("podman", "run", "-i", "--env-file=~/.config/gcloud/", "img:1"), []string{}, true, false},
+		{"the settings folder", stdio("docker", "run", "-i", "--env-file", "~/.config", "img:1"), []string{}, true, false},
+	})
+	m := stdio("pip", "download", "-r", "https://x.example/r.txt", "-d", "w")
+	for _, f := range assess.Audit(m).Findings {
+		if f.Code == assess.CodeUnpinned && !strings.Contains(f.Message, "`pip download` downloads what a requirements file") {
+			t.Errorf("pip download -r URL: %q does not say that pip downloads what the file lists", f.Message)
+		}
+	}
+}

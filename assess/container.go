@@ -311,10 +311,11 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 	case "--env-file":
 		// Each line NAME=value of the file becomes a variable of the
 		// container: a credential file read this way hands its secrets
-		// over as a mount would (the home folder is no file: docker
-		// refuses it, and nothing runs).
+		// over as a mount would (the home folder and a credential folder
+		// such as ~/.ssh are no file: docker refuses them, and nothing
+		// runs).
 		s := strings.TrimRight(strings.ReplaceAll(v.text, `\`, "/"), "/")
-		if what := credentialMount(s); what != "" && v.lit && !homeDir(s) {
+		if what := credentialMount(s); what != "" && v.lit && !homeDir(s) && !credentialFolder(s) {
 			a.add(CodeCredentialMount, v.path, "hands "+what+" to the container as its variables (--env-file), where whatever runs can read and use them")
 		}
 	case "-p", "--publish":
@@ -496,6 +497,27 @@ func credentialMount(p string) string {
 		return what
 	}
 	return ""
+}
+
+// credentialFiles are the entries of credentialFolders that are files.
+var credentialFiles = set(".netrc", "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass", ".vault-token")
+
+// credentialFolder reports whether p (separators "/", no trailing "/")
+// ends at a folder where programs keep credentials (~/.ssh,
+// ~/.config/gcloud, a browser's profile folder …) rather than at a file
+// in one or a credential file (~/.ssh/id_ed25519, ~/.npmrc).
+func credentialFolder(p string) bool {
+	segs := strings.Split(strings.ToLower(p), "/")
+	last := segs[len(segs)-1]
+	if _, ok := credentialFolders[last]; ok && !credentialFiles[last] {
+		return true
+	}
+	if n := len(segs); n >= 2 {
+		if _, ok := credentialFolders[segs[n-2]+"/"+last]; ok {
+			return true
+		}
+	}
+	return last == ".config" || last == "keyrings"
 }
 
 // homeDir reports whether p names a user's home directory: ~, $HOME,

@@ -33,8 +33,9 @@ var (
 // requirementsURL judges a requirements or constraints file named by a URL
 // (val, the value of flag in w): it is downloaded over whatever the URL
 // says, and a requirements file lists packages that can change at any
-// time, unless the URL names a commit. A file on this machine is not read.
-func (a *auditor) requirementsURL(flag string, w arg, val, tool string) {
+// time, unless the URL names a commit. verb says what tool does with the
+// packages (installs, downloads). A file on this machine is not read.
+func (a *auditor) requirementsURL(flag string, w arg, val, tool, verb string) {
 	if !w.lit || !strings.Contains(val, "://") || !(requirementFiles[flag] || constraintFiles[flag]) {
 		return
 	}
@@ -45,7 +46,7 @@ func (a *auditor) requirementsURL(flag string, w arg, val, tool string) {
 	}
 	a.plainFetch(w, tool, "downloads a "+kind)
 	if requirementFiles[flag] && !commitURL(val) {
-		a.add(CodeUnpinned, w.path, quoted(tool)+" installs what a requirements file at a URL lists, which can change at any time")
+		a.add(CodeUnpinned, w.path, quoted(tool)+" "+verb+" what a requirements file at a URL lists, which can change at any time")
 	}
 }
 
@@ -145,7 +146,7 @@ func (a *auditor) pipFetch(args []arg, tool string) {
 		}
 	}
 	specs := operands(args, pipFetchValues, true, func(flag string, w arg, val string) {
-		a.requirementsURL(flag, w, val, tool)
+		a.requirementsURL(flag, w, val, tool, "downloads")
 		if flag == "-e" || flag == "--editable" {
 			w.text = val
 			check(w)
@@ -167,7 +168,7 @@ func (a *auditor) pyInstall(args []arg, tool string) {
 		}
 	}
 	specs := operands(args, pipInstallValues, true, func(flag string, w arg, val string) {
-		a.requirementsURL(flag, w, val, tool)
+		a.requirementsURL(flag, w, val, tool, "installs")
 		switch flag {
 		case "-e", "--editable", "--from":
 			w.text = val

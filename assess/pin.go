@@ -444,7 +444,7 @@ func (a *auditor) pyRunner(args []arg, runner string, depth int) {
 			}
 		case withValue[name]:
 			if w, ok := optValue(args, &i, val, hasVal); ok {
-				a.requirementsURL(name, w, w.text, runner)
+				a.requirementsURL(name, w, w.text, runner, "installs")
 			}
 		case strings.HasPrefix(t, "-"):
 		default:
@@ -644,7 +644,7 @@ func (a *auditor) peelUVRun(args []arg) []arg {
 			}
 		case withValue[name]:
 			if w, ok := optValue(args, &i, val, hasVal); ok {
-				a.requirementsURL(name, w, w.text, "uv run")
+				a.requirementsURL(name, w, w.text, "uv run", "installs")
 			}
 		case strings.HasPrefix(t, "-"):
 		default:
