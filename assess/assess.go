@@ -414,8 +414,12 @@ import (
 // --attach take no value, and kubectl debug's image and command are judged.
 // 2026.12.123: a credential folder given to a container's --env-file
 // (~/.ssh) is no finding (docker refuses a folder there); pip download -r
-// URL and pip wheel -r URL download what the file lists.
-const Ruleset = "2026.12.123"
+// URL and pip wheel -r URL download what the file lists. 2026.12.124: a
+// pod spec given as JSON to kubectl run --overrides or thv run
+// --k8s-pod-patch is read: the node's namespaces, a privileged container,
+// a capability that reaches the node and a hostPath volume are judged as
+// docker run's --pid host, --privileged, --cap-add and -v are.
+const Ruleset = "2026.12.124"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

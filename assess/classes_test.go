@@ -4062,3 +4062,32 @@ func TestAuditEnvFileFolderAndPipVerb(t *testing.T) {
 		}
 	}
 }
+
+// Pod specs on the command line (ruleset 2026.12.124): kubectl run
+// --overrides='{"spec":{"hostPID":true,…}}' and ToolHive's
+// --k8s-pod-patch give the pod its node (the node's namespaces, a
+// privileged container, the node's root as a hostPath volume) and passed
+// with no finding.
+func TestAuditPodSpecs(t *testing.T) {
+	run := func(spec string, more ...string) *addon.Manifest {
+		return stdio("kubectl", append([]string{"run", "x", "--image=img:1", "--overrides=" + spec}, more...)...)
+	}
+	host := []string{"danger container_host_access mcp.args[3]"}
+	runCases(t, []auditCase{
+		{"the node's processes", run(`{"spec":{"hostPID":true}}`), host, true, false},
+		{"a privileged container", run(`{"spec":{"containers":[{"name":"x","image":"img:1","securityContext":{"privileged":true}}]}}`), host, true, false},
+		{"a capability", run(`{"spec":{"containers":[{"name":"x","securityContext":{"capabilities":{"add":["CAP_SYS_ADMIN"]}}}]}}`), host, true, false},
+		{"the node's root", run(`{"spec":{"volumes":[{"name":"r","hostPath":{"path":"/"}}]}}`), host, true, false},
+		{"the node's container socket", run(`{"spec":{"volumes":[{"name":"s","hostPath":{"path":"/run/containerd/containerd.sock","type":"Socket"}}]}}`), host, true, false},
+		{"the user's cluster credentials", run(`{"spec":{"volumes":[{"name":"k","hostPath":{"path":"/home/me/.kube"}}]}}`), []string{"danger credential_mount mcp.args[3]"}, true, false},
+		{"the value apart, then a command", stdio("kubectl", "run", "x", "--image=img:1", "--overrides", `{"spec":{"hostNetwork":true}}`, "--", "npx", "-y", "pkg"), []string{
+			"danger container_host_access mcp.args[4]", "warn unpinned mcp.args[8]"}, true, false},
+		{"ToolHive's pod patch", stdio("thv", "run", "--k8s-pod-patch", `{"spec":{"template":{"spec":{"hostIPC":true}}}}`, "fetch"), []string{"danger container_host_access mcp.args[2]"}, true, false},
+		// Look-alikes.
+		{"a node selector", run(`{"apiVersion":"v1","spec":{"nodeSelector":{"disk":"ssd"}}}`), []string{}, true, false},
+		{"privileged false", run(`{"spec":{"containers":[{"name":"x","securityContext":{"privileged":false,"capabilities":{"add":["NET_BIND_SERVICE"]}}}]}}`), []string{}, true, false},
+		{"a privileged label", run(`{"metadata":{"labels":{"privileged":"true"}}}`), []string{}, true, false},
+		{"a data folder", run(`{"spec":{"volumes":[{"name":"d","hostPath":{"path":"/srv/data"}}]}}`), []string{}, true, false},
+		{"not JSON", run(`{"spec":`), []string{}, true, false},
+	})
+}

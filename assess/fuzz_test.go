@@ -234,6 +234,7 @@ var fuzzSeeds = [][]string{
 	{"singularity", "pull", "--", "shub://", "instance", "start", "docker://@"},
 	{"docker", "run", "-v", "/proc/self/root", "-v=/proc//cwd", "-v", "/proc/x1/root", "--privileged=0", "--privileged=", "--security-opt", "label:disable", "-v", "/proc/"},
 	{"kubectl", "debug", "node/", "--profile", "--image", "--privileged", "--stdin", "--", "run", "--privileged=x", "--profile=SYSADMIN"},
+	{"kubectl", "run", "x", "--overrides", `{"spec":{"hostPID":1,"volumes":[{"hostPath":{"path":""}},{"hostPath":[]},{"hostPath":{"path":"/"}}],"add":["ALL",1],"privileged":"true"}}`, "--overrides=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{}]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "--overrides"},
 	{"docker", "run", "--use-api-socket=", "--use-api-socket=0", "--use-api-socket=x", "--use-api-socket", "img"},
 	{"npm", "pack", "--pack-destination", "", "http://[", "./x", "-w", "pip", "download", "-e", "-d", "wheel", "-w", "--editable=git+http://["},
 	{"pip", "wheel", "-e", "", "-r", "http://x.example/r.txt", "--", "-d", "x>="},
@@ -333,5 +334,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("docker", "mcp", "gateway", "run", "--interceptor=before:exec:"+script, "--interceptor", "after:docker:img "+script, "--interceptor=before:http:"+script),
 		stdio("thv", "run", "--host", script, "-v", script, script, "--", script),
 		stdio("apptainer", "exec", "-B", script, "--env", script, script, "sh", "-c", script),
+		stdio("kubectl", "run", "x", "--image=i:1", "--overrides="+script, "--", "sh", "-c", script),
 	}
 }

@@ -148,6 +148,8 @@ func (a *auditor) thvRun(c invocation, args []arg) {
 			if v.lit {
 				a.bridgeServes(c, "thv", strings.TrimSpace(val), v, false)
 			}
+		case "--k8s-pod-patch":
+			a.podSpec(v, "thv run --k8s-pod-patch", c.depth)
 		}
 	})
 	if server < 0 && after < len(args) {

@@ -464,6 +464,11 @@ func (a *auditor) kubectl(c invocation) cmdInfo {
 		switch {
 		case flag == "--privileged" && sub == "run" && switchOn(val, joined):
 			a.add(CodeContainerHostAccess, rest[i].path, "runs a privileged pod (kubectl run --privileged), which controls the node it runs on")
+		case flag == "--overrides" && sub == "run":
+			if w, ok := optValue(rest, &i, val, joined); ok {
+				a.podSpec(w, "kubectl run --overrides", c.depth)
+			}
+			continue
 		case flag == "--profile" && sub == "debug":
 			profile := val
 			if !joined && i+1 < len(rest) {
