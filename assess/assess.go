@@ -419,7 +419,9 @@ import (
 // --k8s-pod-patch is read: the node's namespaces, a privileged container,
 // a capability that reaches the node and a hostPath volume are judged as
 // docker run's --pid host, --privileged, --cap-add and -v are.
-const Ruleset = "2026.12.124"
+// 2026.12.125: a Compose file given to docker compose -f as oci://REF must
+// be pinned as an image, and one given as a git URL must name a commit.
+const Ruleset = "2026.12.125"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

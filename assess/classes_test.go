@@ -4091,3 +4091,21 @@ func TestAuditPodSpecs(t *testing.T) {
 		{"not JSON", run(`{"spec":`), []string{}, true, false},
 	})
 }
+
+// Compose files from elsewhere (ruleset 2026.12.125): docker compose -f
+// oci://REF reads the application from an OCI artifact, and -f with a git
+// URL from a repository; without a digest, a version tag or a commit
+// they passed with no finding, though what runs is whatever the registry
+// or the branch holds when the server starts.
+func TestAuditComposeRemoteFiles(t *testing.T) {
+	runCases(t, []auditCase{
+		{"an OCI artifact without a tag", stdio("docker", "compose", "-f", "oci://docker.io/x/app", "up"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"an OCI artifact at latest, joined", stdio("docker", "compose", "--file=oci://docker.io/x/app:latest", "run", "srv"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"a git branch", stdio("docker-compose", "-f", "https://github.com/x/y.git#main:compose.yaml", "up"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"over plain http", stdio("podman", "compose", "-f", "http://git.example/x/y.git", "up"), []string{"danger insecure_url mcp.args[2]", "warn unpinned mcp.args[2]"}, true, false},
+		// Look-alikes.
+		{"an OCI artifact at a version", stdio("docker", "compose", "-f", "oci://docker.io/x/app:1.2.0", "up"), []string{}, true, false},
+		{"a git commit", stdio("docker", "compose", "-f", "https://github.com/x/y.git#0123456789abcdef0123456789abcdef01234567:compose.yaml", "up"), []string{}, true, false},
+		{"local files", stdio("docker", "compose", "-f", "compose.yaml", "-f", "./override.yaml", "up"), []string{}, true, false},
+	})
+}

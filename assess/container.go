@@ -549,6 +549,41 @@ var (
 	composeJudged = set("-e", "--env", "-v", "--volume", "--cap-add", "--entrypoint", "--pull")
 )
 
+// composeFile judges a Compose file given by -f: oci://REF is an
+// application published as an OCI artifact, which must be pinned as an
+// image; another URL is a git repository (URL#REF:PATH), which must name a
+// commit; a local file is not read.
+func (a *auditor) composeFile(name string, w arg) {
+	s := strings.TrimSpace(w.text)
+	if !w.lit || !strings.Contains(s, "://") && !strings.HasPrefix(s, "git@") {
+		return
+	}
+	a.inferred.Network = true
+	if !strings.HasSuffix(name, "compose") {
+		name += " compose" // docker compose, podman compose
+	}
+	if ref, ok := strings.CutPrefix(s, "oci://"); ok {
+		if ref == "" {
+			return // compose refuses it: nothing runs
+		}
+		if pinned, why := imagePinned(ref); !pinned {
+			a.add(CodeUnpinned, w.path, quoted(name)+" reads its application from the OCI artifact "+quoted(ref)+", which "+why+"; pin a digest or a version tag")
+		}
+		return
+	}
+	if _, ok := parseAnyURL(s); !ok && !strings.HasPrefix(s, "git@") {
+		return // not a URL compose can fetch: nothing runs
+	}
+	a.plainFetch(w, name, "reads its Compose file")
+	frag := ""
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		frag, _, _ = strings.Cut(s[i+1:], ":")
+	}
+	if !commitSHA.MatchString(frag) {
+		a.add(CodeUnpinned, w.path, quoted(name)+" reads its Compose file from a git repository without naming a commit, so what runs can change without notice")
+	}
+}
+
 // compose judges `docker compose [options] run|exec [options] SERVICE
 // [command…]` (and docker-compose, podman-compose): the images of the
 // compose file are pulled, options of run are judged as docker run's, and
@@ -556,7 +591,11 @@ var (
 // itself says is not part of the wiring and is not read.
 func (a *auditor) compose(name string, args []arg, depth int) cmdInfo {
 	info := cmdInfo{name: name}
-	rest := skipFlags(args, composeGlobalFlags)
+	rest := optionWords(args, composeGlobalFlags, true, func(flag string, w arg, val string) {
+		if flag == "-f" || flag == "--file" {
+			a.composeFile(name, arg{text: val, path: w.path, lit: w.lit})
+		}
+	})
 	if len(rest) == 0 {
 		return info
 	}

@@ -234,6 +234,7 @@ var fuzzSeeds = [][]string{
 	{"singularity", "pull", "--", "shub://", "instance", "start", "docker://@"},
 	{"docker", "run", "-v", "/proc/self/root", "-v=/proc//cwd", "-v", "/proc/x1/root", "--privileged=0", "--privileged=", "--security-opt", "label:disable", "-v", "/proc/"},
 	{"kubectl", "debug", "node/", "--profile", "--image", "--privileged", "--stdin", "--", "run", "--privileged=x", "--profile=SYSADMIN"},
+	{"docker", "compose", "-f", "oci://", "--file=oci://@", "-fgit@", "-f", "http://[", "-f", "https://x#", "-f", "https://x#:y", "run", "-f", "oci://x"},
 	{"kubectl", "run", "x", "--overrides", `{"spec":{"hostPID":1,"volumes":[{"hostPath":{"path":""}},{"hostPath":[]},{"hostPath":{"path":"/"}}],"add":["ALL",1],"privileged":"true"}}`, "--overrides=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{}]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "--overrides"},
 	{"docker", "run", "--use-api-socket=", "--use-api-socket=0", "--use-api-socket=x", "--use-api-socket", "img"},
 	{"npm", "pack", "--pack-destination", "", "http://[", "./x", "-w", "pip", "download", "-e", "-d", "wheel", "-w", "--editable=git+http://["},
