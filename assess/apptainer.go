@@ -13,7 +13,8 @@ import "strings"
 // which is judged as any command line. --bind (-B) SRC[:DEST[:OPTS]] and
 // --mount are docker's -v and --mount, a comma-separated list of them;
 // --env KEY=VALUE (also a list) and --env-file are docker's; --add-caps
-// and --security as docker's --cap-add and --security-opt.
+// and --security as docker's --cap-add and --security-opt; the program of
+// a --fusemount TYPE:COMMAND… MOUNTPOINT is judged as any command line.
 //
 // Apptainer shares the host's network and mounts the user's home folder
 // by default: it is made to run a program with the user's own access, as
@@ -102,6 +103,25 @@ func (a *auditor) apptainerOption(flag string, v arg, depth int) {
 		each("--cap-add")
 	case "--security":
 		a.containerOption("--security-opt", v, &pull, depth)
+	case "--fusemount":
+		// TYPE:COMMAND… MOUNTPOINT: the FUSE program runs in the container
+		// (container, container-daemon) or on the host (host,
+		// host-daemon), its words split at blanks.
+		kind, spec, ok := strings.Cut(v.text, ":")
+		switch kind {
+		case "container", "container-daemon", "host", "host-daemon":
+		default:
+			ok = false
+		}
+		words := strings.Fields(spec)
+		if !ok || !v.lit || len(words) < 2 {
+			return // apptainer refuses it: nothing runs
+		}
+		argv := make([]arg, len(words)-1)
+		for i, t := range words[:len(words)-1] {
+			argv[i] = arg{text: t, path: v.path, lit: true}
+		}
+		a.command(argv, depth+1, ctxNested)
 	}
 }
 

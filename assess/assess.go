@@ -421,7 +421,8 @@ import (
 // docker run's --pid host, --privileged, --cap-add and -v are.
 // 2026.12.125: a Compose file given to docker compose -f as oci://REF must
 // be pinned as an image, and one given as a git URL must name a commit.
-const Ruleset = "2026.12.125"
+// 2026.12.126: the program of apptainer's --fusemount is judged.
+const Ruleset = "2026.12.126"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

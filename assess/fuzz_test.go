@@ -232,6 +232,7 @@ var fuzzSeeds = [][]string{
 	{"thv", "client", "setup", "--", "run", "http://", "docker://x"},
 	{"apptainer", "-c", "--debug", "exec", "--no-https=x", "-ceB", "/:/h,,~/.aws", "--env", ",=,A=", "--add-caps=", "--security", "library://:sha256.", "sh", "-c", "x"},
 	{"singularity", "pull", "--", "shub://", "instance", "start", "docker://@"},
+	{"apptainer", "run", "--fusemount", "host:", "--fusemount=container: ", "--fusemount", "host-daemon:sh -c 'x y' /m", "--fusemount=:a b", "i.sif"},
 	{"docker", "run", "-v", "/proc/self/root", "-v=/proc//cwd", "-v", "/proc/x1/root", "--privileged=0", "--privileged=", "--security-opt", "label:disable", "-v", "/proc/"},
 	{"kubectl", "debug", "node/", "--profile", "--image", "--privileged", "--stdin", "--", "run", "--privileged=x", "--profile=SYSADMIN"},
 	{"docker", "compose", "-f", "oci://", "--file=oci://@", "-fgit@", "-f", "http://[", "-f", "https://x#", "-f", "https://x#:y", "run", "-f", "oci://x"},
@@ -335,6 +336,7 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("docker", "mcp", "gateway", "run", "--interceptor=before:exec:"+script, "--interceptor", "after:docker:img "+script, "--interceptor=before:http:"+script),
 		stdio("thv", "run", "--host", script, "-v", script, script, "--", script),
 		stdio("apptainer", "exec", "-B", script, "--env", script, script, "sh", "-c", script),
+		stdio("apptainer", "run", "--fusemount", "host:"+script+" /mnt", "i.sif"),
 		stdio("kubectl", "run", "x", "--image=i:1", "--overrides="+script, "--", "sh", "-c", script),
 	}
 }
