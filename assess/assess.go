@@ -422,7 +422,11 @@ import (
 // 2026.12.125: a Compose file given to docker compose -f as oci://REF must
 // be pinned as an image, and one given as a git URL must name a commit.
 // 2026.12.126: the program of apptainer's --fusemount is judged.
-const Ruleset = "2026.12.126"
+// 2026.12.127: kubectl apply|create|replace -f URL and -k of a remote
+// kustomization (also kustomize build) must name a commit; helm
+// install|upgrade|template|pull of a repository's chart must give an exact
+// --version; helm's --post-renderer is judged as a command.
+const Ruleset = "2026.12.127"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -255,6 +255,9 @@ func init() {
 		"podman-compose": done(func(a *auditor, c invocation) cmdInfo { return a.compose(c.name, c.args(), c.depth) }),
 		// Kubernetes: exec runs the command in a pod; run pulls an image.
 		"kubectl": done((*auditor).kubectl),
+		// Helm and kustomize: a chart or a kustomization from elsewhere.
+		"helm":      done((*auditor).helm),
+		"kustomize": done((*auditor).kustomize),
 		// Containers: the image is pulled; the command runs inside.
 		"docker":  done((*auditor).container),
 		"podman":  done((*auditor).container),

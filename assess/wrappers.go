@@ -442,6 +442,10 @@ func (a *auditor) kubectl(c invocation) cmdInfo {
 	a.kubeConnection(c)
 	args := skipFlags(c.args(), kubectlGlobalValues)
 	a.inferred.Network = true
+	if len(args) > 0 && (args[0].text == "apply" || args[0].text == "create" || args[0].text == "replace") {
+		a.kubectlApply(args[0].text, args[1:])
+		return cmdInfo{name: c.name}
+	}
 	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run" && args[0].text != "debug") {
 		info := cmdInfo{name: c.name}
 		a.credentialFlow(c, sideJudges[c.name], &info) // kubectl config view --raw
