@@ -425,8 +425,13 @@ import (
 // 2026.12.127: kubectl apply|create|replace -f URL and -k of a remote
 // kustomization (also kustomize build) must name a commit; helm
 // install|upgrade|template|pull of a repository's chart must give an exact
-// --version; helm's --post-renderer is judged as a command.
-const Ruleset = "2026.12.127"
+// --version; helm's --post-renderer is judged as a command. 2026.12.128:
+// FastMCP's CLI is read (also run by uvx or uv run --with): fastmcp run
+// URL is a remote endpoint, its --with packages and --with-requirements
+// URL must be pinned, --transport http with --host beyond loopback is
+// inbound_access, fastmcp install is persistence and fastmcp dev without
+// --inspector-version unpinned.
+const Ruleset = "2026.12.128"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

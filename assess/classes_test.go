@@ -4157,3 +4157,28 @@ func TestAuditKubernetesSources(t *testing.T) {
 		{"another helm command", stdio("helm", "repo", "add", "bitnami", "https://charts.bitnami.com/bitnami"), []string{}, false, false},
 	})
 }
+
+// FastMCP's CLI (ruleset 2026.12.128): uvx fastmcp run URL (a wiring of
+// the corpus) proxies a remote server, and was reported only as an
+// unpinned fastmcp; fastmcp run --with PKG installs PKG with uv, fastmcp
+// run --transport http --host 0.0.0.0 serves the server to the network,
+// fastmcp install writes it into an AI client's configuration and fastmcp
+// dev runs the latest MCP Inspector: all passed with no finding.
+func TestAuditFastMCP(t *testing.T) {
+	runCases(t, []auditCase{
+		{"a remote server through uvx", stdio("uvx", "fastmcp==2.12.0", "run", "https://knowledge-mcp.global.api.aws"), []string{"danger remote_endpoint mcp.args[2]"}, true, false},
+		{"a remote server over http", stdio("fastmcp", "run", "http://mcp.example.com/mcp"), []string{"danger insecure_url mcp.args[1]", "danger remote_endpoint mcp.args[1]"}, true, false},
+		{"a package with --with", stdio("fastmcp", "run", "server.py", "--with", "pandas", "--with", "requests==2.32.3"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"a requirements file at a URL", stdio("fastmcp", "run", "server.py", "--with-requirements", "https://x.example/r.txt"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"served on every interface", stdio("fastmcp", "run", "server.py", "-t", "http", "--host", "0.0.0.0"), []string{"danger inbound_access mcp.args[5]"}, true, false},
+		{"install into a client", stdio("uvx", "--from", "fastmcp==2.12.0", "fastmcp", "install", "claude-desktop", "server.py"), []string{"danger persistence mcp.args[4]"}, true, false},
+		{"the latest Inspector", stdio("fastmcp", "dev", "server.py"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		// Look-alikes.
+		{"a local server", stdio("uv", "run", "--with", "fastmcp==2.12.0", "fastmcp", "run", "/home/user/server.py"), []string{}, true, false},
+		{"a server on loopback", stdio("fastmcp", "run", "http://localhost:8000/mcp"), []string{}, true, false},
+		{"a host without an HTTP transport", stdio("fastmcp", "run", "server.py", "--host", "0.0.0.0"), []string{}, false, false},
+		{"printed configuration", stdio("fastmcp", "install", "mcp-json", "server.py"), []string{}, false, false},
+		{"a pinned Inspector", stdio("fastmcp", "dev", "server.py", "--inspector-version", "0.16.2"), []string{}, true, false},
+		{"a URL among the server's arguments", stdio("fastmcp", "run", "server.py", "--", "https://x.example"), []string{}, false, false},
+	})
+}

@@ -238,6 +238,8 @@ var fuzzSeeds = [][]string{
 	{"docker", "compose", "-f", "oci://", "--file=oci://@", "-fgit@", "-f", "http://[", "-f", "https://x#", "-f", "https://x#:y", "run", "-f", "oci://x"},
 	{"kubectl", "apply", "-f", "-", "-fhttp://[", "--filename=https://x.example/", "-k", "a.b//?ref=", "-k=git@", "-k", "--", "-f", "https://x"},
 	{"helm", "-n", "install", "upgrade", "--generate-name", "--version", "", "--repo=http://[", "--post-renderer", "", "--post-renderer-args", "oci://", "x/y", "--post-renderer=-x"},
+	{"fastmcp", "run", "-t", "HTTP", "--host", "--with", ",,x,", "--with-requirements", "http://[", "https://", "--", "install", "dev"},
+	{"uvx", "fastmcp", "install", "--inspector-version", "dev", "mcp-json", "http://x"},
 	{"kustomize", "build", "x.y//z?ref=&version=0123456789abcdef0123456789abcdef01234567"},
 	{"kubectl", "run", "x", "--overrides", `{"spec":{"hostPID":1,"volumes":[{"hostPath":{"path":""}},{"hostPath":[]},{"hostPath":{"path":"/"}}],"add":["ALL",1],"privileged":"true"}}`, "--overrides=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{}]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "--overrides"},
 	{"docker", "run", "--use-api-socket=", "--use-api-socket=0", "--use-api-socket=x", "--use-api-socket", "img"},
@@ -341,6 +343,7 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("apptainer", "exec", "-B", script, "--env", script, script, "sh", "-c", script),
 		stdio("apptainer", "run", "--fusemount", "host:"+script+" /mnt", "i.sif"),
 		stdio("kubectl", "run", "x", "--image=i:1", "--overrides="+script, "--", "sh", "-c", script),
+		stdio("fastmcp", "run", script, "--with", script, "--host", script, "-t", "sse"),
 		stdio("helm", "install", "x", script, "--post-renderer", "sh", "--post-renderer-args", "-c", "--post-renderer-args", script),
 	}
 }

@@ -133,6 +133,8 @@ var npmLaunchers = map[string]string{
 	// Python one by that name, mcp-proxy-js the npm one (npmBins).
 	"mcpo": "mcpo", "mcp-proxy": "mcp-proxy", "mcp-proxy-js": "mcp-proxy-js", "supergateway": "supergateway",
 	"mcp-inspector": "mcp-inspector", "smithery": "smithery",
+	// FastMCP's CLI, run by uvx or uv run --with fastmcp.
+	"fastmcp": "fastmcp",
 }
 
 // npmBins name the command of an npm package whose name does not say it,

@@ -145,6 +145,7 @@ func init() {
 		// MCP bridges: the server they start (bridges.go).
 		"mcpo":          peelMcpo,
 		"mcp-proxy":     peelMcpProxy,
+		"fastmcp":       done((*auditor).fastmcp),
 		"mcp-proxy-js":  peelMcpProxyJS,
 		"mcp-inspector": peelInspector,
 		// Node launchers: variables, then the command.
