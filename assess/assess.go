@@ -430,8 +430,10 @@ import (
 // URL is a remote endpoint, its --with packages and --with-requirements
 // URL must be pinned, --transport http with --host beyond loopback is
 // inbound_access, fastmcp install is persistence and fastmcp dev without
-// --inspector-version unpinned.
-const Ruleset = "2026.12.128"
+// --inspector-version unpinned. 2026.12.129: npm init|create INITIALIZER,
+// yarn create, pnpm create and bun create run the initializer's package
+// (create-foo) at once, and must pin it as npm exec does.
+const Ruleset = "2026.12.129"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

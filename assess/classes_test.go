@@ -4182,3 +4182,26 @@ func TestAuditFastMCP(t *testing.T) {
 		{"a URL among the server's arguments", stdio("fastmcp", "run", "server.py", "--", "https://x.example"), []string{}, false, false},
 	})
 }
+
+// Project initializers (ruleset 2026.12.129): npm create foo (npm init foo)
+// fetches and runs the package create-foo at once, as npm exec does, and
+// so do yarn create, pnpm create and bun create; without an exact version
+// they passed with no finding.
+func TestAuditInitializers(t *testing.T) {
+	const unpinned = "warn unpinned mcp.args[1]"
+	runCases(t, []auditCase{
+		{"npm create", stdio("npm", "create", "evil"), []string{unpinned}, true, false},
+		{"npm init of a scope's initializer", stdio("npm", "init", "@scope/evil"), []string{unpinned}, true, false},
+		{"npm init at latest", stdio("npm", "init", "evil@latest", "--", "--flag"), []string{unpinned}, true, false},
+		{"yarn create", stdio("yarn", "create", "evil"), []string{unpinned}, true, false},
+		{"pnpm create", stdio("pnpm", "create", "evil"), []string{unpinned}, true, false},
+		{"bun create of a GitHub template", stdio("bun", "create", "owner/repo"), []string{unpinned}, true, false},
+		{"in a script", stdio("sh", "-c", "npm create evil && node evil/index.js"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", unpinned}, true, true},
+		// Look-alikes.
+		{"npm create at a version", stdio("npm", "create", "--yes", "@scope/evil@2.0.0", "my-app"), []string{}, true, false},
+		{"npm init alone", stdio("npm", "init", "-y"), []string{}, true, false},
+		{"yarn init", stdio("yarn", "init"), []string{}, true, false},
+		{"bun create of a local template", stdio("bun", "create", "./template"), []string{}, true, false},
+	})
+}

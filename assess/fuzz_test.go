@@ -228,6 +228,8 @@ var fuzzSeeds = [][]string{
 	{"xterm", "-e", "  ", "-x", "\t", "--exec", " | ", "--", "sh -c 'x'"},
 	{"npx", "@smithery/cli", "--verbose", "run", "--key", "--config", "run", "--", "install"},
 	{"smithery", "install", "--client"},
+	{"npm", "init", "@", "@/", "@a@", "create", "innit", "-w", "--", "x@"},
+	{"bun", "create", "", "c", "a/b", "://", "@s"},
 	{"thv", "--debug", "run", "-fe", "-v", "--host", "--", "npx://", "uvx://x@", "go://@", "https://[", "--env-file-dir=~", "-ve", "a/b:", "-x", "-"},
 	{"thv", "client", "setup", "--", "run", "http://", "docker://x"},
 	{"apptainer", "-c", "--debug", "exec", "--no-https=x", "-ceB", "/:/h,,~/.aws", "--env", ",=,A=", "--add-caps=", "--security", "library://:sha256.", "sh", "-c", "x"},

@@ -814,6 +814,9 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 		case "add", "install", "i":
 			a.npmInstall(rest, "bun "+sub[0].text)
 			return info
+		case "create", "c":
+			a.npmCreate(rest, "bun create")
+			return info
 		case "run":
 			// bun run FILE, bun run -e CODE: as bun FILE, bun -e CODE
 			// (a package.json script's name reads as a file), with the
@@ -840,6 +843,10 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 		}
 	case "dlx":
 		a.npmRunner(leadingPackages(args, sub), name+" dlx", depth)
+	case "create", "init", "innit":
+		if sub[0].text == "create" || name == "npm" {
+			a.npmCreate(sub[1:], name+" "+sub[0].text)
+		}
 	case "pack":
 		if name == "npm" { // npm pack SPEC downloads the package's tarball (pnpm's and yarn's pack this project)
 			a.inferred.Network = true
@@ -862,6 +869,51 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 		}
 	}
 	return info
+}
+
+// npmCreate judges npm init|create|innit, yarn create, pnpm create and bun
+// create (runner): given an initializer they fetch and run its package at
+// once, as npm exec does: foo is create-foo, @scope/foo is
+// @scope/create-foo, @scope is @scope/create, a version kept (npm init
+// foo@1.2.3 runs create-foo@1.2.3); bun create OWNER/REPO copies a GitHub
+// repository's template. Without an initializer npm init writes a
+// package.json, and nothing is fetched.
+func (a *auditor) npmCreate(args []arg, runner string) {
+	ops := operands(args, managerValueOptions(runner), false, nil)
+	if len(ops) == 0 || !ops[0].lit {
+		return
+	}
+	w := ops[0]
+	s := strings.TrimSpace(w.text)
+	if s == "" || localSpec(s) {
+		return
+	}
+	a.inferred.Network = true
+	pkg := initializerPackage(s, runner == "bun create")
+	if !npmPinned(pkg) {
+		a.add(CodeUnpinned, w.path, unpinnedMessage(runner, "runs", pkg))
+		a.plainFetch(w, runner, "fetches a package")
+	}
+}
+
+// initializerPackage is the package an initializer names (see npmCreate);
+// github says an owner/repo is a GitHub template (bun create), kept as
+// it is.
+func initializerPackage(s string, github bool) string {
+	if strings.Contains(s, "://") || github && !strings.HasPrefix(s, "@") && strings.Contains(s, "/") {
+		return s
+	}
+	name, version := s, ""
+	if at := strings.LastIndexByte(s, '@'); at > 0 {
+		name, version = s[:at], s[at:]
+	}
+	if scope, pkg, ok := strings.Cut(name, "/"); strings.HasPrefix(name, "@") {
+		if !ok {
+			return scope + "/create" + version
+		}
+		return scope + "/create-" + pkg + version
+	}
+	return "create-" + name + version
 }
 
 // interpreter judges a language interpreter: an inline program is
