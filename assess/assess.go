@@ -432,8 +432,11 @@ import (
 // inbound_access, fastmcp install is persistence and fastmcp dev without
 // --inspector-version unpinned. 2026.12.129: npm init|create INITIALIZER,
 // yarn create, pnpm create and bun create run the initializer's package
-// (create-foo) at once, and must pin it as npm exec does.
-const Ruleset = "2026.12.129"
+// (create-foo) at once, and must pin it as npm exec does. 2026.12.130: the
+// MCP Python SDK's CLI (the program word mcp) is read as FastMCP's: mcp
+// dev (the latest Inspector) and its --with packages are unpinned, mcp
+// install is persistence.
+const Ruleset = "2026.12.130"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -4205,3 +4205,20 @@ func TestAuditInitializers(t *testing.T) {
 		{"bun create of a local template", stdio("bun", "create", "./template"), []string{}, true, false},
 	})
 }
+
+// The MCP Python SDK's CLI (ruleset 2026.12.130): mcp dev FILE (a wiring
+// of the corpus) starts the latest MCP Inspector with npx, mcp dev --with
+// PKG installs PKG with uv, and mcp install writes the server into Claude
+// Desktop's configuration: all passed with no finding. A folder named MCP
+// in a path with a blank stays one program.
+func TestAuditMCPSDKCLI(t *testing.T) {
+	runCases(t, []auditCase{
+		{"mcp dev", stdio("mcp", "dev", "/home/user/main.py"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"mcp dev --with", stdio("mcp", "dev", "server.py", "--with", "pandas"), []string{"warn unpinned mcp.args[0]", "warn unpinned mcp.args[3]"}, true, false},
+		{"mcp install", stdio("uv", "run", "--with", "mcp[cli]==1.9.0", "mcp", "install", "server.py", "--name", "x"), []string{"danger persistence mcp.args[4]"}, true, false},
+		// Look-alikes.
+		{"mcp run", stdio("mcp", "run", "repos/x/server.py"), []string{}, false, false},
+		{"another program named mcp", stdio("mcp", "tools", "--with", "x", "npx", "-y", "pkg@1.0.0"), []string{}, false, false},
+		{"a folder named MCP", stdio("/Users/me/MCP quant/.venv/bin/python", "/Users/me/MCP quant/server.py"), []string{}, false, false},
+	})
+}

@@ -126,6 +126,11 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		if !ok && distroLauncher(c.name, argv[0].text) {
 			return a.distro(c)
 		}
+		if !ok && argv[0].text == "mcp" {
+			if info, ok := a.mcpSDK(c); ok {
+				return info
+			}
+		}
 		if !ok {
 			if (ctx == ctxTop || peeled > 0) && placeholderProgram(argv[0].text) {
 				// ${SHELL} -c '…' runs whatever the user's variable names:

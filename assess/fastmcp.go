@@ -20,6 +20,14 @@ import "strings"
 //     goose …): persistence; the mcp-json and stdio targets print it.
 //
 // Options stand anywhere before "--" (cyclopts reads them so).
+//
+// The official MCP Python SDK's CLI (`mcp`, from mcp[cli]), which FastMCP
+// grew out of, has the same run, dev and install: `mcp run FILE`, `mcp dev
+// FILE [--with PACKAGE]` (the Inspector by npx, always at its latest) and
+// `mcp install FILE` (into Claude Desktop's configuration). It is read
+// when the program word is `mcp` itself: MCP is also a common folder name
+// (/Users/me/MCP servers/.venv/bin/python), so the name is not one of the
+// programs by which mcp.command is read as a whole command line.
 
 // fastmcpValues are the options of fastmcp's commands that take a value.
 var fastmcpValues = set("--transport", "-t", "--host", "--port", "-p", "--path", "--log-level", "-l", "--python",
@@ -33,27 +41,47 @@ var fastmcpPrinted = set("mcp-json", "stdio")
 
 // fastmcp judges `fastmcp run|dev|install …`.
 func (a *auditor) fastmcp(c invocation) cmdInfo {
+	info, _ := a.fastmcpCLI(c, false)
+	return info
+}
+
+// mcpSDK judges the MCP Python SDK's `mcp run|dev|install …`; ok is false
+// for another command of a program by that name (mcptools' `mcp tools`
+// …), which is then judged as an unknown program.
+func (a *auditor) mcpSDK(c invocation) (cmdInfo, bool) { return a.fastmcpCLI(c, true) }
+
+// fastmcpCLI judges FastMCP's CLI, or the MCP SDK's when sdk is true (run,
+// dev and install only; ok is false for another command).
+func (a *auditor) fastmcpCLI(c invocation, sdk bool) (cmdInfo, bool) {
 	info := cmdInfo{name: c.name}
+	who := "fastmcp"
+	if sdk {
+		who = "mcp"
+	}
 	args := c.args()
 	if end := indexWord(args, "--"); end >= 0 {
 		args = args[:end]
 	}
+	ops := operands(args, fastmcpValues, false, nil)
+	if sdk && (len(ops) == 0 || ops[0].text != "run" && ops[0].text != "dev" && ops[0].text != "install") {
+		return info, false
+	}
 	var transport, inspector string
 	var host *arg
-	ops := operands(args, fastmcpValues, false, func(flag string, w arg, val string) {
+	operands(args, fastmcpValues, false, func(flag string, w arg, val string) {
 		v := arg{text: val, path: w.path, lit: w.lit}
 		switch flag {
 		case "--with":
 			a.inferred.Network = true
 			for _, part := range strings.Split(val, ",") {
 				if part = strings.TrimSpace(part); part != "" && v.lit && !pyPinned(part) && !localSpec(part) {
-					a.add(CodeUnpinned, v.path, unpinnedMessage("fastmcp", "installs", part))
-					a.plainFetch(arg{text: part, path: v.path, lit: true}, "fastmcp", "fetches a package")
+					a.add(CodeUnpinned, v.path, unpinnedMessage(who, "installs", part))
+					a.plainFetch(arg{text: part, path: v.path, lit: true}, who, "fetches a package")
 				}
 			}
 		case "--with-requirements":
 			a.inferred.Network = true
-			a.requirementsURL(flag, v, val, "fastmcp", "installs")
+			a.requirementsURL(flag, v, val, who, "installs")
 		case "--transport", "-t":
 			transport = lower(strings.TrimSpace(val))
 		case "--host":
@@ -63,28 +91,35 @@ func (a *auditor) fastmcp(c invocation) cmdInfo {
 		}
 	})
 	if len(ops) == 0 {
-		return info
+		return info, true
 	}
 	switch sub := ops[0]; sub.text {
 	case "run":
+		if sdk {
+			break // a file of this machine: the SDK's run takes no URL and no --host
+		}
 		if len(ops) > 1 && ops[1].lit && (strings.HasPrefix(lower(ops[1].text), "http://") || strings.HasPrefix(lower(ops[1].text), "https://")) {
 			a.proxyEndpoint(ops[1])
 		}
 		if host != nil && host.lit && (transport == "http" || transport == "sse" || transport == "streamable-http") {
-			a.bridgeServes(c, "fastmcp", strings.TrimSpace(host.text), *host, false)
+			a.bridgeServes(c, who, strings.TrimSpace(host.text), *host, false)
 		}
 	case "dev":
 		a.inferred.Network = true
-		if !semverExact.MatchString(inspector) {
+		if sdk {
+			a.add(CodeUnpinned, sub.path, "`mcp dev` runs the MCP Inspector with npx without an exact version (it takes none)")
+		} else if !semverExact.MatchString(inspector) {
 			a.add(CodeUnpinned, sub.path, "`fastmcp dev` runs the MCP Inspector with npx without an exact version (--inspector-version)")
 		}
 	case "install":
-		if len(ops) > 1 && !fastmcpPrinted[lower(ops[1].text)] {
+		if sdk {
+			a.add(CodePersistence, sub.path, "`mcp install` writes the server into Claude Desktop's configuration, which starts it on every later use")
+		} else if len(ops) > 1 && !fastmcpPrinted[lower(ops[1].text)] {
 			a.add(CodePersistence, ops[1].path, "`fastmcp install "+safeText(ops[1].text, 30)+
 				"` writes the server into an AI client's configuration, which starts it on every later use")
 		}
 	}
-	return info
+	return info, true
 }
 
 // indexWord returns the index of the first word of args that is w, or -1.

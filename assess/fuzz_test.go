@@ -242,6 +242,8 @@ var fuzzSeeds = [][]string{
 	{"helm", "-n", "install", "upgrade", "--generate-name", "--version", "", "--repo=http://[", "--post-renderer", "", "--post-renderer-args", "oci://", "x/y", "--post-renderer=-x"},
 	{"fastmcp", "run", "-t", "HTTP", "--host", "--with", ",,x,", "--with-requirements", "http://[", "https://", "--", "install", "dev"},
 	{"uvx", "fastmcp", "install", "--inspector-version", "dev", "mcp-json", "http://x"},
+	{"mcp", "dev", "--with", "", "--with=a,b>=1", "install", "run", "--", "tools"},
+	{"uvx", "--from", "mcp[cli]", "mcp", "install", "--with", "x", "--", "dev"},
 	{"kustomize", "build", "x.y//z?ref=&version=0123456789abcdef0123456789abcdef01234567"},
 	{"kubectl", "run", "x", "--overrides", `{"spec":{"hostPID":1,"volumes":[{"hostPath":{"path":""}},{"hostPath":[]},{"hostPath":{"path":"/"}}],"add":["ALL",1],"privileged":"true"}}`, "--overrides=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{}]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "--overrides"},
 	{"docker", "run", "--use-api-socket=", "--use-api-socket=0", "--use-api-socket=x", "--use-api-socket", "img"},
