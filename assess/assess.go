@@ -435,8 +435,11 @@ import (
 // (create-foo) at once, and must pin it as npm exec does. 2026.12.130: the
 // MCP Python SDK's CLI (the program word mcp) is read as FastMCP's: mcp
 // dev (the latest Inspector) and its --with packages are unpinned, mcp
-// install is persistence.
-const Ruleset = "2026.12.130"
+// install is persistence. 2026.12.131: wrappers with an operand of their
+// own before the command (envchain, gopass env, daemontools' setuidgid,
+// envuidgid, envdir, setlock, softlimit, s6's counterparts) and capsh
+// (bash with the words after --) are peeled, so what they run is judged.
+const Ruleset = "2026.12.131"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

