@@ -439,7 +439,10 @@ import (
 // own before the command (envchain, gopass env, daemontools' setuidgid,
 // envuidgid, envdir, setlock, softlimit, s6's counterparts) and capsh
 // (bash with the words after --) are peeled, so what they run is judged.
-const Ruleset = "2026.12.131"
+// 2026.12.132: an interpreter's path with a blank in a folder named after
+// the interpreter (/Users/me/Python Projects/.venv/bin/python) is one
+// program, not a command line.
+const Ruleset = "2026.12.132"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

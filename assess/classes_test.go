@@ -4256,3 +4256,29 @@ func TestAuditOperandWrappers(t *testing.T) {
 		{"envdir of a pinned server", stdio("envdir", "./env", "npx", "-y", "pkg@1.2.3"), []string{}, true, false},
 	})
 }
+
+// An interpreter in a folder named after it (ruleset 2026.12.132):
+// mcp.command = "/Users/me/Python Projects/.venv/bin/python" was refused as
+// a whole command line (command_line, blocking), because its first word
+// ends in a program name the audit knows. Read as a command line it runs
+// the interpreter on a local file named by the rest; read as a path it is
+// the interpreter, whose arguments are judged: it is one program now, in
+// mcp.command and as cmd /c's program (which was shell_exec). A command
+// line of the interpreter and a script, or with options, is still refused.
+func TestAuditInterpreterFolder(t *testing.T) {
+	const refused = "warn command_line mcp.command"
+	runCases(t, []auditCase{
+		{"a venv in Python Projects", stdio("/Users/me/Python Projects/.venv/bin/python", "-m", "server"), []string{}, false, false},
+		{"a venv on Windows", stdio(`C:\Users\me\Python Projects\venv\Scripts\python.exe`, "-m", "server"), []string{}, false, false},
+		{"a versioned interpreter", stdio("/home/me/Python 3.12/bin/python3.12", "server.py"), []string{}, false, false},
+		{"node in Node Apps", stdio(`C:\Users\me\Node Apps\node.exe`, `C:\srv\index.js`), []string{}, false, false},
+		{"through cmd /c", stdio("cmd", "/c", `C:\Users\me\Python Projects\venv\Scripts\python.exe`, "-m", "server"), []string{}, false, false},
+		{"what it runs is judged", stdio("/Users/me/Python Projects/.venv/bin/python", "-c", "import os"), []string{"danger inline_code mcp.args[1]"}, false, false},
+		// Still command lines.
+		{"an interpreter and a script", stdio("/usr/bin/python3 server.py"), []string{refused}, false, false},
+		{"an option after the path", stdio("/usr/bin/python3 srv/bin/python3 -c x"), []string{refused}, false, false},
+		{"an absolute path after the blank", stdio("/usr/bin/python3 /srv/x/bin/python3"), []string{refused}, false, false},
+		{"another program in the folder", stdio("/Users/me/Python Projects/.venv/bin/uv", "run", "server"), []string{refused}, false, false},
+		{"a package runner", stdio("/usr/local/bin/npx evil/bin/npx"), []string{refused, "warn unpinned mcp.command"}, true, false},
+	})
+}

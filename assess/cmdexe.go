@@ -296,8 +296,9 @@ func namesKnownProgram(inner string) bool {
 	if len(f) < 2 {
 		return false
 	}
-	_, known := programFor(progName(f[0]))
-	return known
+	first := progName(f[0])
+	_, known := programFor(first)
+	return known && !interpreterFolder(first, inner)
 }
 
 // cmdQuoteRule applies the quote rule of /c to the command text: quotes are

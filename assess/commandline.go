@@ -11,7 +11,8 @@ import (
 // program. A path with blanks in
 // a directory name (C:\Program Files\nodejs\node.exe) is one program,
 // unless its first word already names a program the audit knows
-// (/usr/bin/env bash -c …).
+// (/usr/bin/env bash -c …), or an interpreter in a folder named after it
+// (/Users/me/Python Projects/.venv/bin/python, interpreterFolder).
 func commandLine(s string) bool {
 	s = strings.TrimSpace(s)
 	i := strings.IndexAny(s, " \t")
@@ -35,9 +36,32 @@ func commandLine(s string) bool {
 		return true
 	}
 	first := progName(s[:i])
+	if interpreterFolder(first, s) {
+		return false
+	}
 	_, wrapper := wrappers[first]
 	rule, program := programs[first]
 	return wrapper || program && !rule.inert() || programs[family(first)].judge != nil
+}
+
+// scriptInterpreters are the interpreter families whose first argument is
+// the path of a local script to run.
+var scriptInterpreters = set("python", "node", "ruby", "perl", "php", "lua")
+
+// interpreterFolder reports whether path, a path with blanks
+// (executablePath), names an interpreter inside a folder whose name
+// begins with the interpreter's own name and a blank: the folder "Python
+// Projects" of /Users/me/Python Projects/.venv/bin/python3, "Node Apps" of
+// C:\Users\me\Node Apps\node.exe. first is the program name of the
+// path's first word. Read as a command line, such a path runs that
+// interpreter on a local script of the words after the blank (a relative
+// path that ends in the interpreter itself), which fetches and runs
+// nothing else; read as one path, it is the interpreter the wiring names,
+// whose arguments are judged as always. So it is read as one path rather
+// than refused as a command line.
+func interpreterFolder(first, path string) bool {
+	f := family(first)
+	return scriptInterpreters[f] && family(progName(path)) == f
 }
 
 // commandField returns the command line [mcp] runs when mcp.command holds a

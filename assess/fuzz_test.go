@@ -265,6 +265,8 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "dlv dap -l; dlv --headless=x --listen=[::]:1; rdbg -O --host; rdbg --open --host=; gdbserver; gdbserver tcp:; gdbserver - x; deno run --inspect=x; bun x --inspect=ws://"},
 	{"envchain", "-", "envchain", "a,,b", "gopass", "env", "--", "x", "capsh", "--shell=", "-+", "-c", "x"},
 	{"capsh", "==", "=+", "--shell=capsh", "--", "setlock", "-nx", "f", "s6-envuidgid", "-D", "s6-softlimit", "-m"},
+	{"/x/Python Projects/bin/python", "cmd", "/c", "C:\\Node x\\node.exe", "/a/node b/node", "x"},
+	{"/usr/bin/python3 a/bin/python3", "-c", "import os"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
