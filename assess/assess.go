@@ -441,8 +441,10 @@ import (
 // (bash with the words after --) are peeled, so what they run is judged.
 // 2026.12.132: an interpreter's path with a blank in a folder named after
 // the interpreter (/Users/me/Python Projects/.venv/bin/python) is one
-// program, not a command line.
-const Ruleset = "2026.12.132"
+// program, not a command line. 2026.12.133: install-mcp (--client) and
+// mcp-get install write a server into AI clients' configurations:
+// persistence.
+const Ruleset = "2026.12.133"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -4282,3 +4282,23 @@ func TestAuditInterpreterFolder(t *testing.T) {
 		{"a package runner", stdio("/usr/local/bin/npx evil/bin/npx"), []string{refused, "warn unpinned mcp.command"}, true, false},
 	})
 }
+
+// Installers of MCP servers (ruleset 2026.12.133, read from their
+// sources): install-mcp TARGET --client CLIENT writes the target into that
+// client's configuration (warp's is only printed), and mcp-get install
+// PACKAGE into every AI client's it finds; run by npx, both passed with no
+// finding.
+func TestAuditServerInstallers(t *testing.T) {
+	runCases(t, []auditCase{
+		{"install-mcp of a URL", stdio("npx", "-y", "install-mcp@1.3.0", "https://mcp.example.com/mcp", "--client", "claude"), []string{"danger persistence mcp.args[2]"}, true, false},
+		{"install-mcp of a command, options first", stdio("npx", "-y", "install-mcp@1.3.0", "--client=cursor", "-y", "npx -y evil"), []string{"danger persistence mcp.args[4]"}, true, false},
+		{"install-mcp after a header array", stdio("install-mcp", "--header", "A: b", "C: d", "--client", "vscode"), []string{"danger persistence mcp.args[4]"}, true, false},
+		{"install-mcp after --", stdio("install-mcp", "--client", "claude", "--", "evil"), []string{"danger persistence mcp.args[3]"}, true, false},
+		{"mcp-get install", stdio("npx", "-y", "@michaellatman/mcp-get@1.0.115", "install", "@x/evil"), []string{"danger persistence mcp.args[3]"}, true, false},
+		// Look-alikes.
+		{"install-mcp for warp prints", stdio("npx", "-y", "install-mcp@1.3.0", "evil", "--client", "warp"), []string{}, true, false},
+		{"install-mcp without a client refuses", stdio("npx", "-y", "install-mcp@1.3.0", "evil"), []string{}, true, false},
+		{"mcp-get list", stdio("npx", "-y", "@michaellatman/mcp-get@1.0.115", "list"), []string{}, true, false},
+		{"mcp-get reads its command first", stdio("mcp-get", "--ci", "install", "x"), []string{}, true, false},
+	})
+}

@@ -267,6 +267,8 @@ var fuzzSeeds = [][]string{
 	{"capsh", "==", "=+", "--shell=capsh", "--", "setlock", "-nx", "f", "s6-envuidgid", "-D", "s6-softlimit", "-m"},
 	{"/x/Python Projects/bin/python", "cmd", "/c", "C:\\Node x\\node.exe", "/a/node b/node", "x"},
 	{"/usr/bin/python3 a/bin/python3", "-c", "import os"},
+	{"npx", "install-mcp", "--header", "--client=warp", "--client", "", "--transport", "--", "http://[", "-t"},
+	{"mcp-get", "install", "", "install-mcp", "--client", "x", "--header"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -354,5 +356,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("fastmcp", "run", script, "--with", script, "--host", script, "-t", "sse"),
 		stdio("helm", "install", "x", script, "--post-renderer", "sh", "--post-renderer-args", "-c", "--post-renderer-args", script),
 		stdio("envchain", "ns", "capsh", "--shell=/bin/sh", "--", "-c", script),
+		stdio("install-mcp", script, "--client", script, "--header", script),
 	}
 }

@@ -133,6 +133,9 @@ var npmLaunchers = map[string]string{
 	// Python one by that name, mcp-proxy-js the npm one (npmBins).
 	"mcpo": "mcpo", "mcp-proxy": "mcp-proxy", "mcp-proxy-js": "mcp-proxy-js", "supergateway": "supergateway",
 	"mcp-inspector": "mcp-inspector", "smithery": "smithery",
+	// Installers that write a server into AI clients' configurations
+	// (installers.go).
+	"install-mcp": "install-mcp", "mcp-get": "mcp-get",
 	// FastMCP's CLI, run by uvx or uv run --with fastmcp.
 	"fastmcp": "fastmcp",
 }

@@ -341,6 +341,8 @@ func init() {
 		"npx":          {judge: npmRunnerAs("npx"), net: true},
 		"supergateway": {judge: (*auditor).supergateway, net: true},
 		"smithery":     {judge: (*auditor).smithery, net: true},
+		"install-mcp":  {judge: (*auditor).installMCP, net: true},
+		"mcp-get":      {judge: (*auditor).mcpGet, net: true},
 		"pnpx":         {judge: npmRunnerAs("pnpx"), net: true},
 		"bunx":         {judge: npmRunnerAs("bunx"), net: true},
 		"dnx":          {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args(), "dnx"); return cmdInfo{name: c.name} }, net: true},
