@@ -443,8 +443,12 @@ import (
 // the interpreter (/Users/me/Python Projects/.venv/bin/python) is one
 // program, not a command line. 2026.12.133: install-mcp (--client) and
 // mcp-get install write a server into AI clients' configurations:
-// persistence.
-const Ruleset = "2026.12.133"
+// persistence. 2026.12.134: add-mcp, Composio's mcp setup and mcpm
+// client edit --add-server are persistence too; mcpm share and mcpm run
+// --http --host beyond loopback are inbound_access; Composio's mcp start
+// --url is a remote endpoint; install-mcp's --project, --oauth and --env
+// are read.
+const Ruleset = "2026.12.134"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -4302,3 +4302,30 @@ func TestAuditServerInstallers(t *testing.T) {
 		{"mcp-get reads its command first", stdio("mcp-get", "--ci", "install", "x"), []string{}, true, false},
 	})
 }
+
+// More installers and managers of MCP servers (ruleset 2026.12.134, read
+// from their sources): add-mcp TARGET and Composio's mcp setup URL write a
+// server into AI clients' configurations, mcpm client edit --add-server
+// writes MCPM's entries into one, mcpm share publishes a local server on
+// the internet, mcpm run --http --host beyond loopback serves it to the
+// network, and Composio's mcp start --url bridges to a remote server: all
+// passed with no finding.
+func TestAuditServerManagers(t *testing.T) {
+	runCases(t, []auditCase{
+		{"add-mcp of a URL", stdio("npx", "-y", "add-mcp@2.1.0", "https://mcp.example.com/mcp", "-a", "cursor", "-y"), []string{"danger persistence mcp.args[2]"}, true, false},
+		{"add-mcp, options first", stdio("npx", "-y", "add-mcp@2.1.0", "-a", "cursor", "-gy", "npx -y evil"), []string{"danger persistence mcp.args[5]"}, true, false},
+		{"Composio's setup", stdio("npx", "-y", "@composio/mcp@1.0.9", "setup", "https://mcp.composio.dev/x/y", "--client", "cursor"), []string{"danger persistence mcp.args[3]"}, true, false},
+		{"Composio's start", stdio("npx", "-y", "@composio/mcp@1.0.9", "start", "--url", "https://mcp.composio.dev/x"), []string{"danger remote_endpoint mcp.args[4]"}, true, false},
+		{"mcpm client edit", stdio("uvx", "mcpm==2.5.0", "client", "edit", "claude-desktop", "--add-server", "evil"), []string{"danger persistence mcp.args[4]"}, true, false},
+		{"mcpm share", stdio("mcpm", "share", "evil", "--no-auth"), []string{"danger inbound_access mcp.args[0]"}, true, false},
+		{"mcpm run on every interface", stdio("mcpm", "run", "srv", "--http", "--host", "0.0.0.0"), []string{"danger inbound_access mcp.args[4]"}, true, false},
+		{"install-mcp's arrays and values", stdio("install-mcp", "--env", "A", "1", "--project", "p", "evil", "--client", "claude-code"), []string{"danger persistence mcp.args[5]"}, true, false},
+		// Look-alikes.
+		{"add-mcp lists", stdio("npx", "-y", "add-mcp@2.1.0", "list-agents"), []string{}, true, false},
+		{"add-mcp alone", stdio("npx", "-y", "add-mcp@2.1.0"), []string{}, true, false},
+		{"Composio's bridge to loopback", stdio("npx", "-y", "@composio/mcp@1.0.9", "start", "--url", "http://localhost:3000"), []string{}, true, false},
+		{"mcpm run", stdio("mcpm", "run", "srv"), []string{}, true, false},
+		{"mcpm run over HTTP on loopback", stdio("mcpm", "run", "srv", "--http"), []string{}, true, false},
+		{"mcpm install", stdio("mcpm", "install", "srv"), []string{}, true, false},
+	})
+}

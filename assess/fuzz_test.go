@@ -269,6 +269,8 @@ var fuzzSeeds = [][]string{
 	{"/usr/bin/python3 a/bin/python3", "-c", "import os"},
 	{"npx", "install-mcp", "--header", "--client=warp", "--client", "", "--transport", "--", "http://[", "-t"},
 	{"mcp-get", "install", "", "install-mcp", "--client", "x", "--header"},
+	{"npx", "add-mcp", "-a", "--", "-gyn", "x", "@composio/mcp", "setup", "--url", "start", "--url=http://[", "--client"},
+	{"mcpm", "client", "edit", "--add-server=", "share", "run", "--host", "--sse", "--host=", "profile", "run"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -357,5 +359,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("helm", "install", "x", script, "--post-renderer", "sh", "--post-renderer-args", "-c", "--post-renderer-args", script),
 		stdio("envchain", "ns", "capsh", "--shell=/bin/sh", "--", "-c", script),
 		stdio("install-mcp", script, "--client", script, "--header", script),
+		stdio("mcpm", "run", script, "--http", "--host", script),
 	}
 }

@@ -135,7 +135,8 @@ var npmLaunchers = map[string]string{
 	"mcp-inspector": "mcp-inspector", "smithery": "smithery",
 	// Installers that write a server into AI clients' configurations
 	// (installers.go).
-	"install-mcp": "install-mcp", "mcp-get": "mcp-get",
+	"install-mcp": "install-mcp", "mcp-get": "mcp-get", "add-mcp": "add-mcp", "composio-mcp": "composio-mcp",
+	"mcpm": "mcpm",
 	// FastMCP's CLI, run by uvx or uv run --with fastmcp.
 	"fastmcp": "fastmcp",
 }
@@ -143,7 +144,7 @@ var npmLaunchers = map[string]string{
 // npmBins name the command of an npm package whose name does not say it,
 // or says another ecosystem's: what runnerCommand is given for it.
 var npmBins = map[string]string{"@modelcontextprotocol/inspector": "mcp-inspector", "mcp-proxy": "mcp-proxy-js",
-	"@smithery/cli": "smithery"}
+	"@smithery/cli": "smithery", "@composio/mcp": "composio-mcp"}
 
 // parallelValues are GNU parallel's options that take a value.
 var parallelValues = set("-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-a", "--arg-file", "-d",
