@@ -447,8 +447,11 @@ import (
 // client edit --add-server are persistence too; mcpm share and mcpm run
 // --http --host beyond loopback are inbound_access; Composio's mcp start
 // --url is a remote endpoint; install-mcp's --project, --oauth and --env
-// are read.
-const Ruleset = "2026.12.134"
+// are read. 2026.12.135: a path with a blank inside a folder's name
+// (/Users/me/Git Repos/srv/bin/server) is one program when the command
+// line it would read as runs nothing the audit reports; mcpm run --host
+// without its value serves nothing.
+const Ruleset = "2026.12.135"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -689,7 +692,7 @@ func (a *auditor) wiring() {
 	for _, w := range argv {
 		a.blob(w.text, w.path)
 	}
-	if commandLine(m.MCP.Command) {
+	if commandLine(m.MCP.Command) && !a.folderBlank(argv[1:]) {
 		argv = a.commandField(argv[1:])
 	}
 	a.shellEnv = m.MCP.Env // read, never written: see scan.inherit

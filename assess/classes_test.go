@@ -4274,11 +4274,14 @@ func TestAuditInterpreterFolder(t *testing.T) {
 		{"node in Node Apps", stdio(`C:\Users\me\Node Apps\node.exe`, `C:\srv\index.js`), []string{}, false, false},
 		{"through cmd /c", stdio("cmd", "/c", `C:\Users\me\Python Projects\venv\Scripts\python.exe`, "-m", "server"), []string{}, false, false},
 		{"what it runs is judged", stdio("/Users/me/Python Projects/.venv/bin/python", "-c", "import os"), []string{"danger inline_code mcp.args[1]"}, false, false},
+		// Another program in the folder: read as a command line, python
+		// runs a local file, which the audit does not report, so the path
+		// is one program since 2026.12.135 (TestAuditFolderBlank).
+		{"another program in the folder", stdio("/Users/me/Python Projects/.venv/bin/uv", "run", "server"), []string{}, true, false},
 		// Still command lines.
 		{"an interpreter and a script", stdio("/usr/bin/python3 server.py"), []string{refused}, false, false},
 		{"an option after the path", stdio("/usr/bin/python3 srv/bin/python3 -c x"), []string{refused}, false, false},
 		{"an absolute path after the blank", stdio("/usr/bin/python3 /srv/x/bin/python3"), []string{refused}, false, false},
-		{"another program in the folder", stdio("/Users/me/Python Projects/.venv/bin/uv", "run", "server"), []string{refused}, false, false},
 		{"a package runner", stdio("/usr/local/bin/npx evil/bin/npx"), []string{refused, "warn unpinned mcp.command"}, true, false},
 	})
 }
@@ -4327,5 +4330,36 @@ func TestAuditServerManagers(t *testing.T) {
 		{"mcpm run", stdio("mcpm", "run", "srv"), []string{}, true, false},
 		{"mcpm run over HTTP on loopback", stdio("mcpm", "run", "srv", "--http"), []string{}, true, false},
 		{"mcpm install", stdio("mcpm", "install", "srv"), []string{}, true, false},
+	})
+}
+
+// A blank inside a folder's name (ruleset 2026.12.135): a path such as
+// /Users/me/Git Repos/srv/bin/server was refused as a command line because
+// its first word ends in a program name the audit knows (git). Read as a
+// command line it gives that program a relative path for a subcommand or
+// a local file to run, which the audit reports nothing of: then the path
+// is one program and its arguments are judged. A command line whose
+// reading fetches or runs what the audit reports stays refused. mcpm run
+// --host with no value is refused by mcpm and serves nothing.
+func TestAuditFolderBlank(t *testing.T) {
+	const refused = "warn command_line mcp.command"
+	runCases(t, []auditCase{
+		{"Git Repos", stdio("/Users/me/Git Repos/my-server/bin/server", "--stdio"), []string{}, false, false},
+		{"go tools", stdio("/Users/me/go tools/bin/server"), []string{}, false, false},
+		{"two blanks", stdio("/Users/me/Git Repos/my server/bin/server"), []string{}, false, false},
+		{"Docker Tools, judged as docker", stdio("/opt/Docker Tools/docker", "run", "--rm", "-i", "mcp/srv"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"on Windows", stdio(`C:\Users\me\Git Repos\srv\server.exe`), []string{}, false, false},
+		{"env Tools", stdio("/Users/me/env Tools/bin/server"), []string{}, false, false},
+		{"a URL in the arguments stays the server's", stdio("/Users/me/Git Repos/srv/bin/server", "https://api.example.com"), []string{}, false, false},
+		{"mcpm run --host without a value", stdio("mcpm", "run", "srv", "--http", "--host"), []string{}, true, false},
+		// Still command lines.
+		{"a package runner given a path", stdio("/usr/local/bin/npx evil/bin/npx"), []string{refused, "warn unpinned mcp.command"}, true, false},
+		{"npx in a folder name", stdio("/Users/me/npx Tools/my server/bin/server"), []string{refused, "warn unpinned mcp.command"}, true, false},
+		{"curl fetches", stdio("/Users/me/curl Tools/bin/server"), []string{"danger fetch_exec mcp.command", refused}, true, true},
+		{"sudo", stdio("/Users/me/sudo Tools/bin/server"), []string{"danger privilege_escalation mcp.command", refused}, false, false},
+		{"ssh connects", stdio("/Users/me/ssh Keys/bin/server"), []string{"danger remote_endpoint mcp.command", refused}, true, false},
+		{"a shell runs a script", stdio("/Users/me/bash Scripts/bin/server"), []string{refused}, false, true},
+		{"a word without a folder", stdio("/usr/bin/git Repos"), []string{refused}, false, false},
+		{"mcpm run --host= is every interface", stdio("mcpm", "run", "srv", "--http", "--host="), []string{"danger inbound_access mcp.args[3]"}, true, false},
 	})
 }

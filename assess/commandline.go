@@ -3,6 +3,8 @@ package assess
 import (
 	"strings"
 
+	"github.com/registryd/registryd/addon"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -12,7 +14,8 @@ import (
 // a directory name (C:\Program Files\nodejs\node.exe) is one program,
 // unless its first word already names a program the audit knows
 // (/usr/bin/env bash -c …), or an interpreter in a folder named after it
-// (/Users/me/Python Projects/.venv/bin/python, interpreterFolder).
+// (/Users/me/Python Projects/.venv/bin/python, interpreterFolder). Such a
+// path may still be one program (auditor.folderBlank).
 func commandLine(s string) bool {
 	s = strings.TrimSpace(s)
 	i := strings.IndexAny(s, " \t")
@@ -62,6 +65,38 @@ var scriptInterpreters = set("python", "node", "ruby", "perl", "php", "lua")
 func interpreterFolder(first, path string) bool {
 	f := family(first)
 	return scriptInterpreters[f] && family(progName(path)) == f
+}
+
+// folderBlank reports whether mcp.command, a path with blanks whose first
+// word names a program the audit knows (commandLine), is one program after
+// all: the blank falls inside a folder's name, so that the word after it
+// goes on into folders (/Users/me/Git Repos/srv/bin/server, /opt/Docker
+// Tools/bin/x), and the command line it would read as runs nothing the
+// audit reports or infers: git, docker or go given a relative path for a
+// subcommand fail, an interpreter or a shell runs a local file. Then the
+// path is the program, and its words in mcp.args are judged as always. A
+// command line that would fetch or run anything the audit sees (npx
+// evil/bin/x, curl Tools/x) stays a command line. The command line is
+// judged by an audit of its own, which sees only the words: the first
+// has no blank, so that audit does not come back here.
+func (a *auditor) folderBlank(args []arg) bool {
+	cmd := strings.TrimSpace(a.m.MCP.Command)
+	if cmd == "" || cmd[0] == '"' || cmd[0] == '\'' || !executablePath(cmd) {
+		return false // quoted, or options, other paths or URLs follow
+	}
+	words := strings.Fields(cmd)
+	if len(words) < 2 || !strings.ContainsAny(words[1], `/\`) {
+		return false
+	}
+	line := make([]string, 0, len(words)-1+len(args))
+	line = append(line, words[1:]...)
+	for _, w := range args {
+		line = append(line, w.text)
+	}
+	r := Audit(&addon.Manifest{
+		MCP: addon.MCP{Declared: true, Transport: addon.TransportStdio, Command: words[0], Args: line},
+	})
+	return len(r.Findings) == 0 && r.Inferred == Inferred{}
 }
 
 // commandField returns the command line [mcp] runs when mcp.command holds a

@@ -271,6 +271,8 @@ var fuzzSeeds = [][]string{
 	{"mcp-get", "install", "", "install-mcp", "--client", "x", "--header"},
 	{"npx", "add-mcp", "-a", "--", "-gyn", "x", "@composio/mcp", "setup", "--url", "start", "--url=http://[", "--client"},
 	{"mcpm", "client", "edit", "--add-server=", "share", "run", "--host", "--sse", "--host=", "profile", "run"},
+	{"/Users/x/Git Repos/a b/bin/s", "mcpm", "run", "s", "--http", "--host"},
+	{"/x/npx a/b c/d", "/x/curl T/b", "C:\\x\\Git y\\z.exe"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -360,5 +362,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("envchain", "ns", "capsh", "--shell=/bin/sh", "--", "-c", script),
 		stdio("install-mcp", script, "--client", script, "--header", script),
 		stdio("mcpm", "run", script, "--http", "--host", script),
+		stdio("/Users/me/Git Repos/"+script, script),
 	}
 }

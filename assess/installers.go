@@ -172,7 +172,12 @@ func (a *auditor) mcpm(c invocation) cmdInfo {
 			case "--http", "--sse":
 				http = true
 			case "--host":
-				if !joined && i+1 < len(args) {
+				if !joined {
+					if i+1 == len(args) {
+						// click refuses an option without its value:
+						// nothing is served.
+						return cmdInfo{name: c.name}
+					}
 					i++
 					val = args[i].text
 				}

@@ -144,7 +144,7 @@ var ruleTable = []registry.Rule{
 		"A placeholder from documentation (<YOUR_API_KEY>) is left in a command line that a shell reads, which takes it for a redirection: the wiring does not run as written.",
 		"Put the value, or a ${VAR} placeholder the user fills in, in its place."),
 	rule(CodeCommandLine, registry.LevelWarn, true,
-		"mcp.command holds a whole command line rather than one program (uvx server --flag, or srv|sh, or a path with blanks followed by ; or &&): a launcher that starts programs directly cannot run it, and one that uses a shell reads it as a script.",
+		"mcp.command holds a whole command line rather than one program (uvx server --flag, or srv|sh, or a path with blanks followed by ; or &&): a launcher that starts programs directly cannot run it, and one that uses a shell reads it as a script. A path with a blank inside a folder's name (/Users/me/Git Repos/srv/bin/server) is one program when the command line it would read as runs nothing the audit reports.",
 		"Put the program alone in mcp.command and each of its words, in order, in mcp.args."),
 }
 
