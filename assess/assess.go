@@ -450,8 +450,11 @@ import (
 // are read. 2026.12.135: a path with a blank inside a folder's name
 // (/Users/me/Git Repos/srv/bin/server) is one program when the command
 // line it would read as runs nothing the audit reports; mcpm run --host
-// without its value serves nothing.
-const Ruleset = "2026.12.135"
+// without its value serves nothing. 2026.12.136: Mint (mint run and
+// install of a git repository at a branch or tag), dub run of a registry
+// package without an exact version and devenv --from of a moving flake
+// are unpinned; devenv shell's command is judged.
+const Ruleset = "2026.12.136"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -273,6 +273,9 @@ var fuzzSeeds = [][]string{
 	{"mcpm", "client", "edit", "--add-server=", "share", "run", "--host", "--sse", "--host=", "profile", "run"},
 	{"/Users/x/Git Repos/a b/bin/s", "mcpm", "run", "s", "--http", "--host"},
 	{"/x/npx a/b c/d", "/x/curl T/b", "C:\\x\\Git y\\z.exe"},
+	{"mint", "run", "a@b@c@d", "mint", "install", "@", "x@tag:", "ssh://g@h/o/r", "-m"},
+	{"dub", "run", "--registry", "--", "dub", "build", ":", "@", "p@==1.0.0", "--single"},
+	{"devenv", "-c", "-O", "a", "--from", "shell", "--from=", "-n", "x", "shell", "a b|c"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -363,5 +366,8 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("install-mcp", script, "--client", script, "--header", script),
 		stdio("mcpm", "run", script, "--http", "--host", script),
 		stdio("/Users/me/Git Repos/"+script, script),
+		stdio("devenv", "--from", script, "shell", script, script),
+		stdio("mint", "run", script, script),
+		stdio("dub", "run", "--registry="+script, script),
 	}
 }

@@ -198,6 +198,7 @@ func init() {
 		// Environments and version managers that run a command with the
 		// tools they provide.
 		"devbox":   peelDevbox,
+		"devenv":   peelDevenv,
 		"flox":     peelFlox,
 		"volta":    subThen([]string{"run"}, []string{"--node", "--npm", "--pnpm", "--yarn"}, "--env"),
 		"fnm":      subThen([]string{"exec"}, []string{"--using"}),
@@ -346,12 +347,15 @@ func init() {
 		"add-mcp":      {judge: (*auditor).addMCP, net: true},
 		"composio-mcp": {judge: (*auditor).composioMCP, net: true},
 		"mcpm":         {judge: (*auditor).mcpm, net: true},
-		"pnpx":         {judge: npmRunnerAs("pnpx"), net: true},
-		"bunx":         {judge: npmRunnerAs("bunx"), net: true},
-		"dnx":          {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args(), "dnx"); return cmdInfo{name: c.name} }, net: true},
-		"uvx":          {judge: pyRunnerAs("uvx"), net: true},
-		"pipx":         {judge: (*auditor).pipx, net: true},
-		"deno":         {judge: (*auditor).deno}, "dx": {judge: (*auditor).dx},
+		// Builders of a package's sources (sourcebuild.go).
+		"mint": {judge: (*auditor).mint, net: true},
+		"dub":  {judge: (*auditor).dub, net: true},
+		"pnpx": {judge: npmRunnerAs("pnpx"), net: true},
+		"bunx": {judge: npmRunnerAs("bunx"), net: true},
+		"dnx":  {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args(), "dnx"); return cmdInfo{name: c.name} }, net: true},
+		"uvx":  {judge: pyRunnerAs("uvx"), net: true},
+		"pipx": {judge: (*auditor).pipx, net: true},
+		"deno": {judge: (*auditor).deno}, "dx": {judge: (*auditor).dx},
 		// Package managers: exec/dlx run packages, run/start run scripts.
 		"npm": pkgManager, "pnpm": pkgManager, "yarn": pkgManager, "bun": pkgManager,
 		// Interpreters: a program written inline is inline code.
