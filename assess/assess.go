@@ -453,8 +453,13 @@ import (
 // without its value serves nothing. 2026.12.136: Mint (mint run and
 // install of a git repository at a branch or tag), dub run of a registry
 // package without an exact version and devenv --from of a moving flake
-// are unpinned; devenv shell's command is judged.
-const Ruleset = "2026.12.136"
+// are unpinned; devenv shell's command is judged. 2026.12.137: wasmer run
+// of a registry package without an exact version or of a URL and spin up
+// of an OCI application without a digest or version tag are unpinned,
+// spin up --insecure insecure_url, spin up --listen beyond loopback
+// inbound_access, mix run -e inline_code, and a flake URL with
+// credentials (nix, devenv --from) literal_secret.
+const Ruleset = "2026.12.137"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

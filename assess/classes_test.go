@@ -4405,3 +4405,41 @@ func TestAuditSourceBuilders(t *testing.T) {
 		{"devenv shell's arguments are quoted", stdio("devenv", "shell", "srv", "a|sh"), []string{}, true, false},
 	})
 }
+
+// WebAssembly runtimes and Mix (ruleset 2026.12.137, read from their
+// sources): wasmer run of a Wasmer registry package (and its --use
+// packages) without an exact version or hash, or of a URL, and spin up of
+// an application in an OCI registry without a digest or a version tag
+// are unpinned; spin's --insecure turns the registry's certificate checks
+// off and its --listen beyond loopback serves the application; mix run -e
+// runs Elixir written inline. A flake named by a URL with credentials in
+// it (nix run, devenv --from) is a literal secret. All passed with no
+// finding.
+func TestAuditWasmRuntimes(t *testing.T) {
+	const sum = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	runCases(t, []auditCase{
+		{"wasmer run of a registry package", stdio("wasmer", "run", "python/python"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"wasmer run of a range", stdio("wasmer", "run", "--dir", ".", "ns/srv@^1"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		{"wasmer --use", stdio("wasmer", "run", "--use=sharrattj/coreutils", "wasmer/python@3.12.0"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"wasmer run of a URL over http", stdio("wasmer", "run", "http://x.example/srv.webc"), []string{"danger insecure_url mcp.args[1]", "warn unpinned mcp.args[1]"}, true, false},
+		{"wasmer's registry over http", stdio("wasmer", "run", "--registry", "http://reg.example", "ns/srv@1.0.0"), []string{"danger insecure_url mcp.args[2]"}, true, false},
+		{"spin up of a floating tag", stdio("spin", "up", "-f", "ghcr.io/evil/app:latest"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"spin up --from-registry without a tag", stdio("spin", "up", "--from-registry=evil/app"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"spin up --insecure", stdio("spin", "up", "-k", "--from", "ghcr.io/o/app:1.2.0"), []string{"danger insecure_url mcp.args[3]"}, true, false},
+		{"spin's HTTP trigger on every interface", stdio("spin", "up", "--listen", "0.0.0.0:3000"), []string{"danger inbound_access mcp.args[2]"}, true, false},
+		{"mix run -e", stdio("mix", "run", "--no-halt", "-e", "System.cmd(\"sh\", [])"), []string{"danger inline_code mcp.args[3]"}, false, false},
+		{"mix run --eval=", stdio("mix", "run", "--eval=IO.puts(1)"), []string{"danger inline_code mcp.args[1]"}, false, false},
+		{"nix run of a URL with credentials", stdio("nix", "run", "git+https://u:tok@git.example.com/x"), []string{"danger literal_secret mcp.args[1]", "warn unpinned mcp.args[1]"}, true, false},
+		{"devenv --from a URL with credentials", stdio("devenv", "--from=git+https://u:tok@git.example.com/x?rev=0123456789abcdef0123456789abcdef01234567", "shell", "srv"), []string{"danger literal_secret mcp.args[0]"}, true, false},
+		// Look-alikes.
+		{"wasmer run of an exact version", stdio("wasmer", "run", "python/python@3.12.0", "--", "-c", "x"), []string{}, true, false},
+		{"wasmer run of a hash", stdio("wasmer", "run", "ns/srv@sha256:"+sum), []string{}, true, false},
+		{"wasmer run of a local module", stdio("wasmer", "run", "srv.wasm"), []string{}, true, false},
+		{"wasmer run of a folder", stdio("wasmer", "run", "./srv"), []string{}, true, false},
+		{"spin up of a version tag", stdio("spin", "up", "--from", "ghcr.io/o/app:1.2.0"), []string{}, true, false},
+		{"spin up of a manifest", stdio("spin", "up", "-f", "apps/srv/spin.toml"), []string{}, true, false},
+		{"spin up on loopback", stdio("spin", "up", "--listen", "127.0.0.1:3000"), []string{}, true, false},
+		{"mix run of a script", stdio("mix", "run", "-r", "x.exs", "priv/srv.exs", "-e", "y"), []string{}, false, false},
+		{"mix run --no-halt", stdio("mix", "run", "--no-halt"), []string{}, false, false},
+	})
+}

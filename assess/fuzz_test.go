@@ -276,6 +276,9 @@ var fuzzSeeds = [][]string{
 	{"mint", "run", "a@b@c@d", "mint", "install", "@", "x@tag:", "ssh://g@h/o/r", "-m"},
 	{"dub", "run", "--registry", "--", "dub", "build", ":", "@", "p@==1.0.0", "--single"},
 	{"devenv", "-c", "-O", "a", "--from", "shell", "--from=", "-n", "x", "shell", "a b|c"},
+	{"wasmer", "run", "--use", "--use=", "--registry", "a@b@", "@sha256:", "wasmer", "run", "x/y@", "http://["},
+	{"spin", "up", "-f", "a:/", "--from-registry=", "-k", "--listen", "[::]", "spin", "up", "--listen"},
+	{"mix", "run", "-e", "mix", "run", "--eval=", "-r", "--", "nix", "run", "git+https://u:@["},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -369,5 +372,8 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("devenv", "--from", script, "shell", script, script),
 		stdio("mint", "run", script, script),
 		stdio("dub", "run", "--registry="+script, script),
+		stdio("wasmer", "run", "--use", script, "--registry="+script, script),
+		stdio("spin", "up", "-f", script, "--listen", script),
+		stdio("mix", "run", "-e", script),
 	}
 }

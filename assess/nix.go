@@ -88,6 +88,9 @@ func (a *auditor) nixFlakes(installables []arg, sub string, exprs bool) {
 			continue
 		}
 		ref, _, _ := strings.Cut(w.text, "#")
+		if strings.Contains(ref, "://") {
+			a.urlSecrets(strings.TrimSpace(ref), w.path) // git+https://user:token@host/…
+		}
 		if flakePinned(ref) {
 			continue
 		}

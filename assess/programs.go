@@ -350,12 +350,16 @@ func init() {
 		// Builders of a package's sources (sourcebuild.go).
 		"mint": {judge: (*auditor).mint, net: true},
 		"dub":  {judge: (*auditor).dub, net: true},
-		"pnpx": {judge: npmRunnerAs("pnpx"), net: true},
-		"bunx": {judge: npmRunnerAs("bunx"), net: true},
-		"dnx":  {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args(), "dnx"); return cmdInfo{name: c.name} }, net: true},
-		"uvx":  {judge: pyRunnerAs("uvx"), net: true},
-		"pipx": {judge: (*auditor).pipx, net: true},
-		"deno": {judge: (*auditor).deno}, "dx": {judge: (*auditor).dx},
+		// WebAssembly runtimes that fetch what they run (wasm.go).
+		"wasmer": {judge: (*auditor).wasmer, net: true},
+		"spin":   {judge: (*auditor).spin, net: true},
+		"mix":    {judge: (*auditor).mix},
+		"pnpx":   {judge: npmRunnerAs("pnpx"), net: true},
+		"bunx":   {judge: npmRunnerAs("bunx"), net: true},
+		"dnx":    {judge: func(a *auditor, c invocation) cmdInfo { a.dnxRunner(c.args(), "dnx"); return cmdInfo{name: c.name} }, net: true},
+		"uvx":    {judge: pyRunnerAs("uvx"), net: true},
+		"pipx":   {judge: (*auditor).pipx, net: true},
+		"deno":   {judge: (*auditor).deno}, "dx": {judge: (*auditor).dx},
 		// Package managers: exec/dlx run packages, run/start run scripts.
 		"npm": pkgManager, "pnpm": pkgManager, "yarn": pkgManager, "bun": pkgManager,
 		// Interpreters: a program written inline is inline code.

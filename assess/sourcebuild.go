@@ -34,6 +34,9 @@ func (a *auditor) mint(c invocation) cmdInfo {
 	}
 	if !commitSHA.MatchString(ref) {
 		what := "the git repository " + quoted(safeText(repo, 60))
+		if sourceIsURL(repo) || strings.Contains(repo, "@") {
+			what = "a git repository named by a URL" // which may carry credentials
+		}
 		if ref == "" {
 			what += " at its newest tag"
 		} else {
@@ -204,9 +207,15 @@ func (a *auditor) devenvFrom(args []arg) {
 // pinned.
 func (a *auditor) devenvFlake(w arg, val string) {
 	ref, _, _ := strings.Cut(strings.TrimSpace(val), "#")
+	if w.lit && strings.Contains(ref, "://") {
+		a.urlSecrets(ref, w.path) // git+https://user:token@host/…
+	}
 	if w.lit && !flakePinned(ref) {
-		a.add(CodeUnpinned, w.path, "`devenv --from` runs the developer environment of the flake "+
-			quoted(safeText(val, 60))+" without a pinned revision")
+		label := "the flake " + quoted(safeText(val, 60))
+		if strings.Contains(ref, "://") || strings.Contains(ref, "@") {
+			label = "a flake from a git or URL source" // which may carry credentials
+		}
+		a.add(CodeUnpinned, w.path, "`devenv --from` runs the developer environment of "+label+" without a pinned revision")
 	}
 }
 
