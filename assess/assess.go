@@ -458,8 +458,11 @@ import (
 // of an OCI application without a digest or version tag are unpinned,
 // spin up --insecure insecure_url, spin up --listen beyond loopback
 // inbound_access, mix run -e inline_code, and a flake URL with
-// credentials (nix, devenv --from) literal_secret.
-const Ruleset = "2026.12.137"
+// credentials (nix, devenv --from) literal_secret. 2026.12.138: helm
+// plugin install of a moving git repository or OCI reference is unpinned;
+// Docker's MCP gateway over HTTP with --port and DOCKER_MCP_IN_CONTAINER=1
+// (no token check) is inbound_access.
+const Ruleset = "2026.12.138"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

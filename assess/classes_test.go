@@ -4443,3 +4443,33 @@ func TestAuditWasmRuntimes(t *testing.T) {
 		{"mix run --no-halt", stdio("mix", "run", "--no-halt"), []string{}, false, false},
 	})
 }
+
+// Helm's plugins and Docker's MCP gateway over HTTP (ruleset
+// 2026.12.138, read from their sources): helm plugin install of a git
+// repository at its newest commit or at a tag or branch, or of an OCI
+// reference without a digest or a version tag, fetches a plugin whose
+// install hook runs: unpinned (an archive's URL over plain http
+// insecure_url). docker mcp gateway run --transport sse|streaming --port N
+// listens on every interface and, with DOCKER_MCP_IN_CONTAINER=1, asks
+// no client for its token: inbound_access. All passed with no finding.
+func TestAuditHelmPluginsAndGatewayPort(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	runCases(t, []auditCase{
+		{"helm plugin install of a repository", stdio("helm", "plugin", "install", "https://github.com/databus23/helm-diff"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"helm plugin install at a tag", stdio("helm", "plugin", "install", "https://github.com/o/p", "--version", "v3.9.0"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"helm plugin install over git://", stdio("helm", "--debug", "plugin", "install", "git://git.example.com/p"), []string{"danger insecure_url mcp.args[3]", "warn unpinned mcp.args[3]"}, true, false},
+		{"helm plugin install of a floating OCI tag", stdio("helm", "plugin", "install", "oci://ghcr.io/o/p:latest"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"helm plugin install of an archive over http", stdio("helm", "plugin", "install", "http://x.example/p.tgz"), []string{"danger insecure_url mcp.args[2]"}, true, false},
+		{"the gateway's token check off", withEnv(stdio("docker", "mcp", "gateway", "run", "--transport", "sse", "--port", "8811"), "DOCKER_MCP_IN_CONTAINER", "1"), []string{"danger inbound_access mcp.args[6]", "info child_env mcp.env"}, true, false},
+		{"the gateway's token check off, streaming", withEnv(stdio("docker", "mcp", "gateway", "run", "--port=8811", "--transport=streaming"), "DOCKER_MCP_IN_CONTAINER", "1"), []string{"danger inbound_access mcp.args[3]", "info child_env mcp.env"}, true, false},
+		// Look-alikes.
+		{"helm plugin install at a commit", stdio("helm", "plugin", "install", "https://github.com/o/p", "--version", sha), []string{}, true, false},
+		{"helm plugin install of a digest", stdio("helm", "plugin", "install", "oci://ghcr.io/o/p@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"), []string{}, true, false},
+		{"helm plugin install of a folder", stdio("helm", "plugin", "install", "./plugins/p"), []string{}, true, false},
+		{"helm plugin list", stdio("helm", "plugin", "list"), []string{}, false, false},
+		{"the gateway with its token check", stdio("docker", "mcp", "gateway", "run", "--transport", "sse", "--port", "8811"), []string{}, true, false},
+		{"the gateway over stdio", withEnv(stdio("docker", "mcp", "gateway", "run", "--port", "8811"), "DOCKER_MCP_IN_CONTAINER", "1"), []string{"info child_env mcp.env"}, true, false},
+		{"the variable in a script's export", stdio("sh", "-c", "export DOCKER_MCP_IN_CONTAINER=1; exec docker mcp gateway run --transport sse --port 8811"),
+			[]string{"danger inbound_access mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
+	})
+}

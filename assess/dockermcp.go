@@ -53,12 +53,18 @@ func (a *auditor) dockerMCP(c invocation, args []arg) cmdInfo {
 		return info
 	}
 	a.inferred.Network = true // images are pulled, remote servers reached
+	var port *arg
+	transport := "stdio"
 	optionWords(rest[2:], dockerMCPValues, false, func(flag string, w arg, val string) {
 		if !w.lit {
 			return
 		}
 		v := arg{text: val, path: w.path, lit: true}
 		switch flag {
+		case "--port":
+			port = &v
+		case "--transport":
+			transport = lower(strings.TrimSpace(val))
 		case "--interceptor":
 			a.interceptor(v, c.depth)
 		case "--servers", "--server", "--oci-ref":
@@ -75,7 +81,27 @@ func (a *auditor) dockerMCP(c invocation, args []arg) cmdInfo {
 			}
 		}
 	})
+	a.gatewayListens(port, transport, c.env)
 	return info
+}
+
+// gatewayListens judges the gateway's HTTP transports: with --port it
+// listens on every interface, and asks each client for a bearer token
+// unless DOCKER_MCP_IN_CONTAINER=1 (the variable it reads to know that it
+// runs in a container) in what it inherits (env) turns that check off:
+// then whoever reaches the port calls every server's tools.
+func (a *auditor) gatewayListens(port *arg, transport string, env map[string]string) {
+	switch transport {
+	case "sse", "http", "streamable", "streaming", "streamable-http":
+	default:
+		return
+	}
+	if port == nil || strings.TrimSpace(port.text) == "" || strings.TrimSpace(port.text) == "0" ||
+		strings.TrimSpace(env["DOCKER_MCP_IN_CONTAINER"]) != "1" {
+		return
+	}
+	a.add(CodeInboundAccess, port.path, "Docker's MCP gateway listens on every interface on port "+safeText(port.text, 10)+
+		" with its token check off (DOCKER_MCP_IN_CONTAINER=1), so whoever reaches this machine can call its servers' tools")
 }
 
 // gatewayImage judges a server the gateway is told to run: an image

@@ -279,6 +279,8 @@ var fuzzSeeds = [][]string{
 	{"wasmer", "run", "--use", "--use=", "--registry", "a@b@", "@sha256:", "wasmer", "run", "x/y@", "http://["},
 	{"spin", "up", "-f", "a:/", "--from-registry=", "-k", "--listen", "[::]", "spin", "up", "--listen"},
 	{"mix", "run", "-e", "mix", "run", "--eval=", "-r", "--", "nix", "run", "git+https://u:@["},
+	{"helm", "plugin", "install", "--version", "oci://", "http://x/.tgz", "helm", "plugin", "install", "git@h:p"},
+	{"docker", "mcp", "gateway", "run", "--port", "--transport=SSE", "--port=", "--transport", "http", "--port", "0"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -375,5 +377,7 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("wasmer", "run", "--use", script, "--registry="+script, script),
 		stdio("spin", "up", "-f", script, "--listen", script),
 		stdio("mix", "run", "-e", script),
+		stdio("helm", "plugin", "install", script, "--version", script),
+		withEnv(stdio("docker", "mcp", "gateway", "run", "--transport", "sse", "--port", script), "DOCKER_MCP_IN_CONTAINER", "1"),
 	}
 }

@@ -104,7 +104,8 @@ var helmValues = set("--ca-file", "--cert-file", "--description", "--key-file", 
 	"--history-max", "--api-versions", "-a", "--kube-version", "--output-dir", "--show-only", "-s",
 	"--release-name", "-d", "--destination", "--untardir", "--max-history")
 
-// helm judges `helm install|upgrade|template|pull|fetch …`.
+// helm judges `helm install|upgrade|template|pull|fetch …` and `helm plugin
+// install` (helmPlugin).
 func (a *auditor) helm(c invocation) cmdInfo {
 	info := cmdInfo{name: c.name}
 	rest := optionWords(c.args(), helmValues, false, nil)
@@ -114,6 +115,9 @@ func (a *auditor) helm(c invocation) cmdInfo {
 	sub := rest[0].text
 	switch sub {
 	case "install", "upgrade", "template", "pull", "fetch":
+	case "plugin":
+		a.helmPlugin(rest[1:])
+		return info
 	default:
 		return info
 	}
@@ -201,4 +205,71 @@ func (a *auditor) kustomize(c invocation) cmdInfo {
 		a.remoteKustomization("kustomize build", rest[1])
 	}
 	return cmdInfo{name: c.name}
+}
+
+// helmPluginValues are the options of helm plugin install that take a
+// value, with helm's own.
+var helmPluginValues = func() map[string]bool {
+	m := set("--version", "--keyring", "--plugin-type")
+	for k := range helmValues {
+		m[k] = true
+	}
+	return m
+}()
+
+// helmPlugin judges helm plugin install SOURCE: the plugin comes from a
+// git repository (its newest commit, or the tag, branch or commit
+// --version names: only a full commit is fixed), an archive's URL or an
+// OCI registry, and the install hook its plugin.yaml declares runs as a
+// command when it is installed. A path on this machine fetches nothing.
+func (a *auditor) helmPlugin(args []arg) {
+	if len(args) == 0 || args[0].text != "install" {
+		return
+	}
+	a.inferred.Network = true
+	version := ""
+	srcs := operands(args[1:], helmPluginValues, false, func(flag string, _ arg, val string) {
+		if flag == "--version" {
+			version = strings.TrimSpace(val)
+		}
+	})
+	if len(srcs) == 0 || !srcs[0].lit {
+		return
+	}
+	w := srcs[0]
+	s := strings.TrimSpace(w.text)
+	const who = "helm plugin install"
+	switch {
+	case strings.HasPrefix(lower(s), "oci://"):
+		if pinned, why := imagePinned(s[len("oci://"):]); !pinned {
+			a.add(CodeUnpinned, w.path, "`"+who+"` installs a plugin from an OCI registry whose reference "+why+"; pin a digest or a version tag")
+		}
+	case helmArchive(s):
+		a.plainFetch(w, who, "fetches a plugin") // a packaged plugin by its URL, as a chart
+	case strings.Contains(s, "://") || strings.HasPrefix(s, "git@") || strings.HasPrefix(lower(s), "github.com/"):
+		if !commitSHA.MatchString(version) {
+			at := "its newest commit"
+			if version != "" {
+				at = "the tag or branch " + quoted(safeText(version, 40))
+			}
+			a.add(CodeUnpinned, w.path, "`"+who+"` installs the plugin of a git repository at "+at+
+				", and its install hook runs; name a full commit with --version")
+		}
+		a.plainFetch(w, who, "fetches a plugin")
+	}
+}
+
+// helmArchive reports whether s is the URL of a plugin archive, which helm
+// installs over HTTP rather than cloning.
+func helmArchive(s string) bool {
+	l := lower(s)
+	if !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {
+		return false
+	}
+	for _, ext := range []string{".tgz", ".tar.gz", ".tar", ".gz", ".zip"} {
+		if strings.HasSuffix(l, ext) {
+			return true
+		}
+	}
+	return false
 }
