@@ -461,8 +461,11 @@ import (
 // credentials (nix, devenv --from) literal_secret. 2026.12.138: helm
 // plugin install of a moving git repository or OCI reference is unpinned;
 // Docker's MCP gateway over HTTP with --port and DOCKER_MCP_IN_CONTAINER=1
-// (no token check) is inbound_access.
-const Ruleset = "2026.12.138"
+// (no token check) is inbound_access. 2026.12.139: the Clojure CLI's
+// -Sdeps is read: a library at RELEASE, LATEST or a snapshot is unpinned,
+// a Maven repository over http insecure_url, -Ttools install-latest
+// unpinned.
+const Ruleset = "2026.12.139"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

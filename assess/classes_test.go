@@ -4473,3 +4473,27 @@ func TestAuditHelmPluginsAndGatewayPort(t *testing.T) {
 			[]string{"danger inbound_access mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
 	})
 }
+
+// The Clojure CLI's libraries (ruleset 2026.12.139, read from the CLI's
+// documentation and tools.deps): -Sdeps names libraries that are
+// downloaded before the program runs; one at RELEASE, LATEST, a
+// -SNAPSHOT or a range is whatever the repository holds that day, a
+// Maven repository over http:// can be replaced on the way, and -Ttools
+// install-latest installs a tool's newest version. All passed with no
+// finding, and no network use was inferred.
+func TestAuditClojureDeps(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	runCases(t, []auditCase{
+		{"a RELEASE library", stdio("clojure", "-Sdeps", `{:deps {x/y {:mvn/version "RELEASE"}}}`, "-M", "-m", "x.main"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"a snapshot in an alias", stdio("clj", "-Sdeps", `{:aliases {:mcp {:extra-deps {x/y {:mvn/version "1.0.0-SNAPSHOT"}}}}}`, "-M:mcp"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"a repository over http", stdio("clojure", "-Sdeps", `{:deps {x/y {:mvn/version "1.0.0"}} :mvn/repos {"r" {:url "http://repo.example.com/maven"}}}`, "-X", "x/run"), []string{"danger insecure_url mcp.args[1]"}, true, false},
+		{"-Ttools install-latest", stdio("clojure", "-Ttools", "install-latest", ":lib", "io.github.x/y", ":as", "y"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"-Ttools install of LATEST", stdio("clojure", "-Ttools", "install", "x/y", `{:mvn/version "LATEST"}`, ":as", "y"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		// Look-alikes.
+		{"a release and a git library at a commit", stdio("clojure", "-Sdeps", `{:deps {x/y {:mvn/version "1.2.3"} io.github.o/r {:git/tag "v1" :git/sha "`+sha+`"}}}`, "-X:mcp"), []string{}, true, false},
+		{"a local library", stdio("clojure", "-Sdeps", `{:deps {x/y {:local/root "."}}}`, "-M", "-m", "x.main"), []string{}, false, false},
+		{"EDN the CLI refuses", stdio("clojure", "-Sdeps", `{:deps {x/y {:mvn/version "RELEASE"}`, "-M"), []string{}, false, false},
+		{"-Sdeps among the program's words", stdio("clojure", "-M", "-m", "x.main", "-Sdeps", `{:deps {x/y {:mvn/version "RELEASE"}}}`), []string{}, false, false},
+		{"a URL among a program's arguments", stdio("clojure", "-Sdeps", `{:aliases {:x {:exec-args {:url "http://localhost:1"}}}}`, "-X:x"), []string{}, false, false},
+	})
+}

@@ -37,6 +37,9 @@ func (a *auditor) wordInterpreter(c invocation) cmdInfo {
 	info := cmdInfo{name: c.name}
 	ev := wordEvaluators[c.name]
 	args := c.args()
+	if c.name == "clojure" || c.name == "clj" {
+		a.clojureCLI(c) // clojure.go
+	}
 	if len(args) == 0 && c.name != "erl" {
 		info.stdinScript = true // the REPL reads what is piped in
 		return info

@@ -281,6 +281,8 @@ var fuzzSeeds = [][]string{
 	{"mix", "run", "-e", "mix", "run", "--eval=", "-r", "--", "nix", "run", "git+https://u:@["},
 	{"helm", "plugin", "install", "--version", "oci://", "http://x/.tgz", "helm", "plugin", "install", "git@h:p"},
 	{"docker", "mcp", "gateway", "run", "--port", "--transport=SSE", "--port=", "--transport", "http", "--port", "0"},
+	{"clojure", "-Sdeps", `{:deps {a/b {:mvn/version "RELEASE"} c {:mvn/version 1}} :mvn/repos {"r" {:url "http://["} "s" 1} #x [#_ 1 {:sha nil}]}`, "-Ttools", "install", "a", `{:mvn/version "(1,)"}`},
+	{"clj", "-Sdeps", `{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}`, "-Sdeps", `#{1 1}`, "-Ttools", "install-latest"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -379,5 +381,6 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("mix", "run", "-e", script),
 		stdio("helm", "plugin", "install", script, "--version", script),
 		withEnv(stdio("docker", "mcp", "gateway", "run", "--transport", "sse", "--port", script), "DOCKER_MCP_IN_CONTAINER", "1"),
+		stdio("clojure", "-Sdeps", script, "-Ttools", "install", "x", script),
 	}
 }
