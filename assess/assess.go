@@ -464,8 +464,10 @@ import (
 // (no token check) is inbound_access. 2026.12.139: the Clojure CLI's
 // -Sdeps is read: a library at RELEASE, LATEST or a snapshot is unpinned,
 // a Maven repository over http insecure_url, -Ttools install-latest
-// unpinned.
-const Ruleset = "2026.12.139"
+// unpinned. 2026.12.140: one item of a password store (op read, pass,
+// security find-generic-password -w …) sent down a raw connection is
+// credential_exfil.
+const Ruleset = "2026.12.140"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

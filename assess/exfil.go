@@ -52,13 +52,21 @@ var flowJudges = map[string]func(a *auditor, c invocation, info *cmdInfo){
 	"copy": (*auditor).copiesLocally, "install": (*auditor).copiesLocally, "mv": (*auditor).copiesLocally,
 	"move-item": (*auditor).copiesLocally, "mi": (*auditor).copiesLocally, "move": (*auditor).copiesLocally,
 	"tar": (*auditor).archives, "zip": (*auditor).archives, "7z": (*auditor).archives, "7za": (*auditor).archives,
-	// Credential stores read out whole.
-	"security": storeDump("the user's macOS keychain", "dump-keychain"),
-	"secret-tool": func(_ *auditor, c invocation, info *cmdInfo) {
+	// Credential stores read out whole, and the items of password stores
+	// printed one at a time (tokens.go).
+	"security": func(a *auditor, c invocation, info *cmdInfo) {
+		storeDump("the user's macOS keychain", "dump-keychain")(a, c, info)
+		printsItem(a, c, info)
+	},
+	"secret-tool": func(a *auditor, c invocation, info *cmdInfo) {
 		if args := c.args(); len(args) > 0 && args[0].text == "search" && slices.ContainsFunc(args, isWord("--all")) {
 			info.secrets = "the user's keyring"
 		}
+		printsItem(a, c, info)
 	},
+	"op": printsItem, "pass": printsItem, "gopass": printsItem, "bw": printsItem, "lpass": printsItem,
+	"keyring": printsItem,
+	// Files gpg decrypts, and the keys it exports.
 	"gpg": (*auditor).gpgOut, "gpg2": (*auditor).gpgOut,
 	// The clipboard, where passwords and tokens pass.
 	"pbpaste": clipboard, "wl-paste": clipboard, "get-clipboard": clipboard, "gcb": clipboard,

@@ -21,18 +21,22 @@ import (
 type tokenSource struct {
 	what string
 	own  []string
+	// anyService: an item of the user's password store, whose service
+	// the wiring does not say. Sent over HTTP it may be going to its own
+	// service; down a raw connection (nc, ssh) it is not.
+	anyService bool
 }
 
 var (
-	githubToken = &tokenSource{"the user's GitHub token (gh auth token)",
-		[]string{"github.com", "githubusercontent.com", "ghcr.io"}}
-	googleToken = &tokenSource{"the user's Google Cloud access token (gcloud auth print-access-token)",
-		[]string{"googleapis.com", "google.com"}}
-	azureToken = &tokenSource{"the user's Azure access token (az account get-access-token)",
-		[]string{"azure.com", "azure.net", "windows.net", "microsoft.com", "microsoftonline.com", "visualstudio.com",
+	githubToken = &tokenSource{what: "the user's GitHub token (gh auth token)",
+		own: []string{"github.com", "githubusercontent.com", "ghcr.io"}}
+	googleToken = &tokenSource{what: "the user's Google Cloud access token (gcloud auth print-access-token)",
+		own: []string{"googleapis.com", "google.com"}}
+	azureToken = &tokenSource{what: "the user's Azure access token (az account get-access-token)",
+		own: []string{"azure.com", "azure.net", "windows.net", "microsoft.com", "microsoftonline.com", "visualstudio.com",
 			"azure-api.net", "azurecr.io"}}
-	herokuToken = &tokenSource{"the user's Heroku token (heroku auth:token)", []string{"heroku.com"}}
-	flyToken    = &tokenSource{"the user's Fly.io token (fly auth token)", []string{"fly.io", "fly.dev"}}
+	herokuToken = &tokenSource{what: "the user's Heroku token (heroku auth:token)", own: []string{"heroku.com"}}
+	flyToken    = &tokenSource{what: "the user's Fly.io token (fly auth token)", own: []string{"fly.io", "fly.dev"}}
 )
 
 // tokenPrinted returns the token the command c prints, or nil.
@@ -48,10 +52,10 @@ func tokenPrinted(c invocation) *tokenSource {
 		for i := 2; i < len(args); i++ {
 			t := args[i].text
 			if h, ok := strings.CutPrefix(t, "--hostname="); ok {
-				return &tokenSource{githubToken.what, append(slices.Clip(githubToken.own), lower(h))}
+				return &tokenSource{what: githubToken.what, own: append(slices.Clip(githubToken.own), lower(h))}
 			}
 			if (t == "--hostname" || t == "-h") && i+1 < len(args) {
-				return &tokenSource{githubToken.what, append(slices.Clip(githubToken.own), lower(args[i+1].text))}
+				return &tokenSource{what: githubToken.what, own: append(slices.Clip(githubToken.own), lower(args[i+1].text))}
 			}
 		}
 		return githubToken
@@ -77,6 +81,93 @@ func tokenPrinted(c invocation) *tokenSource {
 
 // printsToken is the flow judge of the tools that print a token.
 func printsToken(_ *auditor, c invocation, info *cmdInfo) { info.token = tokenPrinted(c) }
+
+// passSubcommands are the commands of pass (and its otp extension) that
+// print no password; any other first word is the name of one to show.
+var passSubcommands = set("init", "ls", "list", "find", "search", "grep", "insert", "add", "edit", "generate", "rm",
+	"remove", "delete", "mv", "rename", "cp", "copy", "git", "help", "version")
+
+// storeItem returns the password, token or secret of one item of the
+// user's password store that the command c prints, or nil: the item's
+// service is not known (tokenSource.anyService).
+func storeItem(c invocation) *tokenSource {
+	args := c.args()
+	words := func(ws ...string) bool { return startsWith(args, ws...) }
+	what := ""
+	switch c.name {
+	case "security":
+		// -w prints the password alone; without it the attributes.
+		if (words("find-generic-password") || words("find-internet-password")) && slices.ContainsFunc(args, isWord("-w")) {
+			what = "a password from the user's macOS keychain (security " + args[0].text + " -w)"
+		}
+	case "op":
+		if words("read") {
+			what = "a secret from the user's 1Password vault (op read)"
+		}
+	case "pass":
+		if passPrints(args) {
+			what = "a password from the user's password store (pass)"
+		}
+	case "gopass":
+		if words("show") || words("otp") {
+			what = "a secret from the user's password store (gopass)"
+		}
+	case "secret-tool":
+		if words("lookup") {
+			what = "a secret from the user's keyring (secret-tool lookup)"
+		}
+	case "bw":
+		if words("get", "password") || words("get", "item") || words("get", "notes") || words("get", "totp") {
+			what = "an item of the user's Bitwarden vault (bw get)"
+		}
+	case "lpass":
+		if words("show") {
+			what = "an item of the user's LastPass vault (lpass show)"
+		}
+	case "keyring":
+		if words("get") {
+			what = "a password from the user's keyring (keyring get)"
+		}
+	}
+	if what == "" {
+		return nil
+	}
+	return &tokenSource{what: what, anyService: true}
+}
+
+// passPrints reports whether pass prints a password with args: pass NAME,
+// pass show NAME or pass otp NAME, unless -c (--clip) or -q (--qrcode)
+// sends it to the clipboard or a QR code instead; show without a name
+// lists the names.
+func passPrints(args []arg) bool {
+	if len(args) == 0 {
+		return false
+	}
+	if args[0].text == "show" || args[0].text == "otp" {
+		args = args[1:]
+	} else if passSubcommands[args[0].text] {
+		return false
+	}
+	named := false
+	for _, w := range args {
+		switch t := w.text; {
+		case t == "-c" || t == "-q" || strings.HasPrefix(t, "--clip") || strings.HasPrefix(t, "--qrcode") ||
+			strings.HasPrefix(t, "-c") || strings.HasPrefix(t, "-q"):
+			return false
+		case !strings.HasPrefix(t, "-"):
+			named = true
+		}
+	}
+	return named
+}
+
+// printsItem is the flow judge of the password stores' tools: the item
+// they print (storeItem).
+func printsItem(_ *auditor, c invocation, info *cmdInfo) {
+	if t := storeItem(c); t != nil {
+		info.token = t
+	}
+}
 
 // printedSecret is the flow judge of aws and git for what they print
 // that no service takes as it is: the AWS secret key or session token
@@ -131,6 +222,9 @@ var httpClients = set("curl", "curlie", "wget", "wget2", "invoke-webrequest", "i
 func tokenLeaves(t *tokenSource, name string, hosts []string) string {
 	if !httpClients[name] {
 		return "down a raw connection"
+	}
+	if t.anyService {
+		return ""
 	}
 	for _, h := range hosts {
 		if !t.ownHost(h) {
