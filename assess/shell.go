@@ -447,6 +447,16 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 			s.wordsSent(info.name, c.Args[1:])
 			s.tokenSent(info.name, c.Args[1:])
 		}
+		if (name == "echo" || name == "printf") && info.token == nil {
+			// echo "$(gh auth token)" | nc …: what echo prints holds
+			// the token or store item a substitution or variable in
+			// its words holds.
+			for _, w := range c.Args[1:] {
+				if info.token = s.heldToken(w); info.token != nil {
+					break
+				}
+			}
+		}
 	}
 	s.memo[c] = info
 	return info
