@@ -468,8 +468,10 @@ import (
 // security find-generic-password -w …) sent down a raw connection is
 // credential_exfil. 2026.12.141: echo and printf print the token or store
 // item their words hold, so one echoed into a raw connection is
-// credential_exfil.
-const Ruleset = "2026.12.141"
+// credential_exfil. 2026.12.142: cabal install, stack install, nimble
+// install and raco pkg install use the network and are held to exact
+// versions.
+const Ruleset = "2026.12.142"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

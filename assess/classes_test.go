@@ -4543,3 +4543,45 @@ func TestAuditEchoedTokens(t *testing.T) {
 		{"a token echoed to a file", sh(`echo "$(gh auth token)" > t && exec srv`), []string{shellExec, meta}, true, true},
 	})
 }
+
+// Haskell, Nim and Racket installers (ruleset 2026.12.142): cabal install
+// and stack install take a package from Hackage or a snapshot of it,
+// nimble install from the git repository Nim's package list names, raco
+// pkg install from whatever source Racket's catalog lists. Each fetches and
+// builds code when the server starts (a package's Setup, its macros or its
+// install hooks run), so each is held to an exact version, as npx is.
+func TestAuditHaskellNimRacketInstalls(t *testing.T) {
+	u := func(i int) string { return fmt.Sprintf("warn unpinned mcp.args[%d]", i) }
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	runCases(t, []auditCase{
+		{"cabal install", stdio("cabal", "install", "mcp-server"), []string{u(1)}, true, false},
+		{"cabal v2-install after -j", stdio("cabal", "v2-install", "-j", "mcp-server:exe:mcp"), []string{u(2)}, true, false},
+		{"cabal install within a range", stdio("cabal", "install", "--constraint", "mcp-server >=1.2", "mcp-server"), []string{u(3)}, true, false},
+		{"cabal install at the newest index", stdio("cabal", "install", "--index-state=HEAD", "mcp-server"), []string{u(2)}, true, false},
+		{"cabal install at an index state of no time", stdio("cabal", "install", "--index-state", "@", "mcp-server"), []string{u(3)}, true, false},
+		{"stack install", stdio("stack", "install", "mcp-server"), []string{u(1)}, true, false},
+		{"stack install on the newest nightly", stdio("stack", "--resolver", "nightly", "install", "mcp-server"), []string{u(3)}, true, false},
+		{"nimble install", stdio("nimble", "install", "-y", "mcp"), []string{u(2)}, true, false},
+		{"nimble install at head", stdio("nimble", "install", "mcp@#head"), []string{u(1)}, true, false},
+		{"nimble install of a range", stdio("nimble", "install", "mcp@>= 1.0"), []string{u(1)}, true, false},
+		{"nimble install of a repository", stdio("nimble", "install", "https://github.com/o/mcp"), []string{u(1)}, true, false},
+		{"raco pkg install", stdio("raco", "pkg", "install", "--auto", "mcp"), []string{u(3)}, true, false},
+		{"raco pkg update", stdio("raco", "pkg", "update", "mcp"), []string{u(2)}, true, false},
+		{"raco from a catalog over http", stdio("raco", "pkg", "install", "--catalog", "http://cat.example.com", "mcp"), []string{
+			"danger insecure_url mcp.args[3]", u(4)}, true, false},
+		{"in a script", stdio("sh", "-c", "raco pkg install --auto --skip-installed mcp && racket -l mcp"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", u(1)}, true, true},
+		// Look-alikes: exact versions, fixed snapshots and indexes, full
+		// commits, local sources, and the tools' other subcommands.
+		{"pinned", stdio("sh", "-c", "cabal install mcp-1.2.3; cabal install mcp-1.2.3:exe:mcp; "+
+			"cabal install --constraint 'mcp ==1.2.3' mcp; cabal install --index-state=2024-01-01T00:00:00Z mcp; cabal install --index-state @1700000000 mcp; "+
+			"stack install mcp-1.2.3; stack install mcp-1.2.3@rev:1; stack --resolver lts-22.3 install mcp; "+
+			"stack install --snapshot nightly-2024-05-01 mcp; nimble install mcp@1.2.3; nimble install -y mcp@==1.2.3; "+
+			"nimble install https://github.com/o/mcp@#"+sha+"; raco pkg install --auto git+https://github.com/o/mcp#"+sha+"; "+
+			"raco pkg install github://github.com/o/mcp/"+sha+"; raco pkg install --checksum "+sha+" mcp; "+
+			"raco pkg install ./mcp; raco pkg install mcp.zip; cabal install; stack install"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, true, true},
+		{"other subcommands", stdio("sh", "-c", "cabal run mcp; stack exec -- mcp; nimble run; raco make s.rkt; raco test ."), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},
+	})
+}

@@ -8,7 +8,8 @@ import (
 
 // The installers and package runners of other ecosystems: conda and its
 // kin, pixi, pip-run, coursier, rye, volta, nix profile, the project
-// managers' add, luarocks, cpanm, opam and composer. Told to install or run
+// managers' add, luarocks, cpanm, opam, composer, cabal, stack, nimble and
+// raco. Told to install or run
 // a package when the server starts, each fetches whatever its index holds
 // at that moment unless the wiring names an exact version, as with npx or
 // uvx; and each uses the network.
@@ -23,6 +24,10 @@ type ecoTool struct {
 	specFlag string
 	pinned   func(spec string) bool
 	sources  map[string]bool // the options whose value says where packages come from
+	// pins, when set, says which package an option's value pins to an
+	// exact version (cabal --constraint 'pkg ==1.2.3'), or "*" when it
+	// pins them all (stack --resolver lts-22.3); "" for none.
+	pins func(flag, val string) string
 }
 
 var (
@@ -54,6 +59,22 @@ var (
 		"cpanm":    {subs: [][]string{{}}, values: set("-l", "--local-lib", "-L", "--mirror", "--from", "-M"), pinned: cpanPinned, sources: set("--mirror", "--from", "-M")},
 		"opam":     {subs: [][]string{{"install"}}, values: set("--switch", "-j", "--jobs", "--root"), pinned: opamPinned},
 		"composer": {subs: [][]string{{"require"}, {"global", "require"}}, values: set("-d", "--working-dir"), pinned: composerPinned},
+		// Haskell's installers take packages from Hackage (cabal) or from
+		// a snapshot of it (stack), Nim's from the git repositories its
+		// package list names, Racket's from its catalog's sources.
+		"cabal": {subs: [][]string{{"install"}, {"v2-install"}, {"new-install"}}, pinned: hackagePinned, pins: cabalPins,
+			values: set("--constraint", "--index-state", "--installdir", "--install-method", "--overwrite-policy",
+				"-w", "--with-compiler", "--project-file", "--project-dir", "--builddir", "--prefix", "--package-env",
+				"--env", "--ghc-options", "--config-file", "--store-dir", "--allow-newer", "--allow-older", "--flags", "-f")},
+		"stack": {subs: [][]string{{"install"}}, pinned: hackagePinned, pins: stackPins,
+			values: set("--resolver", "--snapshot", "--stack-yaml", "--local-bin-path", "--ghc-options", "--flag",
+				"--work-dir", "--stack-root", "--arch", "--compiler", "-j", "--jobs", "--verbosity", "--ta",
+				"--test-arguments", "--ba", "--benchmark-arguments", "--docker-image", "--nix-packages")},
+		"nimble": {subs: [][]string{{"install"}}, pinned: nimblePinned},
+		"raco": {subs: [][]string{{"pkg", "install"}, {"pkg", "update"}}, pinned: racoPinned, pins: racoPins,
+			sources: set("--catalog"),
+			values: set("-t", "--type", "-n", "--name", "--checksum", "--scope", "--scope-dir", "--catalog",
+				"--deps", "-j", "--jobs", "--multi-clone", "--dep-fail")},
 	}
 	// channelOptions are conda's and pixi's options that name a channel;
 	// pyIndexOptions the Python tools' that name an index or a page of
@@ -90,7 +111,13 @@ func (a *auditor) ecosystemInstall(c invocation) bool {
 		}
 	}
 	var sources []arg
+	pinnedBy := map[string]bool{}
 	ops := operands(args, tool.values, true, func(flag string, w arg, val string) {
+		if tool.pins != nil && w.lit {
+			if name := tool.pins(flag, val); name != "" {
+				pinnedBy[name] = true
+			}
+		}
 		if flag == tool.specFlag || tool.specFlag == "--spec" && flag == "-s" {
 			w.text = val
 			specs = append(specs, w)
@@ -126,6 +153,9 @@ func (a *auditor) ecosystemInstall(c invocation) bool {
 	for _, w := range pkgs {
 		if c.name == "volta" && voltaToolchains[w.text] {
 			continue // volta install node: the toolchain volta manages, not a package of the wiring's
+		}
+		if pinnedBy["*"] || pinnedBy[specName(c.name, w.text)] {
+			continue
 		}
 		if w.lit && !localSpec(w.text) && !localArchive(w.text) && !tool.pinned(w.text) {
 			a.unpinnedInstall(w, verb)
@@ -200,4 +230,99 @@ func opamPinned(s string) bool {
 func composerPinned(s string) bool {
 	i := strings.IndexAny(s, ":= ")
 	return i > 0 && exactVersion(strings.TrimPrefix(strings.TrimSpace(s[i+1:]), "v"))
+}
+
+// hackageVersion is the version a Hackage package identifier ends in
+// (aeson-2.2.1.0): names are words of letters and digits, each with a
+// letter, joined by '-', so a last word of digits and dots is a version.
+var hackageVersion = regexp.MustCompile(`^[0-9A-Za-z-]*[A-Za-z][0-9A-Za-z]*-\d+(\.\d+)*$`)
+
+// hackagePinned reports whether a cabal or stack target names an exact
+// version: pkg-1.2.3, with a component (pkg-1.2.3:exe:name) or, for stack,
+// a revision or hash (pkg-1.2.3@rev:1, pkg-1.2.3@sha256:…).
+func hackagePinned(s string) bool {
+	s, _, _ = strings.Cut(s, "@")
+	s, _, _ = strings.Cut(s, ":")
+	return hackageVersion.MatchString(s)
+}
+
+// indexState is a time cabal's --index-state accepts: a date (and time)
+// or @ and seconds since the epoch.
+var indexState = regexp.MustCompile(`^(@\d+|\d{4}-\d{2}-\d{2}([T ][0-9:]+Z?)?)$`)
+
+// cabalPins reads cabal install's --constraint: 'pkg ==1.2.3' pins pkg
+// (a range, an installed or source constraint does not), and
+// --index-state at a time (not HEAD), which fixes which versions Hackage
+// holds for the solver and so pins them all.
+func cabalPins(flag, val string) string {
+	switch flag {
+	case "--index-state":
+		if indexState.MatchString(strings.TrimSpace(val)) {
+			return "*"
+		}
+	case "--constraint":
+		name, ver, ok := strings.Cut(val, "==")
+		name = strings.TrimSpace(name)
+		if ok && name != "" && !strings.ContainsAny(name, " <>&|") && exactVersion(ver) {
+			return name
+		}
+	}
+	return ""
+}
+
+// stackSnapshot is a snapshot that cannot change: an LTS release or a
+// dated nightly (lts and nightly alone name the newest).
+var stackSnapshot = regexp.MustCompile(`^(lts-\d+\.\d+|nightly-\d{4}-\d{2}-\d{2})$`)
+
+// stackPins reads stack's --resolver and --snapshot: a fixed snapshot
+// holds one version of each package it lists.
+func stackPins(flag, val string) string {
+	if (flag == "--resolver" || flag == "--snapshot") && stackSnapshot.MatchString(strings.TrimSpace(val)) {
+		return "*"
+	}
+	return ""
+}
+
+// nimblePinned reports whether a nimble package pins: name@1.2.3 or
+// name@==1.2.3 (a tag of its repository, taken as a version as dub's are),
+// or name@#COMMIT and URL@#COMMIT at a full commit; @#head, a branch and
+// ranges do not.
+func nimblePinned(s string) bool {
+	at := strings.LastIndexByte(s, '@')
+	if at <= 0 {
+		return false
+	}
+	v := strings.TrimSpace(s[at+1:])
+	if ref, ok := strings.CutPrefix(v, "#"); ok {
+		return commitSHA.MatchString(ref)
+	}
+	return exactVersion(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(v, "==")), "v"))
+}
+
+// racoPinned reports whether a Racket package source pins: a git
+// source at a full commit (…#COMMIT, github://github.com/u/r/COMMIT). A
+// catalog name resolves to whatever source the catalog lists now.
+func racoPinned(s string) bool {
+	if i := strings.LastIndexByte(s, '#'); i >= 0 {
+		return commitSHA.MatchString(s[i+1:])
+	}
+	return strings.Contains(s, "://") && commitURL(s)
+}
+
+// racoPins reads raco pkg install's --checksum, which holds the one
+// package it installs to that content.
+func racoPins(flag, val string) string {
+	if flag == "--checksum" && commitSHA.MatchString(strings.TrimSpace(val)) {
+		return "*"
+	}
+	return ""
+}
+
+// specName is the package a spec names, as the pins of its tool name it:
+// a cabal or stack target without its component.
+func specName(tool, s string) string {
+	if tool == "cabal" || tool == "stack" {
+		s, _, _ = strings.Cut(s, ":")
+	}
+	return s
 }
