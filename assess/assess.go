@@ -472,8 +472,11 @@ import (
 // install and raco pkg install use the network and are held to exact
 // versions. 2026.12.143: a file or folder copied from another machine or a
 // cloud store (aws s3 cp, scp, rsync, gh release download, oras pull …)
-// and then run is pipe_to_shell.
-const Ruleset = "2026.12.143"
+// and then run is pipe_to_shell. 2026.12.144: GIT_CONFIG_PARAMETERS and
+// GIT_CONFIG_KEY_<n>/GIT_CONFIG_VALUE_<n> are judged as git -c is; a
+// credential helper that sends its input off the machine is
+// credential_exfil.
+const Ruleset = "2026.12.144"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -886,6 +889,14 @@ func (a *auditor) envBlock() {
 		if a.envProgram(k, arg{text: v, path: p, lit: true}, 0) {
 			command = true
 		}
+		if n, ok := strings.CutPrefix(k, "GIT_CONFIG_VALUE_"); ok {
+			// git reads GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n> as
+			// the n-th `-c key=value`.
+			if key, ok := env["GIT_CONFIG_KEY_"+n]; ok {
+				a.gitConfig(arg{text: strings.TrimSpace(key) + "=" + v, path: p, lit: true}, 0)
+				command = true
+			}
+		}
 		a.envTrust(k, arg{text: v, path: p, lit: true})
 		if secretName(k) && literalSecret(v) {
 			a.add(CodeLiteralSecret, p, "the environment variable "+keyLabel(k)+" holds a literal credential")
@@ -1046,6 +1057,22 @@ func (a *auditor) envProgram(key string, value arg, depth int) bool {
 		a.tar(invocation{name: "tar", argv: tar, depth: depth + 1, ctx: ctxNested})
 		a.inferred = saved
 		return len(tar) > 1
+	case k == "GIT_CONFIG_PARAMETERS":
+		// git passes its -c settings to the git processes it starts in
+		// this variable, each quoted as a shell word ('key=value', or
+		// 'key'='value' since git 2.31), and reads them as its own -c.
+		words, ok := shellPlainWords(value.text)
+		if !ok {
+			words = strings.Fields(value.text)
+		}
+		judged := false
+		for _, w := range words {
+			if strings.Contains(w, "=") {
+				a.gitConfig(arg{text: w, path: value.path, lit: true}, depth)
+				judged = true
+			}
+		}
+		return judged
 	case strings.HasPrefix(k, "CARGO_TARGET_") && strings.HasSuffix(k, "_RUNNER"):
 		for _, f := range strings.Fields(value.text) {
 			argv = append(argv, arg{text: f, path: value.path, lit: true})
@@ -1069,14 +1096,22 @@ var cargoWrapperEnv = set("RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUI
 
 // envCommand judges the value of a command-line variable like any script
 // the wiring runs, one quoting level down. The program runs it only when it
-// needs to, so what it does is not counted as what the server uses.
-func (a *auditor) envCommand(value arg, depth int) {
+// needs to, so what it does is not counted as what the server uses. It
+// returns what the script does as a whole when it is one simple command.
+func (a *auditor) envCommand(value arg, depth int) cmdInfo {
+	return a.envCommandReading(value, depth, "")
+}
+
+// envCommandReading is envCommand for a command whose standard input
+// holds what stdin says (a credential helper's), "" for nothing known.
+func (a *auditor) envCommandReading(value arg, depth int, stdin string) cmdInfo {
 	text := strings.TrimLeft(strings.TrimSpace(value.text), "|-") // LESSOPEN's "|cmd %s" and "||cmd"
 	if strings.TrimSpace(text) == "" {
-		return
+		return cmdInfo{}
 	}
 	saved := a.inferred
-	sc := &scan{a: a, path: value.path, depth: depth + 1}
-	sc.script(text)
+	sc := &scan{a: a, path: value.path, depth: depth + 1, stdin: stdin}
+	info := sc.script(text)
 	a.inferred = saved
+	return info
 }

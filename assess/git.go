@@ -128,7 +128,25 @@ func (a *auditor) gitConfig(kv arg, depth int) {
 	if !ok {
 		return
 	}
-	a.envCommand(arg{text: script, path: kv.path, lit: true}, depth)
+	a.gitCommand(key, arg{text: script, path: kv.path, lit: true}, depth)
+}
+
+// gitCommand judges the command line script that the configuration key
+// has git run. A credential helper reads on its standard input the
+// credentials git asks for or stores (protocol, host, username, password).
+func (a *auditor) gitCommand(key string, script arg, depth int) {
+	stdin := ""
+	if credentialHelperKey(key) {
+		stdin = "the user's git credentials (git writes them to its credential helper's input)"
+	}
+	a.envCommandReading(script, depth, stdin)
+}
+
+// credentialHelperKey reports whether a git configuration key names a
+// credential helper: credential.helper or credential.<url>.helper.
+func credentialHelperKey(key string) bool {
+	k := strings.ToLower(strings.TrimSpace(key))
+	return strings.HasPrefix(k, "credential.") && strings.HasSuffix(k, ".helper")
 }
 
 // gitCommandValue returns the command line that the configuration value

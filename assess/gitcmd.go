@@ -111,7 +111,7 @@ func (a *auditor) gitConfigSet(args []arg, depth int) {
 	key, value := ops[0].text, ops[1].text
 	script, ok := gitCommandValue(key, value)
 	if ok {
-		a.envCommand(arg{text: script, path: ops[1].path, lit: true}, depth)
+		a.gitCommand(key, arg{text: script, path: ops[1].path, lit: true}, depth)
 	}
 	if global && (ok || strings.EqualFold(key, "core.hooksPath")) {
 		a.add(CodePersistence, ops[1].path, "writes a command for git to run into the configuration of every repository ("+

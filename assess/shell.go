@@ -40,6 +40,13 @@ type scan struct {
 	params   []string
 	expanded int
 	braced   int // words brace expansion has made so far (maxBraceWords)
+	// stdin, when set, says what the script's standard input holds (a
+	// git credential helper's: the user's credentials); a client that
+	// sends its input, reading it directly or through cat, sends that.
+	// inPipe holds the statements that are stages of a pipeline, whose
+	// input is the stage before.
+	stdin  string
+	inPipe map[*syntax.Stmt]bool
 }
 
 // script parses src and judges it. It returns what the script does as a
@@ -193,6 +200,13 @@ func (s *scan) walk(root syntax.Node) {
 			}
 			s.setVar(x)
 		case *syntax.Stmt:
+			if s.stdin != "" && !s.inPipe[x] && !readsRedirected(x) {
+				if c, ok := x.Cmd.(*syntax.CallExpr); ok {
+					if info := s.call(c); info.sends {
+						a.exfil(s.path, "sends "+s.stdin+" off the machine with "+quoted(info.name))
+					}
+				}
+			}
 			s.redirects(x)
 		case *syntax.WordIter:
 			s.loopOver(x)
@@ -649,7 +663,73 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 			}
 		}
 	}
+	if s.stdin != "" {
+		s.stdinPiped(stages, infos)
+	}
 	s.a.pipeInto(infos, s.path)
+}
+
+// stdinPiped judges a pipeline of a script whose standard input holds
+// s.stdin: its first stage reads it, and passes it on when it is a
+// program that copies its input to its output (cat, tee), or sends it
+// when it is a client that sends its input.
+func (s *scan) stdinPiped(stages []*syntax.Stmt, infos []cmdInfo) {
+	if s.inPipe == nil {
+		s.inPipe = map[*syntax.Stmt]bool{}
+	}
+	for _, st := range stages {
+		s.inPipe[st] = true
+	}
+	if len(stages) == 0 || readsRedirected(stages[0]) || infos[0].secrets != "" {
+		return
+	}
+	switch {
+	case infos[0].sends:
+		s.a.exfil(s.path, "sends "+s.stdin+" off the machine with "+quoted(infos[0].name))
+	case copiesInput(stages[0]):
+		infos[0].secrets = s.stdin
+	}
+}
+
+// copiesInput reports whether st is cat, tee or another program that
+// writes what it reads on its standard input to its output, reading no
+// file of its own.
+func copiesInput(st *syntax.Stmt) bool {
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return false
+	}
+	name, ok := wordText(c.Args[0])
+	if !ok {
+		return false
+	}
+	switch progName(name) {
+	case "tee":
+		return true // its operands are files it writes
+	case "cat", "head", "tail", "base64", "gzip", "xxd", "od":
+		for _, w := range c.Args[1:] {
+			if t, ok := wordText(w); !ok || t != "-" && !strings.HasPrefix(t, "-") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// readsRedirected reports whether st's standard input comes from a
+// redirection (< FILE, a here-document or here-string) rather than the
+// script's own input.
+func readsRedirected(st *syntax.Stmt) bool {
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if r.N == nil || r.N.Value == "0" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // streamsOut returns the download tool whose download the statement st
