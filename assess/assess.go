@@ -475,8 +475,11 @@ import (
 // and then run is pipe_to_shell. 2026.12.144: GIT_CONFIG_PARAMETERS and
 // GIT_CONFIG_KEY_<n>/GIT_CONFIG_VALUE_<n> are judged as git -c is; a
 // credential helper that sends its input off the machine is
-// credential_exfil.
-const Ruleset = "2026.12.144"
+// credential_exfil. 2026.12.145: the MCP Inspector before 0.14.1, with
+// DANGEROUSLY_OMIT_AUTH or with its proxy token written into the wiring is
+// inbound_access; package runners hand their environment to their
+// command.
+const Ruleset = "2026.12.145"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

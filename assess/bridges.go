@@ -349,8 +349,10 @@ var inspectorValues = set("--config", "--server", "--transport", "--server-url",
 // peelInspector peels the MCP Inspector (`mcp-inspector [options]
 // command [args…]`, npx @modelcontextprotocol/inspector …): it starts the
 // command's server; -e KEY=VALUE sets its variables. Its own web page and
-// proxy listen on loopback.
+// proxy listen on loopback, the proxy asking for a token unless the
+// variables it inherits say otherwise (inspector.go).
 func peelInspector(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	a.inspectorAuth(c.env, c.argv[0])
 	args := c.args()
 	for i := 0; i < len(args); i++ {
 		t := args[i].text

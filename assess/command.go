@@ -369,7 +369,7 @@ func peelUV(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	argv := withoutGlobalOptions(c.argv, uvGlobalValues)
 	if len(argv) > 2 && argv[1].text == "tool" && argv[2].text == "run" {
 		a.inferred.Network = true
-		a.pyRunner(argv[2:], "uv tool run", c.depth)
+		a.pyRunner(argv[2:], "uv tool run", c.depth, c.env)
 		return nil, cmdInfo{name: "uv"}, true
 	}
 	if len(argv) > 1 && argv[1].text == "run" {

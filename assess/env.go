@@ -19,13 +19,16 @@ import (
 // elevated or cleared environment starts without it.
 
 // keepsEnv are the wrappers that run their command with their own
-// environment, and the project runners (uv run, poetry run, conda run, mise
+// environment, the project runners (uv run, poetry run, conda run, mise
 // exec …) that run it with that environment and their project's variables
-// added: a variable the env block sets reaches the command unless the
-// runner is told to read a file of variables (readsEnvFile).
+// added, and the package runners (npx, uvx, pipx run, pnpm dlx …), whose
+// package's command inherits their environment: a variable the env block
+// sets reaches the command unless the runner is told to read a file of
+// variables (readsEnvFile).
 var keepsEnv = set("nohup", "setsid", "exec", "builtin", "time", "caffeinate", "command", "nice", "ionice",
 	"chrt", "taskset", "stdbuf", "timeout", "unbuffer",
-	"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "pixi", "conda", "mamba", "micromamba", "asdf", "mise", "rtx")
+	"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "pixi", "conda", "mamba", "micromamba", "asdf", "mise", "rtx",
+	"npx", "pnpx", "bunx", "bun", "npm", "pnpm", "yarn", "uvx", "pipx")
 
 // readsEnvFile reports whether a runner's own options (the words of argv
 // before next, the command it runs) name a file of variables to load: uv

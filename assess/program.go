@@ -367,7 +367,7 @@ func (a *auditor) netTool(c invocation) cmdInfo {
 // npmRunnerAs judges an npm package runner named runner.
 func npmRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
 	return func(a *auditor, c invocation) cmdInfo {
-		a.npmRunner(c.args(), runner, c.depth)
+		a.npmRunner(c.args(), runner, c.depth, c.env)
 		return cmdInfo{name: c.name}
 	}
 }
@@ -375,7 +375,7 @@ func npmRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
 // pyRunnerAs judges a Python package runner named runner.
 func pyRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
 	return func(a *auditor, c invocation) cmdInfo {
-		a.pyRunner(c.args(), runner, c.depth)
+		a.pyRunner(c.args(), runner, c.depth, c.env)
 		return cmdInfo{name: c.name}
 	}
 }
@@ -384,7 +384,7 @@ func pyRunnerAs(runner string) func(*auditor, invocation) cmdInfo {
 // installs must be pinned.
 func (a *auditor) pipx(c invocation) cmdInfo {
 	if args := skipFlags(c.args(), nil); len(args) > 0 && args[0].text == "run" {
-		a.pyRunner(args, "pipx run", c.depth)
+		a.pyRunner(args, "pipx run", c.depth, c.env)
 	} else if len(args) > 0 && args[0].text == "install" {
 		a.pyInstall(args[1:], "pipx install")
 	}
@@ -397,9 +397,10 @@ func (a *auditor) pipx(c invocation) cmdInfo {
 // pkg@1 sh -c '…' runs a shell script). The package's own command (npx
 // tsx@4 -e '…', uvx python -c '…') is judged when it is an interpreter
 // that takes an inline program. argv starts with the word that names the
-// program.
-func (a *auditor) runnerCommand(name string, argv []arg, depth int, separate bool) {
+// program; env holds what the runner inherits, which it hands on.
+func (a *auditor) runnerCommand(name string, argv []arg, depth int, separate bool, env map[string]string) {
 	if separate {
+		a.shellEnv = env
 		a.command(argv, depth+1, ctxNested)
 		return
 	}
@@ -411,7 +412,11 @@ func (a *auditor) runnerCommand(name string, argv []arg, depth int, separate boo
 		// The package's command is a launcher, whose command line is
 		// judged, or a tunnel, judged as it is when installed.
 		w := argv[0]
+		if at := strings.LastIndexByte(w.text, '@'); bin == "mcp-inspector" && at > 0 && w.lit {
+			a.inspectorVersion(w.text[at+1:], w)
+		}
 		w.text = bin
+		a.shellEnv = env
 		a.command(append([]arg{w}, argv[1:]...), depth+1, ctxNested)
 		return
 	}
@@ -809,7 +814,7 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 		}
 		switch rest := sub[1:]; sub[0].text {
 		case "x":
-			a.npmRunner(rest, "bun x", depth)
+			a.npmRunner(rest, "bun x", depth, c.env)
 			return info
 		case "add", "install", "i":
 			a.npmInstall(rest, "bun "+sub[0].text)
@@ -839,10 +844,10 @@ func (a *auditor) pkgManager(c invocation) cmdInfo {
 	switch sub[0].text {
 	case "exec", "x":
 		if name == "npm" {
-			a.npmRunner(leadingPackages(args, sub), name+" "+sub[0].text, depth)
+			a.npmRunner(leadingPackages(args, sub), name+" "+sub[0].text, depth, c.env)
 		}
 	case "dlx":
-		a.npmRunner(leadingPackages(args, sub), name+" dlx", depth)
+		a.npmRunner(leadingPackages(args, sub), name+" dlx", depth, c.env)
 	case "create", "init", "innit":
 		if sub[0].text == "create" || name == "npm" {
 			a.npmCreate(sub[1:], name+" "+sub[0].text)
