@@ -478,8 +478,10 @@ import (
 // credential_exfil. 2026.12.145: the MCP Inspector before 0.14.1, with
 // DANGEROUSLY_OMIT_AUTH or with its proxy token written into the wiring is
 // inbound_access; package runners hand their environment to their
-// command.
-const Ruleset = "2026.12.145"
+// command. 2026.12.146: a Chromium-based browser's DevTools port beyond
+// loopback or open to every origin is inbound_access; a macOS
+// application's program with a blank in its file name is one program.
+const Ruleset = "2026.12.146"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -4743,3 +4743,34 @@ func TestAuditInspectorProxy(t *testing.T) {
 			[]string{childEnv}, true, false},
 	})
 }
+
+// Browsers' DevTools ports (ruleset 2026.12.146): a Chromium-based browser
+// started with --remote-debugging-port serves the DevTools protocol, which
+// drives the browser with its profile's sessions, cookies and files. Bound
+// beyond loopback (--remote-debugging-address) any host that reaches the
+// machine connects; with --remote-allow-origins=* any web page the user
+// opens does: inbound_access. On loopback, with named origins, only this
+// machine's programs reach it, as a debugger's default. A macOS
+// application's program, whose file name may hold a blank, is one program.
+func TestAuditBrowserDevTools(t *testing.T) {
+	const shellExec, meta = "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"
+	runCases(t, []auditCase{
+		{"every interface", stdio("google-chrome", "--remote-debugging-port=9222", "--remote-debugging-address=0.0.0.0"),
+			[]string{"danger inbound_access mcp.args[1]"}, true, false},
+		{"every origin", stdio("chromium", "--headless=new", "--remote-debugging-port=9222", "--remote-allow-origins=*"),
+			[]string{"danger inbound_access mcp.args[2]"}, true, false},
+		{"every origin among others", stdio("msedge.exe", "--remote-debugging-port=0", "--remote-allow-origins=http://localhost:3000,*"),
+			[]string{"danger inbound_access mcp.args[1]"}, true, false},
+		{"a macOS application's program", stdio("/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "--remote-debugging-port=9222", "--remote-allow-origins=*"),
+			[]string{"danger inbound_access mcp.args[1]"}, true, false},
+		{"in a script beside a DevTools MCP server", stdio("sh", "-c", "google-chrome --remote-debugging-port=9222 --remote-debugging-address=0.0.0.0 --user-data-dir=/tmp/p & exec npx -y chrome-devtools-mcp@0.1.0 --browser-url http://127.0.0.1:9222"),
+			[]string{"danger inbound_access mcp.args[1]", shellExec, meta}, true, true},
+		// Look-alikes: loopback, named origins, no port, and a macOS
+		// program that does nothing of the kind.
+		{"loopback and named origins", stdio("google-chrome", "--remote-debugging-port=9222", "--remote-debugging-address=127.0.0.1",
+			"--remote-allow-origins=http://localhost:9222"), []string{}, true, false},
+		{"the default address", stdio("chrome.exe", "--remote-debugging-port=9222", `--user-data-dir=C:\tmp\p`), []string{}, true, false},
+		{"no DevTools port", stdio("brave-browser", "--remote-debugging-address=0.0.0.0", "--remote-allow-origins=*"), []string{}, false, false},
+		{"a macOS program alone", stdio("/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "--headless=new"), []string{}, false, false},
+	})
+}

@@ -88,7 +88,15 @@ func executablePath(s string) bool {
 			return false
 		}
 	}
-	return strings.ContainsAny(parts[len(parts)-1], `/\`) || strings.Contains(parts[len(parts)-1], ".")
+	return strings.ContainsAny(parts[len(parts)-1], `/\`) || strings.Contains(parts[len(parts)-1], ".") || macAppBinary(s)
+}
+
+// macAppBinary reports whether s is the program of a macOS application
+// bundle (/Applications/Google Chrome.app/Contents/MacOS/Google Chrome),
+// whose file name, like its folder's, may hold blanks.
+func macAppBinary(s string) bool {
+	_, name, ok := strings.Cut(s, ".app/Contents/MacOS/")
+	return ok && name != "" && !strings.ContainsAny(name, `/\`)
 }
 
 // cmdWord is a word of a cmd.exe command: its text without quotes and

