@@ -481,7 +481,9 @@ import (
 // command. 2026.12.146: a Chromium-based browser's DevTools port beyond
 // loopback or open to every origin is inbound_access; a macOS
 // application's program with a blank in its file name is one program.
-const Ruleset = "2026.12.146"
+// 2026.12.147: a token in a URL's path, query or leading labels leaves for
+// the URL's literal host; HTTPie's http and https are download tools.
+const Ruleset = "2026.12.147"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

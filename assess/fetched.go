@@ -33,6 +33,8 @@ var fetchValues = map[string]struct{ outputs, dirs map[string]bool }{
 	"aria2c": {set("-o", "--out"), set("-d", "--dir")},
 	"xh":     {set("-o", "--output"), nil},
 	"xhs":    {set("-o", "--output"), nil},
+	"http":   {set("-o", "--output"), nil}, // HTTPie, whose command line xh copies
+	"https":  {set("-o", "--output"), nil},
 }
 
 // fetchedBy records the file the download tool c writes: the value of its
@@ -115,7 +117,8 @@ func (a *auditor) fetchedBy(c invocation) (toStdout bool) {
 
 // streamsByDefault are the download tools that write what they download
 // to their standard output unless an option names a file.
-var streamsByDefault = set("curl", "curlie", "invoke-webrequest", "iwr", "invoke-restmethod", "irm", "xh", "xhs")
+var streamsByDefault = set("curl", "curlie", "invoke-webrequest", "iwr", "invoke-restmethod", "irm", "xh", "xhs",
+	"http", "https")
 
 // addFetched records that the file p holds what the download tool tool
 // downloaded, within maxFetched.
@@ -378,7 +381,7 @@ var (
 			"-I", "-X"),
 		"wget2":  set("-O", "-P", "-o", "-a", "-i", "-B", "-t", "-T", "-w", "-Q", "-e", "-U", "-l", "-A", "-R", "-D", "-I", "-X"),
 		"aria2c": set("-o", "-d", "-i", "-l", "-s", "-x", "-j", "-k", "-t", "-m", "-U"),
-		"xh":     xhShortValues, "xhs": xhShortValues,
+		"xh":     xhShortValues, "xhs": xhShortValues, "http": xhShortValues, "https": xhShortValues,
 	}
 	xhShortValues   = set("-o", "-a", "-A", "-p", "-P", "-s")
 	fetchLongValues = set("--user-agent", "--user", "--config", "--cookie", "--cookie-jar", "--max-time",

@@ -210,6 +210,32 @@ func xhURL(args []arg) int {
 	return -1
 }
 
+// httpie judges HTTPie's http and https: a download tool as xh is when a
+// URL follows its options and method (httpieURL); otherwise it is not
+// HTTPie's command line (ngrok http 8000, an image's `http` mode), and
+// nothing is judged.
+func (a *auditor) httpie(c invocation) cmdInfo {
+	args := c.args()
+	if i := xhURL(args); i < 0 || !httpieURL(args[i].text) {
+		return cmdInfo{name: c.name}
+	}
+	a.inferred.Network, a.inferred.Exec = true, true
+	return a.fetcher(c)
+}
+
+// httpieURL reports whether t reads as the URL of an HTTPie command line:
+// one with a scheme, :PORT/… on this machine, or a host with a dot
+// (example.com/x). A port alone (ngrok http 8000) or a word is not.
+func httpieURL(t string) bool {
+	t = strings.TrimSpace(t)
+	if strings.Contains(t, "://") || strings.HasPrefix(t, ":") {
+		return true
+	}
+	host, _, _ := strings.Cut(t, "/")
+	host, _, _ = strings.Cut(host, ":")
+	return strings.Contains(host, ".") || host == "localhost"
+}
+
 // fetcher judges a download tool: it fetches content when the server
 // starts, and what it fetches over plain http can be replaced on the way.
 func (a *auditor) fetcher(c invocation) cmdInfo {
@@ -228,7 +254,7 @@ func (a *auditor) fetcher(c invocation) cmdInfo {
 	others := fetchOtherValues[c.name]
 	args := c.args()
 	schemeless := -1
-	if c.name == "xh" {
+	if c.name == "xh" || c.name == "http" {
 		schemeless = xhURL(args)
 	}
 	for i := 0; i < len(args); i++ {
@@ -243,8 +269,9 @@ func (a *auditor) fetcher(c invocation) cmdInfo {
 		case strings.HasPrefix(t, "--url="), !strings.HasPrefix(t, "-"):
 			w := args[i]
 			if i == schemeless && !strings.Contains(t, "://") && !strings.HasPrefix(t, ":") {
-				// xh reads a URL without a scheme as http:// (:3000/x
-				// is this machine); xhs as https://.
+				// xh and HTTPie's http read a URL without a scheme as
+				// http:// (:3000/x is this machine); xhs and https as
+				// https://.
 				w.text = "http://" + t
 			}
 			a.plainFetch(w, c.name, "downloads content")
@@ -267,6 +294,8 @@ var (
 		"aria2c": set("--header", "--referer", "--all-proxy", "--http-proxy", "--https-proxy", "--ftp-proxy"),
 		"xh":     set("--proxy"),
 		"xhs":    set("--proxy"),
+		"http":   set("--proxy"),
+		"https":  set("--proxy"),
 		"curlie": set("-H", "--header", "-e", "--referer", "-x", "--proxy", "-d", "--data", "--data-raw",
 			"--data-binary", "-F", "--form"),
 	}
@@ -320,7 +349,7 @@ func fetchTrustOff(tool string, args []arg, i int) string {
 		if v, ok := strings.CutPrefix(t, "--check-certificate="); ok && falseWord(v) {
 			return t
 		}
-	case "xh", "xhs":
+	case "xh", "xhs", "http", "https":
 		v, ok := strings.CutPrefix(t, "--verify=")
 		if !ok && t == "--verify" && i+1 < len(args) && args[i+1].lit {
 			v, ok = args[i+1].text, true

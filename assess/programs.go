@@ -300,6 +300,9 @@ func init() {
 	shell := programRule{judge: (*auditor).shellProgram, exec: true, shell: posixShell}
 	foreignShell := programRule{judge: (*auditor).shellProgram, exec: true, shell: otherShell}
 	fetcher := programRule{judge: (*auditor).fetcher, net: true, exec: true, sendsWords: true}
+	// HTTPie's http and https are a fetcher when given a URL; a bare
+	// `http` is as often another program's word (a container's mode).
+	httpie := programRule{judge: (*auditor).httpie, sendsWords: true}
 	netTool := programRule{judge: (*auditor).netTool, net: true, sendsWords: true}
 	netExecTool := programRule{judge: (*auditor).netExec, net: true, sendsWords: true}
 	editor := programRule{judge: (*auditor).vim}
@@ -319,6 +322,7 @@ func init() {
 		"elvish": foreignShell, "xonsh": foreignShell,
 		// Download tools: what they fetch is not what was reviewed.
 		"curl": fetcher, "wget": fetcher, "aria2c": fetcher, "xh": fetcher, "xhs": fetcher,
+		"http": httpie, "https": httpie,
 		"invoke-webrequest": fetcher, "iwr": fetcher, "irm": fetcher, "invoke-restmethod": fetcher,
 		"start-bitstransfer": fetcher,
 		"wget2":              fetcher, "curlie": fetcher, "axel": fetcher, "lwp-download": fetcher, "lwp-request": fetcher,

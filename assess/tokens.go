@@ -213,7 +213,7 @@ func (t *tokenSource) ownHost(host string) bool {
 // the other senders (nc, socat, telnet, ssh) hand what they are given to a
 // raw connection, which no token's service reads.
 var httpClients = set("curl", "curlie", "wget", "wget2", "invoke-webrequest", "iwr", "invoke-restmethod", "irm",
-	"xh", "xhs")
+	"xh", "xhs", "http", "https")
 
 // tokenLeaves says where the token t goes when the client name sends it
 // with the words given: the first host among the URLs that is not t's
@@ -239,6 +239,14 @@ func tokenLeaves(t *tokenSource, name string, hosts []string) string {
 // no destination (a header, a referer, a proxy: fetchOtherValues).
 func urlHosts(name string, words []arg) []string {
 	var hosts []string
+	if name == "xh" || name == "xhs" || name == "http" || name == "https" {
+		// Their URL may come without a scheme (evil.example/x).
+		if i := xhURL(words); i >= 0 && words[i].lit && !strings.Contains(words[i].text, "://") {
+			if _, u, ok := wordURL("http://" + strings.TrimSpace(words[i].text)); ok && u.Hostname() != "" {
+				hosts = append(hosts, u.Hostname())
+			}
+		}
+	}
 	others := fetchOtherValues[name]
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -288,6 +296,13 @@ func (s *scan) tokenSent(name string, words []*syntax.Word) {
 			tok = s.heldToken(w)
 		}
 		lits[i].text, lits[i].lit = wordText(w)
+		if !lits[i].lit {
+			// https://evil.example/$(gh auth token): the URL's host is
+			// literal although the word is not.
+			if host := shapeHost(w); host != "" {
+				lits[i] = arg{text: "https://" + host + "/", lit: true}
+			}
+		}
 	}
 	if tok == nil {
 		return
@@ -296,3 +311,57 @@ func (s *scan) tokenSent(name string, words []*syntax.Word) {
 		s.a.exfil(s.path, "sends "+tok.what+" "+where+" in the command line of "+quoted(name))
 	}
 }
+
+// shapeMark stands for a part of a word whose value is not known.
+const shapeMark = "x0subst0x"
+
+// shapeHost returns the host of the URL a word makes when its parts whose
+// value is not known (a command substitution, a variable) are left out of
+// the host: https://evil.example/$(cmd) and https://$(cmd).evil.example/
+// both go to evil.example. It returns "" when the word is no URL or its
+// host is not known.
+func shapeHost(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(x.Value))
+		case *syntax.SglQuoted:
+			b.WriteString(sglText(x))
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(dqUnescape(l.Value))
+				} else {
+					b.WriteString(shapeMark)
+				}
+			}
+		default:
+			b.WriteString(shapeMark)
+		}
+		if b.Len() > maxURLShape {
+			return ""
+		}
+	}
+	shape := b.String()
+	if !strings.Contains(shape, "://") {
+		return ""
+	}
+	_, u, ok := wordURL(strings.TrimSpace(shape))
+	if !ok {
+		return ""
+	}
+	host := strings.ToLower(u.Hostname())
+	if i := strings.LastIndex(host, shapeMark); i >= 0 {
+		// A label made from the unknown part: the domain after it.
+		rest, ok := strings.CutPrefix(host[i+len(shapeMark):], ".")
+		if !ok || !strings.Contains(rest, ".") || strings.Contains(rest, shapeMark) {
+			return ""
+		}
+		host = rest
+	}
+	return host
+}
+
+// maxURLShape bounds the text shapeHost builds.
+const maxURLShape = 4096
