@@ -284,7 +284,7 @@ func litPrefix(w *syntax.Word) string {
 // parameter expansions; without it none is known.
 func wordLiteral(w *syntax.Word, param func(*syntax.ParamExp) (string, bool)) (string, bool) {
 	var b strings.Builder
-	expand := func(p syntax.WordPart) bool {
+	ok := writeWord(&b, w, func(p syntax.WordPart) bool {
 		pe, ok := p.(*syntax.ParamExp)
 		if !ok || param == nil {
 			return false
@@ -292,7 +292,15 @@ func wordLiteral(w *syntax.Word, param func(*syntax.ParamExp) (string, bool)) (s
 		v, ok := param(pe)
 		b.WriteString(v)
 		return ok
-	}
+	})
+	return b.String(), ok
+}
+
+// writeWord writes the text of a word's literal parts, quoted or not, to b
+// as the shell would read them, and hands every other part (a parameter, a
+// substitution) to other, which writes what it knows of it and says whether
+// to go on. It reports false when other stopped it.
+func writeWord(b *strings.Builder, w *syntax.Word, other func(syntax.WordPart) bool) bool {
 	for _, p := range w.Parts {
 		switch x := p.(type) {
 		case *syntax.Lit:
@@ -303,17 +311,17 @@ func wordLiteral(w *syntax.Word, param func(*syntax.ParamExp) (string, bool)) (s
 			for _, q := range x.Parts {
 				if l, ok := q.(*syntax.Lit); ok {
 					b.WriteString(dqUnescape(l.Value))
-				} else if !expand(q) {
-					return b.String(), false
+				} else if !other(q) {
+					return false
 				}
 			}
 		default:
-			if !expand(p) {
-				return b.String(), false
+			if !other(p) {
+				return false
 			}
 		}
 	}
-	return b.String(), true
+	return true
 }
 
 // dqUnescape drops the backslashes that escape a character inside double

@@ -322,26 +322,12 @@ const shapeMark = "x0subst0x"
 // host is not known.
 func shapeHost(w *syntax.Word) string {
 	var b strings.Builder
-	for _, p := range w.Parts {
-		switch x := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(unescape(x.Value))
-		case *syntax.SglQuoted:
-			b.WriteString(sglText(x))
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				if l, ok := q.(*syntax.Lit); ok {
-					b.WriteString(dqUnescape(l.Value))
-				} else {
-					b.WriteString(shapeMark)
-				}
-			}
-		default:
-			b.WriteString(shapeMark)
-		}
-		if b.Len() > maxURLShape {
-			return ""
-		}
+	writeWord(&b, w, func(syntax.WordPart) bool {
+		b.WriteString(shapeMark)
+		return b.Len() <= maxURLShape
+	})
+	if b.Len() > maxURLShape {
+		return ""
 	}
 	shape := b.String()
 	if !strings.Contains(shape, "://") {
