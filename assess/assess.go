@@ -483,7 +483,10 @@ import (
 // application's program with a blank in its file name is one program.
 // 2026.12.147: a token in a URL's path, query or leading labels leaves for
 // the URL's literal host; HTTPie's http and https are download tools.
-const Ruleset = "2026.12.147"
+// 2026.12.148: eget, ubi, dra and gh release download without a tag are
+// unpinned and what they write is a download; kubectl cp and oc cp copy
+// from another machine.
+const Ruleset = "2026.12.148"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -4801,3 +4801,45 @@ func TestAuditTokensInURLsAndHTTPie(t *testing.T) {
 			[]string{}, true, false},
 	})
 }
+
+// Release installers and pod copies (ruleset 2026.12.148): eget, ubi and
+// dra download the executable of a project's release. Without a tag they
+// take the newest release, which its owner can replace: unpinned; they
+// use the network; and the file they write, run later in the wiring, is
+// a download that runs (pipe_to_shell). gh release download without a tag
+// takes the newest release too. kubectl cp and oc cp copy a file or
+// folder out of a pod, which is whatever the cluster held when the server
+// started, as scp's copy is.
+func TestAuditReleaseInstallersAndPodCopies(t *testing.T) {
+	const pipe, shellExec, meta, unpinned = "danger pipe_to_shell mcp.args[1]", "danger shell_exec mcp.args[1]",
+		"warn shell_meta mcp.args[1]", "warn unpinned mcp.args[1]"
+	sh := func(script string) *addon.Manifest { return stdio("sh", "-c", script) }
+	runCases(t, []auditCase{
+		{"eget without a tag", stdio("eget", "acme/mcp-server"), []string{"warn unpinned mcp.args[0]"}, true, false},
+		{"eget of a github.com address", stdio("eget", "--to", "/tmp/srv", "https://github.com/acme/mcp-server"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"eget, then the file it wrote", sh("eget acme/mcp-server && ./mcp-server --stdio"), []string{pipe, shellExec, meta, unpinned}, true, true},
+		{"eget --to a file", sh("eget -t v1.2.0 acme/mcp-server --to /tmp/srv && /tmp/srv"), []string{pipe, shellExec, meta}, true, true},
+		{"eget --to a folder", sh("eget acme/mcp-server --to /usr/local/bin && /usr/local/bin/mcp-server"), []string{pipe, shellExec, meta, unpinned}, true, true},
+		{"eget of an archive's address", sh("eget https://example.com/dl/srv.tar.gz --to /opt/x/ && /opt/x/srv"), []string{pipe, shellExec, meta}, true, true},
+		{"ubi into ./bin", sh("ubi --project acme/mcp-server && ./bin/mcp-server"), []string{pipe, shellExec, meta, unpinned}, true, true},
+		{"ubi with --in and --exe", sh("ubi -p acme/mcp-server -t v1.0.0 -i /opt/b -e srv && /opt/b/srv"), []string{pipe, shellExec, meta}, true, true},
+		{"dra without a tag", stdio("dra", "download", "-a", "acme/mcp-server"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"dra -o, then the file", sh("dra download -a -o /tmp/srv acme/mcp-server && /tmp/srv"), []string{pipe, shellExec, meta, unpinned}, true, true},
+		{"dra's older order, unpacked", sh("dra acme/mcp-server download -t v2.0.0 --output /tmp/a.tgz && tar xzf /tmp/a.tgz -C /tmp/a && /tmp/a/srv"),
+			[]string{pipe, shellExec, meta}, true, true},
+		{"gh release download without a tag", stdio("gh", "release", "download", "-R", "acme/srv", "-p", "srv"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"kubectl cp of a file", sh("kubectl cp ns/pod:/srv /tmp/srv && /tmp/srv"), []string{pipe, shellExec, meta}, true, true},
+		{"kubectl cp of a folder", sh("kubectl -n ns cp pod:/opt/app /tmp/app -c main && /tmp/app/run.sh"), []string{pipe, shellExec, meta}, true, true},
+		{"oc cp", sh("oc cp pod:/srv ./srv && ./srv"), []string{pipe, shellExec, meta}, true, true},
+		// Look-alikes: tags and digests, a local archive, a subcommand
+		// that downloads nothing, a copy into a pod, and a Windows drive.
+		{"eget with a tag", stdio("eget", "acme/mcp-server", "--tag", "v1.2.0"), []string{}, true, false},
+		{"eget with a digest", stdio("eget", "acme/mcp-server", "--verify-sha256", strings.Repeat("ab", 32)), []string{}, true, false},
+		{"eget of a local archive", stdio("eget", "./srv.tar.gz"), []string{}, false, false},
+		{"ubi of an address", stdio("ubi", "--url", "https://example.com/srv.tar.gz", "--in", "/opt/b"), []string{}, true, false},
+		{"dra completion", stdio("dra", "completion", "bash"), []string{}, false, false},
+		{"gh release download of a tag", stdio("gh", "release", "download", "v1.0.0", "-R", "acme/srv"), []string{}, true, false},
+		{"kubectl cp into a pod", sh("kubectl cp /tmp/srv ns/pod:/srv && /tmp/srv"), []string{shellExec, meta}, true, true},
+		{"kubectl cp from a Windows drive", sh(`kubectl cp C:/x/srv /tmp/srv && /tmp/srv`), []string{shellExec, meta}, true, true},
+	})
+}

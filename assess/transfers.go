@@ -26,6 +26,9 @@ type copyTool struct {
 	// fileSubs are the subcommands whose destination is always a file
 	// (rclone copyto).
 	fileSubs map[string]bool
+	// asIs: the destination becomes the copy itself, a file or a folder
+	// as the source is (kubectl cp).
+	asIs bool
 }
 
 var (
@@ -55,6 +58,10 @@ var (
 			values: set("--include-pattern", "--exclude-pattern", "--include-path", "--exclude-path", "--log-level",
 				"--cap-mbps", "--block-size-mb", "--overwrite", "--from-to", "--trusted-microsoft-suffixes")},
 		"scp": {subs: [][]string{{}}, trees: set("-r"), remote: hostPath, values: scpValues},
+		// kubectl cp (oc cp, OpenShift's) copies a file or a folder of a
+		// pod's container to the destination named.
+		"kubectl": {subs: [][]string{{"cp"}}, remote: podPath, values: kubectlCpValues, asIs: true},
+		"oc":      {subs: [][]string{{"cp"}}, remote: podPath, values: kubectlCpValues, asIs: true},
 		"rsync": {subs: [][]string{{}}, remote: hostPath, values: set("-e", "--rsh", "-f", "--filter", "-T", "--temp-dir", "-B", "--block-size", "--port", "--password-file", "-M", "--remote-option", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "--rsync-path", "--chmod", "--chown", "--timeout", "--bwlimit", "--log-file", "--partial-dir", "--compare-dest", "--copy-dest", "--link-dest", "--backup-dir", "--suffix", "--max-size", "--min-size", "--max-delete", "--modify-window", "--info", "--debug", "--out-format", "--log-file-format", "--sockopts", "--address", "--protocol", "--iconv", "--checksum-choice", "--compress-choice", "--compress-level", "--skip-compress", "--usermap", "--groupmap", "--stop-after", "--stop-at", "--outbuf"),
 			// rsync copies a folder only when told to (-r, -a).
 			trees: set("-r", "--recursive", "-a", "--archive")},
@@ -78,6 +85,22 @@ func hostPath(s string) bool {
 	}
 	i := strings.IndexByte(s, ':')
 	if i <= 0 || strings.ContainsAny(s[:i], `/\`) {
+		return false
+	}
+	return !(i == 1 && len(s) > 2 && (s[2] == '\\' || s[2] == '/'))
+}
+
+// kubectlCpValues are the options of kubectl cp, its own and kubectl's,
+// that take a value.
+var kubectlCpValues = set("-c", "--container", "-n", "--namespace", "--retries", "--context", "--kubeconfig",
+	"--cluster", "--user", "--token", "-s", "--server", "--as", "--as-group", "--as-uid", "--request-timeout",
+	"--certificate-authority", "--client-certificate", "--client-key", "--tls-server-name", "--cache-dir", "-v")
+
+// podPath reports whether a kubectl cp operand is in a pod:
+// [namespace/]pod:path. A Windows drive (C:\x) is not.
+func podPath(s string) bool {
+	i := strings.IndexByte(s, ':')
+	if i <= 0 || strings.Count(s[:i], "/") > 1 || strings.ContainsAny(s[:i], `\`) {
 		return false
 	}
 	return !(i == 1 && len(s) > 2 && (s[2] == '\\' || s[2] == '/'))
@@ -148,6 +171,11 @@ func (a *auditor) remoteCopies(c invocation) {
 		if len(remote) == 0 {
 			return
 		}
+		if tool.asIs {
+			a.addCopied(dst.text, c.name, false)
+			a.addCopied(dst.text, c.name, true)
+			return
+		}
 		into := tree || len(srcs) > 1 || folderLike(dst.text)
 		if len(sub) > 0 && tool.fileSubs[sub[len(sub)-1]] {
 			into = false
@@ -205,6 +233,13 @@ func remoteBase(s string) string {
 // addCopied records that the file (or, with folder, the folder) p holds
 // what tool copied from another machine, within maxFetched.
 func (a *auditor) addCopied(p, tool string, folder bool) {
+	a.recordFetched(p, tool, folder, true)
+}
+
+// recordFetched records that the file (or, with folder, the folder) p
+// holds what tool fetched, copied from another machine or downloaded,
+// within maxFetched.
+func (a *auditor) recordFetched(p, tool string, folder, copied bool) {
 	p = cleanPath(p)
 	if folder && p == "" {
 		p = "."
@@ -213,8 +248,13 @@ func (a *auditor) addCopied(p, tool string, folder bool) {
 		return
 	}
 	a.inferred.Network = true
-	a.fetched = append(a.fetched, fetchedFile{path: a.fetchedPath(p), tool: tool, unpacked: folder, here: folder && p == ".", copied: true})
+	a.fetched = append(a.fetched, fetchedFile{path: a.fetchedPath(p), tool: tool, unpacked: folder, here: folder && p == ".", copied: copied})
 }
+
+// ghDownloadValues are the options of gh release download and gh run
+// download that take a value.
+var ghDownloadValues = set("-O", "--output", "-D", "--dir", "-p", "--pattern", "-A", "--archive", "-R", "--repo",
+	"-n", "--name")
 
 // ghDownloads records what gh release download and gh run download
 // write: the file of -O, the folder of -D, or in the working directory
@@ -223,8 +263,7 @@ func (a *auditor) addCopied(p, tool string, folder bool) {
 func (a *auditor) ghDownloads(c invocation) {
 	var out, dir string
 	var patterns []string
-	ops := operands(c.args(), set("-O", "--output", "-D", "--dir", "-p", "--pattern", "-A", "--archive", "-R", "--repo",
-		"-n", "--name"), true, func(flag string, w arg, val string) {
+	ops := operands(c.args(), ghDownloadValues, true, func(flag string, w arg, val string) {
 		if !w.lit {
 			return
 		}

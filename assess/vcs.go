@@ -188,6 +188,17 @@ func (a *auditor) gh(c invocation) cmdInfo {
 		if len(ops) > 0 && ops[0].lit && ops[0].text != "." && !commitSHA.MatchString(pin) {
 			a.add(CodeUnpinned, ops[0].path, "`gh extension install` installs an extension, a program gh runs, without a full commit (--pin <commit>), so what runs can change without notice")
 		}
+	case len(args) >= 2 && args[0].text == "release" && args[1].text == "download":
+		// Without a tag, gh takes the newest release.
+		repo := ""
+		ops := operands(args[2:], ghDownloadValues, true, func(flag string, w arg, val string) {
+			if (flag == "-R" || flag == "--repo") && w.lit {
+				repo = val
+			}
+		})
+		if len(ops) == 0 {
+			a.latestRelease(args[1], "gh release download", "downloads", repo, "tag")
+		}
 	}
 	return cmdInfo{name: c.name}
 }

@@ -495,6 +495,7 @@ func (a *auditor) kubectl(c invocation) cmdInfo {
 	}
 	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run" && args[0].text != "debug") {
 		info := cmdInfo{name: c.name}
+		a.remoteCopies(c)                              // kubectl cp
 		a.credentialFlow(c, sideJudges[c.name], &info) // kubectl config view --raw
 		return info
 	}
