@@ -4610,7 +4610,9 @@ func TestAuditCopiedThenRun(t *testing.T) {
 		{"sftp", sh("sftp host:/srv && ./srv"), want, true, true},
 		{"rsync", sh("rsync -avz -e 'ssh -p 22' host:/app/ /opt/app/ && /opt/app/run"), want, true, true},
 		{"gh release download", sh("gh release download v1.2.3 -R o/r -p srv-linux && chmod +x srv-linux && ./srv-linux"), want, true, true},
-		{"gh release download into a folder", sh("gh release download -R o/r -p '*.tar.gz' -D /opt/r && /opt/r/srv"), want, true, true},
+		// Without a tag, the newest release (ruleset 2026.12.148).
+		{"gh release download into a folder", sh("gh release download -R o/r -p '*.tar.gz' -D /opt/r && /opt/r/srv"),
+			[]string{run, shellExec, meta, "warn unpinned mcp.args[1]"}, true, true},
 		{"gh run download", sh("gh run download 123 -n dist -D /tmp/dist && /tmp/dist/srv"), want, true, true},
 		{"oras pull", sh("oras pull ghcr.io/o/r:1.0 && ./bin/srv"), want, true, true},
 		// Look-alikes: uploads, local copies, copies that are read as
