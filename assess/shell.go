@@ -468,6 +468,8 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 		if info.name != "" && programs[info.name].sendsWords {
 			s.wordsSent(info.name, c.Args[1:])
 			s.tokenSent(info.name, c.Args[1:])
+		} else if info.name != "" {
+			s.tokenInCredentials(info.name, c.Args[1:])
 		}
 		if (name == "echo" || name == "printf") && info.token == nil {
 			// echo "$(gh auth token)" | nc …: what echo prints holds

@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 
@@ -321,32 +322,76 @@ const shapeMark = "x0subst0x"
 // both go to evil.example. It returns "" when the word is no URL or its
 // host is not known.
 func shapeHost(w *syntax.Word) string {
+	_, host := shapeURL(w)
+	return host
+}
+
+// shapeURL returns the URL a word makes, with shapeMark where its value
+// is not known, and its host as shapeHost gives it; nil and "" when the
+// word is no URL.
+func shapeURL(w *syntax.Word) (*url.URL, string) {
 	var b strings.Builder
 	writeWord(&b, w, func(syntax.WordPart) bool {
 		b.WriteString(shapeMark)
 		return b.Len() <= maxURLShape
 	})
 	if b.Len() > maxURLShape {
-		return ""
+		return nil, ""
 	}
 	shape := b.String()
 	if !strings.Contains(shape, "://") {
-		return ""
+		return nil, ""
 	}
 	_, u, ok := wordURL(strings.TrimSpace(shape))
 	if !ok {
-		return ""
+		return nil, ""
 	}
 	host := strings.ToLower(u.Hostname())
 	if i := strings.LastIndex(host, shapeMark); i >= 0 {
 		// A label made from the unknown part: the domain after it.
 		rest, ok := strings.CutPrefix(host[i+len(shapeMark):], ".")
 		if !ok || !strings.Contains(rest, ".") || strings.Contains(rest, shapeMark) {
-			return ""
+			return u, ""
 		}
 		host = rest
 	}
-	return host
+	return u, host
+}
+
+// tokenInCredentials judges the words of a program that does not send
+// its command line as such (git clone, pip install git+https://…): a URL
+// whose user or password part holds a token gives the token to the URL's
+// host when the program connects, which is what that part is for; git
+// (also behind a git+https:// source) sends the URL's path to it as well. Unless the host is the token's
+// service, the token leaves with the user's account. A store item, whose
+// service is not known, is not judged.
+func (s *scan) tokenInCredentials(name string, words []*syntax.Word) {
+	for _, w := range words {
+		if _, lit := wordText(w); lit {
+			continue
+		}
+		u, host := shapeURL(w)
+		if u == nil || host == "" {
+			continue
+		}
+		// git sends a URL's path too, to the same host, also when another
+		// program hands it a git+https:// source.
+		inUser := u.User != nil && strings.Contains(u.User.String(), shapeMark)
+		viaGit := name == "git" || strings.Contains(litPrefix(w), "git+")
+		if !inUser && (!viaGit || !strings.Contains(u.EscapedPath()+"?"+u.RawQuery, shapeMark)) {
+			continue
+		}
+		tok := s.heldToken(w)
+		if tok == nil || tok.anyService || tok.ownHost(host) {
+			continue
+		}
+		where := "in the credentials of a URL of "
+		if !inUser {
+			where = "in a URL of "
+		}
+		s.a.exfil(s.path, "puts "+tok.what+" "+where+safeText(host, 80)+", which "+quoted(name)+" hands to that host")
+		return
+	}
 }
 
 // maxURLShape bounds the text shapeHost builds.
