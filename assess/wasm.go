@@ -158,6 +158,14 @@ var mixRunValues = set("-r", "--require", "-p", "--parallel-require", "--preload
 // script whose own arguments follow.
 func (a *auditor) mix(c invocation) cmdInfo {
 	args := c.args()
+	if len(args) > 0 {
+		switch args[0].text {
+		case "archive.install", "escript.install":
+			a.mixInstall(args[0], args[1:])
+		case "local.hex", "local.rebar":
+			a.inferred.Network = true
+		}
+	}
 	if len(args) == 0 || args[0].text != "run" {
 		return cmdInfo{name: c.name}
 	}

@@ -493,6 +493,9 @@ func (a *auditor) kubectl(c invocation) cmdInfo {
 		a.kubectlApply(args[0].text, args[1:])
 		return cmdInfo{name: c.name}
 	}
+	if len(args) > 0 && args[0].text == "krew" {
+		a.krew(args[1:])
+	}
 	if len(args) == 0 || (args[0].text != "exec" && args[0].text != "run" && args[0].text != "debug") {
 		info := cmdInfo{name: c.name}
 		a.remoteCopies(c)                              // kubectl cp
