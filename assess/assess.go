@@ -491,7 +491,9 @@ import (
 // 2026.12.150: mix archive.install and escript.install, kubectl krew
 // install and upgrade use the network and are unpinned without an exact
 // version, a full commit or a digest.
-const Ruleset = "2026.12.150"
+// 2026.12.151: Playwright's MCP server serving HTTP beyond loopback is
+// inbound_access.
+const Ruleset = "2026.12.151"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

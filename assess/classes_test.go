@@ -4903,3 +4903,26 @@ func TestAuditMixAndKrewInstalls(t *testing.T) {
 		{"krew list", stdio("kubectl", "krew", "list"), []string{}, true, false},
 	})
 }
+
+// Playwright's MCP server (ruleset 2026.12.151): given a port it serves
+// its browser tools over HTTP, on localhost unless --host or
+// PLAYWRIGHT_MCP_HOST names another address; beyond loopback whoever
+// reaches the machine drives the browser, with its profile's sessions.
+func TestAuditPlaywrightMCPAddress(t *testing.T) {
+	runCases(t, []auditCase{
+		{"every interface", stdio("npx", "-y", "@playwright/mcp@0.0.41", "--port", "8931", "--host", "0.0.0.0"),
+			[]string{"danger inbound_access mcp.args[5]"}, true, false},
+		{"every IPv6 interface, joined", stdio("npx", "-y", "@playwright/mcp@0.0.41", "--port=8931", "--host=::"),
+			[]string{"danger inbound_access mcp.args[3]"}, true, false},
+		{"its own command", stdio("mcp-server-playwright", "--headless", "--port", "8931", "--host", "192.168.1.5"),
+			[]string{"danger inbound_access mcp.args[4]"}, true, false},
+		{"the host from the environment", stdio("sh", "-c", "PLAYWRIGHT_MCP_HOST=0.0.0.0 exec npx -y @playwright/mcp@0.0.41 --port 8931"),
+			[]string{"danger inbound_access mcp.args[1]", "danger shell_exec mcp.args[1]"}, true, true},
+		// Look-alikes: no port (standard input and output), the default
+		// and loopback addresses, and a placeholder.
+		{"no port", stdio("npx", "-y", "@playwright/mcp@0.0.41", "--host", "0.0.0.0"), []string{}, true, false},
+		{"the default address", stdio("npx", "-y", "@playwright/mcp@0.0.41", "--port", "8931"), []string{}, true, false},
+		{"loopback", stdio("npx", "-y", "@playwright/mcp@0.0.41", "--port", "8931", "--host", "127.0.0.1"), []string{}, true, false},
+		{"a placeholder", stdio("npx", "-y", "@playwright/mcp@0.0.41", "--port", "8931", "--host", "<HOST>"), []string{}, true, false},
+	})
+}

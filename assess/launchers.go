@@ -133,6 +133,8 @@ var npmLaunchers = map[string]string{
 	// Python one by that name, mcp-proxy-js the npm one (npmBins).
 	"mcpo": "mcpo", "mcp-proxy": "mcp-proxy", "mcp-proxy-js": "mcp-proxy-js", "supergateway": "supergateway",
 	"mcp-inspector": "mcp-inspector", "smithery": "smithery",
+	// MCP servers whose address is judged (playwrightmcp.go).
+	"mcp-server-playwright": "mcp-server-playwright",
 	// Installers that write a server into AI clients' configurations
 	// (installers.go).
 	"install-mcp": "install-mcp", "mcp-get": "mcp-get", "add-mcp": "add-mcp", "composio-mcp": "composio-mcp",
@@ -144,7 +146,7 @@ var npmLaunchers = map[string]string{
 // npmBins name the command of an npm package whose name does not say it,
 // or says another ecosystem's: what runnerCommand is given for it.
 var npmBins = map[string]string{"@modelcontextprotocol/inspector": "mcp-inspector", "mcp-proxy": "mcp-proxy-js",
-	"@smithery/cli": "smithery", "@composio/mcp": "composio-mcp"}
+	"@smithery/cli": "smithery", "@composio/mcp": "composio-mcp", "@playwright/mcp": "mcp-server-playwright"}
 
 // parallelValues are GNU parallel's options that take a value.
 var parallelValues = set("-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-a", "--arg-file", "-d",

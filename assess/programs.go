@@ -343,14 +343,15 @@ func init() {
 		// Network tools that can hand their connection to a program.
 		"nc": netExecTool, "ncat": netExecTool, "netcat": netExecTool, "socat": netExecTool,
 		// Package runners: the package must be pinned.
-		"npx":          {judge: npmRunnerAs("npx"), net: true},
-		"supergateway": {judge: (*auditor).supergateway, net: true},
-		"smithery":     {judge: (*auditor).smithery, net: true},
-		"install-mcp":  {judge: (*auditor).installMCP, net: true},
-		"mcp-get":      {judge: (*auditor).mcpGet, net: true},
-		"add-mcp":      {judge: (*auditor).addMCP, net: true},
-		"composio-mcp": {judge: (*auditor).composioMCP, net: true},
-		"mcpm":         {judge: (*auditor).mcpm, net: true},
+		"npx":                   {judge: npmRunnerAs("npx"), net: true},
+		"supergateway":          {judge: (*auditor).supergateway, net: true},
+		"mcp-server-playwright": {judge: (*auditor).playwrightMCP},
+		"smithery":              {judge: (*auditor).smithery, net: true},
+		"install-mcp":           {judge: (*auditor).installMCP, net: true},
+		"mcp-get":               {judge: (*auditor).mcpGet, net: true},
+		"add-mcp":               {judge: (*auditor).addMCP, net: true},
+		"composio-mcp":          {judge: (*auditor).composioMCP, net: true},
+		"mcpm":                  {judge: (*auditor).mcpm, net: true},
 		// Builders of a package's sources (sourcebuild.go).
 		"mint": {judge: (*auditor).mint, net: true},
 		"dub":  {judge: (*auditor).dub, net: true},
