@@ -493,7 +493,9 @@ import (
 // version, a full commit or a digest.
 // 2026.12.151: Playwright's MCP server serving HTTP beyond loopback is
 // inbound_access.
-const Ruleset = "2026.12.151"
+// 2026.12.152: a file the wiring wrote a token into carries the token to
+// what uploads, feeds, copies or reads it out.
+const Ruleset = "2026.12.152"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -625,6 +627,9 @@ type auditor struct {
 	// staged holds the files the wiring wrote credentials into, with what
 	// they hold (exfil.go), in the order written.
 	staged []stagedFile
+	// tokenFiles holds the files the wiring wrote a token into, with
+	// the token's service (gh auth token > /tmp/t).
+	tokenFiles []tokenFile
 	// fetched holds the files download tools of the wiring wrote
 	// (fetched.go).
 	fetched []fetchedFile

@@ -101,6 +101,55 @@ func (a *auditor) stage(p, what string) {
 	}
 }
 
+// tokenFile is a file the wiring wrote a token into.
+type tokenFile struct {
+	path string
+	tok  *tokenSource
+}
+
+// stageToken records that the wiring wrote the token tok into the file p
+// (gh auth token > /tmp/t): what reads or sends the file later carries
+// the token, which may still go to its own service.
+func (a *auditor) stageToken(p string, tok *tokenSource) {
+	if p = cleanPath(p); p != "" && p != "-" && len(a.tokenFiles) < maxStaged {
+		a.tokenFiles = append(a.tokenFiles, tokenFile{p, tok})
+	}
+}
+
+// unstageToken forgets a token the wiring wrote into the file p, which
+// it has now written over.
+func (a *auditor) unstageToken(p string) {
+	p = cleanPath(p)
+	a.tokenFiles = slices.DeleteFunc(a.tokenFiles, func(f tokenFile) bool { return f.path == p })
+}
+
+// tokenAt returns the token the wiring wrote into the file p, or nil.
+func (a *auditor) tokenAt(p string) *tokenSource {
+	if len(a.tokenFiles) == 0 {
+		return nil
+	}
+	p = cleanPath(p)
+	for i := len(a.tokenFiles) - 1; i >= 0; i-- {
+		if a.tokenFiles[i].path == p {
+			return a.tokenFiles[i].tok
+		}
+	}
+	return nil
+}
+
+// tokenFileSent judges a client that sends the file p to the hosts given
+// (or, for a client that is not HTTP, down its connection): a token the
+// wiring wrote there leaves unless it goes to its own service.
+func (a *auditor) tokenFileSent(client, p string, hosts []string, w arg) {
+	tok := a.tokenAt(p)
+	if tok == nil {
+		return
+	}
+	if where := tokenLeaves(tok, client, hosts); where != "" {
+		a.exfil(w.path, "sends "+tok.what+", which the wiring wrote to "+safeText(cleanPath(p), 60)+", "+where+" with "+quoted(client))
+	}
+}
+
 // maxStaged bounds the staged files an audit keeps.
 const maxStaged = 32
 
@@ -151,6 +200,9 @@ func (a *auditor) readsOut(c invocation, info *cmdInfo) {
 				}
 				info.secrets = what
 				return
+			}
+			if tok := a.tokenAt(w.text); tok != nil && info.token == nil {
+				info.token = tok // cat /tmp/t, where the wiring wrote a token
 			}
 		}
 	}
@@ -476,6 +528,8 @@ func (a *auditor) curlSends(c invocation, info *cmdInfo) {
 		case file != "":
 			if what := a.credentialAt(file); what != "" {
 				a.exfil(w.path, "sends "+what+" off the machine with "+quoted(c.name))
+			} else {
+				a.tokenFileSent(c.name, file, info.to, w)
 			}
 		}
 	}
@@ -514,6 +568,8 @@ func (a *auditor) wgetSends(c invocation, info *cmdInfo) {
 		if w, ok := optValue(args, &i, val, joined); ok && w.lit {
 			if what := a.credentialAt(w.text); what != "" {
 				a.exfil(w.path, "sends "+what+" off the machine with "+quoted(c.name))
+			} else {
+				a.tokenFileSent(c.name, w.text, urlHosts(c.name, args), w)
 			}
 		}
 	}
@@ -540,6 +596,10 @@ func (a *auditor) copiesOut(c invocation, _ *cmdInfo) {
 		}
 		if what := a.credentialAt(w.text); what != "" {
 			a.exfil(w.path, "copies "+what+" to another host with "+quoted(c.name))
+			return
+		}
+		if tok := a.tokenAt(w.text); tok != nil {
+			a.exfil(w.path, "copies "+tok.what+", which the wiring wrote to "+safeText(cleanPath(w.text), 60)+", to another host with "+quoted(c.name))
 			return
 		}
 	}

@@ -977,8 +977,12 @@ func (s *scan) redirects(st *syntax.Stmt) {
 			}
 			if c, isCall := st.Cmd.(*syntax.CallExpr); ok && isCall && (r.N == nil || r.N.Value == "1") {
 				// cat ~/.aws/credentials > /tmp/x: the file holds them.
-				if what := s.call(c).secrets; what != "" {
-					s.a.stage(t, what)
+				if info := s.call(c); info.secrets != "" {
+					s.a.stage(t, info.secrets)
+				} else if info.token != nil {
+					s.a.stageToken(t, info.token) // gh auth token > /tmp/t
+				} else if r.Op == syntax.RdrOut || r.Op == syntax.RdrClob || r.Op == syntax.RdrAll {
+					s.a.unstageToken(t) // written over
 				}
 			}
 		case syntax.RdrIn, syntax.WordHdoc, syntax.Hdoc, syntax.DashHdoc:
@@ -991,6 +995,11 @@ func (s *scan) redirects(st *syntax.Stmt) {
 				if t, ok := s.wordValue(r.Word); ok {
 					if what := s.a.credentialAt(t); what != "" {
 						s.a.exfil(s.path, "feeds "+what+" to "+quoted(info.name)+", a client that sends its input off the machine")
+					} else if tok := s.a.tokenAt(t); tok != nil {
+						if where := tokenLeaves(tok, info.name, info.to); where != "" {
+							s.a.exfil(s.path, "feeds "+tok.what+", which the wiring wrote to "+safeText(cleanPath(t), 60)+
+								", to "+quoted(info.name)+", which sends it "+where)
+						}
 					}
 				}
 			}
