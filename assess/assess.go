@@ -495,7 +495,9 @@ import (
 // inbound_access.
 // 2026.12.152: a file the wiring wrote a token into carries the token to
 // what uploads, feeds, copies or reads it out.
-const Ruleset = "2026.12.152"
+// 2026.12.153: downloaded text held in a variable or behind a descriptor
+// opened on a connection, then run, is pipe_to_shell.
+const Ruleset = "2026.12.153"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

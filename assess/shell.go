@@ -47,6 +47,12 @@ type scan struct {
 	// input is the stage before.
 	stdin  string
 	inPipe map[*syntax.Stmt]bool
+	// heldVars are the variables whose value holds downloaded or decoded
+	// text (heldFetched, heldDecoded); netFDs the file descriptors the
+	// script opened on a network path, with that path's kind
+	// (heldtext.go).
+	heldVars map[string]uint8
+	netFDs   map[string]string
 }
 
 // script parses src and judges it. It returns what the script does as a
@@ -414,9 +420,11 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 			// The text runs in this shell: it reads and sets the
 			// script's own variables.
 			sc := &scan{a: a, path: s.path, depth: s.depth + 1, params: s.params,
-				vars: s.vars, overlong: s.overlong, exported: s.exported, expanded: s.expanded, braced: s.braced}
+				vars: s.vars, overlong: s.overlong, exported: s.exported, expanded: s.expanded, braced: s.braced,
+				heldVars: s.heldVars, netFDs: s.netFDs}
 			sc.script(w.text)
 			s.vars, s.overlong, s.exported, s.expanded, s.braced = sc.vars, sc.overlong, sc.exported, sc.expanded, sc.braced
+			s.heldVars, s.netFDs = sc.heldVars, sc.netFDs
 			s.params = sc.params
 		} else {
 			f, d := false, false
@@ -424,12 +432,18 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 				wf, wd := s.substs(w)
 				f, d = f || wf, d || wd
 			}
-			s.execsText(f, d, "evaluates the output of a command substitution")
+			s.execsText(f, d, "evaluates the output of a command substitution, or a variable that holds it")
 		}
 	case name == "source" || name == ".":
 		if len(args) > 1 {
 			if f, d := s.substs(args[1]); f || d {
 				s.execsText(f, d, "sources the output of a command")
+			}
+		}
+		if len(argv) > 1 {
+			if dev := s.fdScript(argv[1]); dev != "" {
+				s.a.add(CodePipeToShell, s.path, "sources what a network connection sends ("+dev+
+					", through a file descriptor the script opened), so whoever is at the other end runs commands")
 			}
 		}
 		if len(argv) > 1 && argv[1].lit && stdinFile[argv[1].text] {
@@ -456,6 +470,12 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 			a.shellEnv = s.childEnv(c.Assigns)
 		}
 		info = a.command(argv, s.depth+1, ctxNested)
+		if isPOSIXShell(name) && len(s.netFDs) > 0 {
+			if _, file, _ := shellArgs(argv[1:]); file != nil && s.fdScript(*file) != "" {
+				a.add(CodePipeToShell, s.path, "runs through "+quoted(name)+" what a network connection sends ("+
+					s.fdScript(*file)+", through a file descriptor the script opened), so whoever is at the other end runs commands")
+			}
+		}
 		if info.runsArg || info.stdinScript || isPOSIXShell(name) {
 			// sh -c "$(curl …)", bash <(curl …), python <(…)
 			f, d := false, false
@@ -588,6 +608,17 @@ func (s *scan) substs(w *syntax.Word) (fetches, decodes bool) {
 		fetches, decodes = fetches || f, decodes || d
 		return false
 	})
+	if len(s.heldVars) > 0 {
+		// eval "$X" after X=$(curl …): the variable holds that output.
+		syntax.Walk(w, func(n syntax.Node) bool {
+			if pe, ok := n.(*syntax.ParamExp); ok {
+				f, d := s.heldIn(pe)
+				fetches, decodes = fetches || f, decodes || d
+			}
+			_, sub := n.(*syntax.CmdSubst)
+			return !sub
+		})
+	}
 	return
 }
 
@@ -781,6 +812,10 @@ func procOut(w *syntax.Word) *syntax.ProcSubst {
 func (s *scan) compound(st *syntax.Stmt) cmdInfo {
 	var info cmdInfo
 	stdinCalls(st, 0, func(c *syntax.CallExpr) {
+		if name := s.readsInto(c); name != "" && s.a.fedBy != "" {
+			// curl … | while read L; do eval "$L"; done
+			s.holdText(name, heldFetched, false)
+		}
 		if name := s.readsInto(c); name != "" && s.a.listedIn != "" && len(s.a.listedIn) <= maxVarBytes {
 			if s.vars == nil {
 				s.vars = map[string]string{}
@@ -931,6 +966,12 @@ func (a *auditor) pipeInto(stages []cmdInfo, path string) {
 // network paths (/dev/tcp/HOST/PORT), which open a connection: a shell
 // connected to one runs what the other end sends.
 func (s *scan) redirects(st *syntax.Stmt) {
+	if len(st.Redirs) > 0 {
+		s.opensNetFD(st)
+		if dev, viaFD := s.netInput(st); dev != "" {
+			s.netFed(st, dev, viaFD)
+		}
+	}
 	for _, r := range st.Redirs {
 		if dev := netDevice(r.Word); dev != "" {
 			s.a.inferred.Network = true

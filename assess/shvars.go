@@ -57,8 +57,12 @@ func (s *scan) setVar(x *syntax.Assign) {
 	if !x.Append {
 		delete(s.tokenVars, name)
 	}
+	if !x.Append {
+		delete(s.heldVars, name)
+	}
 	switch {
 	case !ok:
+		s.assignHeld(name, x.Value, x.Append)
 		s.heldBy(name, x.Value)
 		if !x.Append {
 			s.tokenHeldBy(name, x.Value)

@@ -1,0 +1,173 @@
+package assess
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Downloaded text held before it runs. A script can keep what a download
+// tool or a network connection gave it in a variable (X=$(curl …), read L
+// < /dev/tcp/HOST/PORT, curl … | while read L; …) or behind a file
+// descriptor it opened on a connection (exec 3<>/dev/tcp/HOST/PORT), and
+// run it later: eval "$X", sh -c "$X", sh <&3, source /dev/fd/3. Each is
+// the download-and-run it spells out in one step (eval "$(curl …)",
+// sh < /dev/tcp/…), so each is reported as that is.
+
+// Bits of scan.heldVars: what a variable's value was made from.
+const (
+	heldFetched uint8 = 1 << iota // downloaded, or read from a connection
+	heldDecoded                   // decoded from an encoding
+)
+
+// holdText records what the value of variable name was made from (bits
+// of heldVars), or forgets it for 0; with appended, what it held stays.
+func (s *scan) holdText(name string, bits uint8, appended bool) {
+	if !appended {
+		delete(s.heldVars, name)
+	}
+	if bits == 0 {
+		return
+	}
+	if s.heldVars == nil {
+		s.heldVars = map[string]uint8{}
+	}
+	s.heldVars[name] |= bits
+}
+
+// heldIn reports whether the variables w expands hold downloaded or
+// decoded text.
+func (s *scan) heldIn(pe *syntax.ParamExp) (fetched, decoded bool) {
+	if pe == nil || pe.Param == nil || len(s.heldVars) == 0 {
+		return false, false
+	}
+	bits := s.heldVars[pe.Param.Value]
+	return bits&heldFetched != 0, bits&heldDecoded != 0
+}
+
+// assignHeld records what an assignment's value holds: the output of a
+// download or a decoder (X=$(curl …)), or another variable that holds it.
+func (s *scan) assignHeld(name string, v *syntax.Word, appended bool) {
+	var bits uint8
+	if v != nil {
+		f, d := s.substs(v)
+		if f {
+			bits |= heldFetched
+		}
+		if d {
+			bits |= heldDecoded
+		}
+	}
+	s.holdText(name, bits, appended)
+}
+
+// netFD returns the network path the script opened file descriptor fd on
+// (exec 3<>/dev/tcp/HOST/PORT), as netDevice names it, or "".
+func (s *scan) netFD(fd string) string {
+	return s.netFDs[fd]
+}
+
+// opensNetFD records the descriptors an exec without a command opens on a
+// network path (exec 3<>/dev/tcp/HOST/PORT, exec 5</dev/udp/…), and
+// forgets those it opens on anything else or closes (exec 3<&-).
+func (s *scan) opensNetFD(st *syntax.Stmt) {
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) != 1 {
+		return
+	}
+	if t, ok := wordText(c.Args[0]); !ok || t != "exec" {
+		return
+	}
+	for _, r := range st.Redirs {
+		if r.N == nil || r.N.Value == "0" || r.N.Value == "1" || r.N.Value == "2" {
+			continue
+		}
+		fd := r.N.Value
+		delete(s.netFDs, fd)
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut:
+			if dev := netDevice(r.Word); dev != "" {
+				if s.netFDs == nil {
+					s.netFDs = map[string]string{}
+				}
+				s.netFDs[fd] = dev
+			}
+		case syntax.DplIn, syntax.DplOut:
+			if t, ok := wordText(r.Word); ok && s.netFD(t) != "" {
+				if s.netFDs == nil {
+					s.netFDs = map[string]string{}
+				}
+				s.netFDs[fd] = s.netFD(t) // exec 4<&3
+			}
+		}
+	}
+}
+
+// netInput returns the network path a statement's standard input comes
+// from: a redirection from one (< /dev/tcp/HOST/PORT), or, with viaFD,
+// from a descriptor the script opened on one (<&3, 0<&3, < /dev/fd/3);
+// "" for none.
+func (s *scan) netInput(st *syntax.Stmt) (dev string, viaFD bool) {
+	for _, r := range st.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut:
+			if dev := netDevice(r.Word); dev != "" {
+				return dev, false
+			}
+			if t, ok := wordText(r.Word); ok {
+				if fd, ok := strings.CutPrefix(t, "/dev/fd/"); ok && s.netFD(fd) != "" {
+					return s.netFD(fd), true
+				}
+			}
+		case syntax.DplIn:
+			if t, ok := wordText(r.Word); ok && s.netFD(t) != "" {
+				return s.netFD(t), true
+			}
+		}
+	}
+	return "", false
+}
+
+// netFed judges a statement whose standard input is a network connection
+// (netInput): a shell or interpreter reading it runs what the other end
+// sends, and read gives the variables it sets that text, in the statement
+// itself (read L < /dev/tcp/…) or in the loop or block it is part of
+// (while read L; do …; done <&3).
+func (s *scan) netFed(st *syntax.Stmt, dev string, viaFD bool) {
+	s.a.inferred.Network = true
+	if c, ok := st.Cmd.(*syntax.CallExpr); ok && viaFD {
+		// A redirection straight from a network path is judged with
+		// the statement's other redirections (redirects).
+		if info := s.call(c); info.stdinScript {
+			s.a.add(CodePipeToShell, s.path, "connects "+quoted(info.name)+" to a network connection ("+
+				dev+", through a file descriptor the script opened), so whoever is at the other end runs commands")
+		}
+	}
+	s.readsFrom(&syntax.Stmt{Cmd: st.Cmd}, heldFetched)
+}
+
+// readsFrom gives the variables that read sets among the commands reading
+// st's standard input what that input holds (bits).
+func (s *scan) readsFrom(st *syntax.Stmt, bits uint8) {
+	stdinCalls(st, 0, func(c *syntax.CallExpr) {
+		if name := s.readsInto(c); name != "" {
+			s.holdText(name, bits, false)
+		}
+	})
+}
+
+// fdScript reports the network path of a script named /dev/fd/N where
+// the script opened N on one, or "".
+func (s *scan) fdScript(w arg) string {
+	if !w.lit {
+		return ""
+	}
+	fd, ok := strings.CutPrefix(w.text, "/dev/fd/")
+	if !ok {
+		return ""
+	}
+	return s.netFD(fd)
+}
