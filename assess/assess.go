@@ -497,7 +497,9 @@ import (
 // what uploads, feeds, copies or reads it out.
 // 2026.12.153: downloaded text held in a variable or behind a descriptor
 // opened on a connection, then run, is pipe_to_shell.
-const Ruleset = "2026.12.153"
+// 2026.12.154: the files tee writes hold the credentials or the token the
+// stages before it wrote out.
+const Ruleset = "2026.12.154"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

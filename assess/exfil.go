@@ -116,6 +116,29 @@ func (a *auditor) stageToken(p string, tok *tokenSource) {
 	}
 }
 
+// teeHolds records that the files tee writes (cat ~/.ssh/id_rsa | tee
+// /tmp/k) hold the credentials or the token the stages before it wrote
+// out (prev), as a redirection of their output would (redirects).
+func (s *scan) teeHolds(c *syntax.CallExpr, prev cmdInfo) {
+	if prev.secrets == "" && prev.token == nil {
+		return
+	}
+	for _, w := range c.Args[1:] {
+		if procOut(w) != nil {
+			continue
+		}
+		t, ok := s.wordValue(w)
+		if !ok || t == "" || t[0] == '-' {
+			continue
+		}
+		if prev.secrets != "" {
+			s.a.stage(t, prev.secrets)
+		} else {
+			s.a.stageToken(t, prev.token)
+		}
+	}
+}
+
 // unstageToken forgets a token the wiring wrote into the file p, which
 // it has now written over.
 func (a *auditor) unstageToken(p string) {

@@ -661,7 +661,8 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 	flatten(b.X)
 	flatten(b.Y)
 	infos := make([]cmdInfo, len(stages))
-	fed := "" // the download tool whose download reaches this stage
+	fed := ""           // the download tool whose download reaches this stage
+	var carried cmdInfo // the credentials and token earlier stages wrote out
 	for i, st := range stages {
 		if i > 0 {
 			fed = cmp.Or(fed, infos[i-1].streams)
@@ -693,6 +694,18 @@ func (s *scan) pipeline(b *syntax.BinaryCmd) {
 			// After compound, which judges the commands that read the
 			// stage's input first, with what a read among them sets.
 			infos[i].fetches, infos[i].decodes = s.stmtsDo([]*syntax.Stmt{st})
+		}
+		if c, ok := st.Cmd.(*syntax.CallExpr); ok && infos[i].name == "tee" && i > 0 {
+			s.teeHolds(c, carried)
+		}
+		// What earlier stages wrote out flows on through later ones, as
+		// pipeInto reads it.
+		carried.secrets = cmp.Or(infos[i].secrets, carried.secrets)
+		if infos[i].token != nil {
+			carried.token = infos[i].token
+		}
+		if infos[i].sends {
+			carried = cmdInfo{} // what a client writes out is its answer
 		}
 		if c, ok := st.Cmd.(*syntax.CallExpr); ok && infos[i].name == "tee" {
 			// tee >(sh): what tee reads goes to the commands of the
