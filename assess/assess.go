@@ -499,7 +499,8 @@ import (
 // opened on a connection, then run, is pipe_to_shell.
 // 2026.12.154: the files tee writes hold the credentials or the token the
 // stages before it wrote out.
-const Ruleset = "2026.12.154"
+// 2026.12.155: curl -H @FILE and -H @- send the file or the input.
+const Ruleset = "2026.12.155"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -534,7 +534,8 @@ func (a *auditor) curlSends(c invocation, info *cmdInfo) {
 			}
 		}
 		data, upload := curlDataOptions[flag], curlUploads[flag]
-		if !data && !upload {
+		header := flag == "-H" || flag == "--header" || flag == "--proxy-header"
+		if !data && !upload && !header {
 			continue
 		}
 		w, ok := optValue(args, &i, val, joined)
@@ -542,8 +543,15 @@ func (a *auditor) curlSends(c invocation, info *cmdInfo) {
 			continue
 		}
 		file := w.text
-		if data {
+		switch {
+		case data:
 			file = curlDataFile(flag, w.text)
+		case header:
+			// -H @FILE: the headers are the lines of FILE (@- the input).
+			file = ""
+			if f, ok := strings.CutPrefix(w.text, "@"); ok {
+				file = f
+			}
 		}
 		switch {
 		case file == "-":
