@@ -500,7 +500,10 @@ import (
 // 2026.12.154: the files tee writes hold the credentials or the token the
 // stages before it wrote out.
 // 2026.12.155: curl -H @FILE and -H @- send the file or the input.
-const Ruleset = "2026.12.155"
+// 2026.12.156: a function whose body downloads, arrays, mapfile and
+// readarray, read from a process substitution and printf -v hold
+// downloaded text as a variable does.
+const Ruleset = "2026.12.156"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

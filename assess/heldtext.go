@@ -171,3 +171,176 @@ func (s *scan) fdScript(w arg) string {
 	}
 	return s.netFD(fd)
 }
+
+// arrayHeld records what the elements of an array assignment hold
+// (L=($(curl …)), L+=("$X")): the array holds downloaded or decoded text
+// when an element does.
+func (s *scan) arrayHeld(x *syntax.Assign) {
+	var bits uint8
+	for _, e := range x.Array.Elems {
+		if e.Value == nil {
+			continue
+		}
+		f, d := s.substs(e.Value)
+		if f {
+			bits |= heldFetched
+		}
+		if d {
+			bits |= heldDecoded
+		}
+	}
+	s.holdText(x.Name.Value, bits, x.Append)
+}
+
+// mapfileValues are the options of mapfile (readarray) that take a value.
+var mapfileValues = set("-d", "-n", "-O", "-s", "-u", "-C", "-c")
+
+// arrayRead returns the array mapfile or readarray c fills: its operand,
+// or MAPFILE.
+func arrayRead(c *syntax.CallExpr) string {
+	args := make([]arg, 0, len(c.Args)-1)
+	for _, w := range c.Args[1:] {
+		t, ok := wordText(w)
+		args = append(args, arg{text: t, lit: ok})
+	}
+	ops := operands(args, mapfileValues, true, nil)
+	if len(ops) == 0 {
+		return "MAPFILE"
+	}
+	if !ops[0].lit || !syntax.ValidName(ops[0].text) {
+		return ""
+	}
+	return ops[0].text
+}
+
+// substFed gives the variables read, mapfile or readarray set what the
+// statement's input holds when that input is a process substitution or a
+// here-string made from a download or a decoder (mapfile -t L < <(curl
+// …), read X <<< "$(curl …)").
+func (s *scan) substFed(st *syntax.Stmt) {
+	for _, r := range st.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		if r.Op != syntax.RdrIn && r.Op != syntax.WordHdoc {
+			continue
+		}
+		if r.Op == syntax.RdrIn && (len(r.Word.Parts) != 1 || !isProcIn(r.Word.Parts[0])) {
+			continue
+		}
+		var bits uint8
+		f, d := s.substs(r.Word)
+		if f {
+			bits |= heldFetched
+		}
+		if d {
+			bits |= heldDecoded
+		}
+		if bits != 0 {
+			s.readsFrom(&syntax.Stmt{Cmd: st.Cmd}, bits)
+		}
+	}
+}
+
+// isProcIn reports whether p is a process substitution commands read
+// from, <(…).
+func isProcIn(p syntax.WordPart) bool {
+	ps, ok := p.(*syntax.ProcSubst)
+	return ok && ps.Op == syntax.CmdIn
+}
+
+// defineFunc records a function the script defines, so that what calling
+// it does in a substitution is known (f() { curl …; }; eval "$(f)").
+func (s *scan) defineFunc(x *syntax.FuncDecl) {
+	if x.Name == nil || x.Body == nil {
+		return
+	}
+	if s.funcs == nil {
+		s.funcs = map[string]*syntax.Stmt{}
+	}
+	if len(s.funcs) < maxFuncs || s.funcs[x.Name.Value] != nil {
+		s.funcs[x.Name.Value] = x.Body
+		delete(s.funcBits, x.Name.Value)
+	}
+}
+
+// maxFuncs bounds the functions a scan keeps.
+const maxFuncs = 64
+
+// funcDoes reports whether c calls a function of the script whose body
+// downloads or decodes; a function already being read (one calling
+// itself) is not read again.
+func (s *scan) funcDoes(c *syntax.CallExpr) (fetches, decodes bool) {
+	if len(s.funcs) == 0 || len(c.Args) == 0 {
+		return false, false
+	}
+	name, ok := wordText(c.Args[0])
+	if !ok {
+		return false, false
+	}
+	body := s.funcs[name]
+	if body == nil {
+		return false, false
+	}
+	if s.inFunc[name] {
+		s.funcCut = true // what this call does is read where it started
+		return false, false
+	}
+	if bits, done := s.funcBits[name]; done {
+		return bits&heldFetched != 0, bits&heldDecoded != 0
+	}
+	if s.inFunc == nil {
+		s.inFunc = map[string]bool{}
+	}
+	s.inFunc[name] = true
+	outer := s.funcCut
+	s.funcCut = false
+	fetches, decodes = s.stmtsDo([]*syntax.Stmt{body})
+	delete(s.inFunc, name)
+	cut := s.funcCut
+	s.funcCut = outer || cut
+	var bits uint8
+	if fetches {
+		bits |= heldFetched
+	}
+	if decodes {
+		bits |= heldDecoded
+	}
+	if cut {
+		// A call back into a function still being read was left out:
+		// the result holds for this reading only.
+		return fetches, decodes
+	}
+	if s.funcBits == nil {
+		s.funcBits = map[string]uint8{}
+	}
+	s.funcBits[name] = bits // read once: the body says the same each time
+	return fetches, decodes
+}
+
+// printfInto records what printf -v NAME FORMAT ARGS… puts in NAME: the
+// text of its format and arguments, downloaded or decoded when a
+// substitution or a held variable among them is.
+func (s *scan) printfInto(args []*syntax.Word) {
+	if len(args) < 3 {
+		return
+	}
+	if t, ok := wordText(args[1]); !ok || t != "-v" {
+		return
+	}
+	name, ok := wordText(args[2])
+	if !ok || !syntax.ValidName(name) {
+		return
+	}
+	var bits uint8
+	for _, w := range args[3:] {
+		f, d := s.substs(w)
+		if f {
+			bits |= heldFetched
+		}
+		if d {
+			bits |= heldDecoded
+		}
+	}
+	s.holdText(name, bits, false)
+}

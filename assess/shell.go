@@ -53,6 +53,13 @@ type scan struct {
 	// (heldtext.go).
 	heldVars map[string]uint8
 	netFDs   map[string]string
+	// funcs are the functions the script defined, by name, inFunc those
+	// whose bodies stmtsDo is reading now, and funcBits what each body
+	// was found to do (heldtext.go).
+	funcs    map[string]*syntax.Stmt
+	inFunc   map[string]bool
+	funcBits map[string]uint8
+	funcCut  bool // a call back into a function being read was left out
 }
 
 // script parses src and judges it. It returns what the script does as a
@@ -216,6 +223,8 @@ func (s *scan) walk(root syntax.Node) {
 			s.redirects(x)
 		case *syntax.WordIter:
 			s.loopOver(x)
+		case *syntax.FuncDecl:
+			s.defineFunc(x)
 		}
 		return true
 	})
@@ -491,6 +500,9 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 		} else if info.name != "" {
 			s.tokenInCredentials(info.name, c.Args[1:])
 		}
+		if name == "printf" {
+			s.printfInto(c.Args)
+		}
 		if (name == "echo" || name == "printf") && info.token == nil {
 			// echo "$(gh auth token)" | nc …: what echo prints holds
 			// the token or store item a substitution or variable in
@@ -635,6 +647,9 @@ func (s *scan) stmtsDo(stmts []*syntax.Stmt) (fetches, decodes bool) {
 				info := s.call(c)
 				fetches = fetches || info.fetches
 				decodes = decodes || info.decodes
+				if f, d := s.funcDoes(c); f || d {
+					fetches, decodes = fetches || f, decodes || d
+				}
 			}
 			return true
 		})
@@ -867,6 +882,12 @@ func mergeReaders(into, got cmdInfo) cmdInfo {
 // readsInto returns the variable a `read [options] NAME` command sets
 // (the last one it names), or "".
 func (s *scan) readsInto(c *syntax.CallExpr) string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	if t, ok := wordText(c.Args[0]); ok && (t == "mapfile" || t == "readarray") {
+		return arrayRead(c)
+	}
 	if len(c.Args) < 2 {
 		return ""
 	}
@@ -984,6 +1005,7 @@ func (s *scan) redirects(st *syntax.Stmt) {
 		if dev, viaFD := s.netInput(st); dev != "" {
 			s.netFed(st, dev, viaFD)
 		}
+		s.substFed(st)
 	}
 	for _, r := range st.Redirs {
 		if dev := netDevice(r.Word); dev != "" {

@@ -34,6 +34,9 @@ const (
 // setVar records the value a script gives a variable; an assignment whose
 // value is not known, or too long, forgets it.
 func (s *scan) setVar(x *syntax.Assign) {
+	if x.Name != nil && !x.Naked && x.Array != nil {
+		s.arrayHeld(x) // L=($(curl …))
+	}
 	if x.Name == nil || x.Naked || x.Index != nil || x.Array != nil {
 		return
 	}
