@@ -503,7 +503,9 @@ import (
 // 2026.12.156: a function whose body downloads, arrays, mapfile and
 // readarray, read from a process substitution and printf -v hold
 // downloaded text as a variable does.
-const Ruleset = "2026.12.156"
+// 2026.12.157: a download moved, copied, installed or linked elsewhere
+// is still a download; a shell whose input is one runs it.
+const Ruleset = "2026.12.157"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -361,6 +361,9 @@ var psValueParams = set("-encoding", "-value", "-width", "-stream", "-filter", "
 // archive into.
 func (a *auditor) writesFetched(c invocation) {
 	a.remoteCopies(c)
+	if len(a.fetched) > 0 {
+		a.relocatesFetched(c)
+	}
 	if len(a.fetched) > 0 || a.fedBy != "" {
 		a.unpacksFetched(c)
 	}

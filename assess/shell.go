@@ -1082,6 +1082,12 @@ func (s *scan) redirects(st *syntax.Stmt) {
 			if !info.stdinScript {
 				continue
 			}
+			if r.Op == syntax.RdrIn && (r.N == nil || r.N.Value == "0") {
+				// sh < /tmp/a after curl -o /tmp/a URL
+				if t, ok := s.wordValue(r.Word); ok {
+					s.a.feedsFetched(t, info.name, s.path)
+				}
+			}
 			w := r.Word
 			if r.Hdoc != nil {
 				w = r.Hdoc
