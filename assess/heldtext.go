@@ -45,12 +45,15 @@ func (s *scan) heldIn(pe *syntax.ParamExp) (fetched, decoded bool) {
 	return bits&heldFetched != 0, bits&heldDecoded != 0
 }
 
-// assignHeld records what an assignment's value holds: the output of a
-// download or a decoder (X=$(curl …)), or another variable that holds it.
-func (s *scan) assignHeld(name string, v *syntax.Word, appended bool) {
+// heldBits says what the substitutions and held variables of the words ws
+// make of their text: downloaded (heldFetched), decoded (heldDecoded).
+func (s *scan) heldBits(ws ...*syntax.Word) uint8 {
 	var bits uint8
-	if v != nil {
-		f, d := s.substs(v)
+	for _, w := range ws {
+		if w == nil {
+			continue
+		}
+		f, d := s.substs(w)
 		if f {
 			bits |= heldFetched
 		}
@@ -58,7 +61,13 @@ func (s *scan) assignHeld(name string, v *syntax.Word, appended bool) {
 			bits |= heldDecoded
 		}
 	}
-	s.holdText(name, bits, appended)
+	return bits
+}
+
+// assignHeld records what an assignment's value holds: the output of a
+// download or a decoder (X=$(curl …)), or another variable that holds it.
+func (s *scan) assignHeld(name string, v *syntax.Word, appended bool) {
+	s.holdText(name, s.heldBits(v), appended)
 }
 
 // netFD returns the network path the script opened file descriptor fd on
@@ -178,16 +187,7 @@ func (s *scan) fdScript(w arg) string {
 func (s *scan) arrayHeld(x *syntax.Assign) {
 	var bits uint8
 	for _, e := range x.Array.Elems {
-		if e.Value == nil {
-			continue
-		}
-		f, d := s.substs(e.Value)
-		if f {
-			bits |= heldFetched
-		}
-		if d {
-			bits |= heldDecoded
-		}
+		bits |= s.heldBits(e.Value)
 	}
 	s.holdText(x.Name.Value, bits, x.Append)
 }
@@ -228,15 +228,7 @@ func (s *scan) substFed(st *syntax.Stmt) {
 		if r.Op == syntax.RdrIn && (len(r.Word.Parts) != 1 || !isProcIn(r.Word.Parts[0])) {
 			continue
 		}
-		var bits uint8
-		f, d := s.substs(r.Word)
-		if f {
-			bits |= heldFetched
-		}
-		if d {
-			bits |= heldDecoded
-		}
-		if bits != 0 {
+		if bits := s.heldBits(r.Word); bits != 0 {
 			s.readsFrom(&syntax.Stmt{Cmd: st.Cmd}, bits)
 		}
 	}
@@ -332,15 +324,5 @@ func (s *scan) printfInto(args []*syntax.Word) {
 	if !ok || !syntax.ValidName(name) {
 		return
 	}
-	var bits uint8
-	for _, w := range args[3:] {
-		f, d := s.substs(w)
-		if f {
-			bits |= heldFetched
-		}
-		if d {
-			bits |= heldDecoded
-		}
-	}
-	s.holdText(name, bits, false)
+	s.holdText(name, s.heldBits(args[3:]...), false)
 }
