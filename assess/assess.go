@@ -505,7 +505,10 @@ import (
 // downloaded text as a variable does.
 // 2026.12.157: a download moved, copied, installed or linked elsewhere
 // is still a download; a shell whose input is one runs it.
-const Ruleset = "2026.12.157"
+// 2026.12.158: a function's call writes out what its body writes out;
+// read, mapfile and readarray from a credential or token file hold it; ln
+// links a credential file, and cp, mv and ln carry a token's file.
+const Ruleset = "2026.12.158"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

