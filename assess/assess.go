@@ -508,7 +508,9 @@ import (
 // 2026.12.158: a function's call writes out what its body writes out;
 // read, mapfile and readarray from a credential or token file hold it; ln
 // links a credential file, and cp, mv and ln carry a token's file.
-const Ruleset = "2026.12.158"
+// 2026.12.159: cmd.exe's move, copy and ren and PowerShell's Move-Item,
+// Copy-Item and Rename-Item rename a download as mv and cp do.
+const Ruleset = "2026.12.159"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

