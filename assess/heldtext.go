@@ -36,8 +36,8 @@ func (s *scan) holdText(name string, bits uint8, appended bool) {
 	s.heldVars[name] |= bits
 }
 
-// heldIn reports whether the variables w expands hold downloaded or
-// decoded text.
+// heldIn reports whether the variable the parameter expansion pe reads
+// holds downloaded or decoded text.
 func (s *scan) heldIn(pe *syntax.ParamExp) (fetched, decoded bool) {
 	if pe == nil || pe.Param == nil || len(s.heldVars) == 0 {
 		return false, false
