@@ -510,7 +510,11 @@ import (
 // links a credential file, and cp, mv and ln carry a token's file.
 // 2026.12.159: cmd.exe's move, copy and ren and PowerShell's Move-Item,
 // Copy-Item and Rename-Item rename a download as mv and cp do.
-const Ruleset = "2026.12.159"
+// 2026.12.160: a download in a folder on the search path (a usual one, or
+// one the script puts on PATH) runs when the script names it without a
+// folder; a copy into a folder written without a trailing separator keeps
+// the download's name there.
+const Ruleset = "2026.12.160"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -648,6 +652,9 @@ type auditor struct {
 	// fetched holds the files download tools of the wiring wrote
 	// (fetched.go).
 	fetched []fetchedFile
+	// searchDirs holds the folders the wiring's scripts put on the
+	// search path (searchpath.go).
+	searchDirs []string
 	// listedIn stands for the paths of credential files that the command
 	// being judged reads on its standard input, from the stage before it
 	// in a pipeline (find ~/.ssh | xargs …), as cmdInfo.lists says, or "".

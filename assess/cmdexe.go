@@ -617,6 +617,9 @@ func (a *auditor) cmdBuiltins(argv []arg, words []cmdWord) []arg {
 			if len(argv) > 1 {
 				if k, v, ok := strings.Cut(strings.Join(texts(argv[1:]), " "), "="); ok && !strings.HasPrefix(k, "/") {
 					a.envSet(strings.TrimSpace(k), arg{text: v, path: argv[1].path, lit: true}, 0)
+					if strings.EqualFold(strings.TrimSpace(k), "path") {
+						a.addSearchDirs(v, ";") // set PATH=C:\t;%PATH%
+					}
 				}
 			}
 			return nil

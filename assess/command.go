@@ -280,6 +280,9 @@ func (a *auditor) peelEnv(args []arg, depth int) []arg {
 		default:
 			if k, ok := isAssignment(t); ok && w.lit {
 				a.envSet(k, arg{text: t[len(k)+1:], path: w.path, lit: true}, depth)
+				if k == "PATH" {
+					a.addSearchDirs(t[len(k)+1:], ":") // env PATH=/tmp/b:/usr/bin tool
+				}
 				continue
 			}
 			return args[i:]

