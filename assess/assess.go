@@ -514,7 +514,10 @@ import (
 // one the script puts on PATH) runs when the script names it without a
 // folder; a copy into a folder written without a trailing separator keeps
 // the download's name there.
-const Ruleset = "2026.12.160"
+// 2026.12.161: after cd or pushd into a known directory, a relative path
+// names a file there, for credentials read or sent, files written and
+// files staged; a subshell's cd ends with it.
+const Ruleset = "2026.12.161"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

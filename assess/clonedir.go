@@ -48,6 +48,21 @@ func (a *auditor) within(d arg) string {
 	return path.Clean(a.cwd + "/" + p)
 }
 
+// atCwd returns the path p names from the directory the script changed
+// into, when that directory is known and p is relative (cd ~/.aws && cat
+// credentials reads ~/.aws/credentials); otherwise p as written. A path
+// through a variable or a URL is left as written.
+func (a *auditor) atCwd(p string) string {
+	if a.cwd == "" || a.cwd[0] == 0 {
+		return p
+	}
+	c := cleanPath(p)
+	if c == "" || c == "-" || absDir(c) || c[0] == '$' || c[0] == '%' || strings.Contains(c, "://") {
+		return p
+	}
+	return path.Clean(a.cwd + "/" + c)
+}
+
 // absDir reports whether p names a directory from the root, the home
 // directory or a drive.
 func absDir(p string) bool {

@@ -98,7 +98,7 @@ type stagedFile struct{ path, what string }
 
 // stage records that the wiring wrote what into the file or folder p.
 func (a *auditor) stage(p, what string) {
-	if p = cleanPath(p); p != "" && p != "-" && len(a.staged) < maxStaged {
+	if p = cleanPath(a.atCwd(p)); p != "" && p != "-" && len(a.staged) < maxStaged {
 		a.staged = append(a.staged, stagedFile{p, what})
 	}
 }
@@ -113,7 +113,7 @@ type tokenFile struct {
 // (gh auth token > /tmp/t): what reads or sends the file later carries
 // the token, which may still go to its own service.
 func (a *auditor) stageToken(p string, tok *tokenSource) {
-	if p = cleanPath(p); p != "" && p != "-" && len(a.tokenFiles) < maxStaged {
+	if p = cleanPath(a.atCwd(p)); p != "" && p != "-" && len(a.tokenFiles) < maxStaged {
 		a.tokenFiles = append(a.tokenFiles, tokenFile{p, tok})
 	}
 }
@@ -144,18 +144,20 @@ func (s *scan) teeHolds(c *syntax.CallExpr, prev cmdInfo) {
 // unstageToken forgets a token the wiring wrote into the file p, which
 // it has now written over.
 func (a *auditor) unstageToken(p string) {
-	p = cleanPath(p)
+	p = cleanPath(a.atCwd(p))
 	a.tokenFiles = slices.DeleteFunc(a.tokenFiles, func(f tokenFile) bool { return f.path == p })
 }
 
-// tokenAt returns the token the wiring wrote into the file p, or nil.
+// tokenAt returns the token the wiring wrote into the file p, or nil; a
+// relative path is read from the directory the script changed into, then
+// as written.
 func (a *auditor) tokenAt(p string) *tokenSource {
 	if len(a.tokenFiles) == 0 {
 		return nil
 	}
-	p = cleanPath(p)
+	r, p := cleanPath(a.atCwd(p)), cleanPath(p)
 	for i := len(a.tokenFiles) - 1; i >= 0; i-- {
-		if a.tokenFiles[i].path == p {
+		if t := a.tokenFiles[i].path; t == r || t == p {
 			return a.tokenFiles[i].tok
 		}
 	}
@@ -187,8 +189,20 @@ func cleanPath(p string) string {
 
 // credentialAt says what credentials the file or folder p holds: a place
 // where programs keep them (credentialFile), a file the wiring wrote them
-// into, or one inside a folder it wrote them into; "" for none.
+// into, or one inside a folder it wrote them into; "" for none. A relative
+// path is read from the directory the script changed into, then as
+// written.
 func (a *auditor) credentialAt(p string) string {
+	if r := a.atCwd(p); r != p {
+		if what := a.credentialIn(r); what != "" {
+			return what
+		}
+	}
+	return a.credentialIn(p)
+}
+
+// credentialIn is credentialAt for the path p as written.
+func (a *auditor) credentialIn(p string) string {
 	if what := credentialFile(p); what != "" || len(a.staged) == 0 {
 		return what
 	}

@@ -177,9 +177,20 @@ func (s *scan) walk(root syntax.Node) {
 	a := s.a
 	nest := 0
 	stopped := false
+	// A subshell's cd ends with it: (cd ~/.aws && ls); cat credentials
+	// reads ./credentials. The directory before each open subshell,
+	// with the nesting it was entered at.
+	type entered struct {
+		nest int
+		cwd  string
+	}
+	var subshells []entered
 	syntax.Walk(root, func(n syntax.Node) bool {
 		if n == nil {
 			nest--
+			if k := len(subshells) - 1; k >= 0 && subshells[k].nest == nest {
+				a.cwd, subshells = subshells[k].cwd, subshells[:k]
+			}
 			return true
 		}
 		if stopped {
@@ -195,6 +206,9 @@ func (s *scan) walk(root syntax.Node) {
 			a.limit(s.path, "the script nests too deeply")
 			stopped = true
 			return false
+		}
+		if _, ok := n.(*syntax.Subshell); ok {
+			subshells = append(subshells, entered{nest, a.cwd})
 		}
 		nest++
 		switch x := n.(type) {

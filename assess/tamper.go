@@ -135,6 +135,13 @@ func (a *auditor) teeWrites(c invocation) {
 // the account files, a history or a log emptied, address randomisation
 // turned off, a tool's configuration (config.go).
 func (a *auditor) writesTo(p, path string) {
+	if r := a.atCwd(p); r != p {
+		// cd ~/.ssh; echo KEY >> authorized_keys
+		if persistencePath(r) && !persistencePath(p) {
+			a.add(CodePersistence, path, "writes to a location that runs code at login or boot")
+		}
+		p = r
+	}
 	if what := accountFile(p); what != "" {
 		a.add(CodePrivilegeEscalation, path, "writes "+what+" ("+safeText(cleanPath(p), 40)+"), which decide who may do what on this machine")
 	}
