@@ -517,7 +517,9 @@ import (
 // 2026.12.161: after cd or pushd into a known directory, a relative path
 // names a file there, for credentials read or sent, files written and
 // files staged; a subshell's cd ends with it.
-const Ruleset = "2026.12.161"
+// 2026.12.162: cmd.exe's cd, chdir and pushd and PowerShell's
+// Set-Location and Push-Location change that directory too.
+const Ruleset = "2026.12.162"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -122,3 +122,38 @@ func (a *auditor) clonesLeft() []registry.Finding {
 	}
 	return out
 }
+
+// changesDir follows the commands of cmd.exe and PowerShell that change
+// the working directory, as chdir does a shell's: cmd's cd and chdir
+// (/d changes the drive too), PowerShell's Set-Location (cd, chdir, sl)
+// and Push-Location (pushd) with their folder as a word or after -Path or
+// -LiteralPath, and Pop-Location (popd). Without a folder, or with one
+// that is not literal, the directory is not known.
+func (a *auditor) changesDir(c invocation) cmdInfo {
+	var ops []arg
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		t := lower(args[i].text)
+		switch {
+		case t == "/d":
+		case strings.HasPrefix(t, "-") && t != "-":
+			name, val, colon := strings.Cut(t, ":")
+			if len(name) > 1 && (strings.HasPrefix("-path", name) || len(name) > 2 && strings.HasPrefix("-literalpath", name)) {
+				if w, ok := optValue(args, &i, val, colon); ok {
+					ops = append(ops, w)
+				}
+			} else if len(name) > 2 && strings.HasPrefix("-stackname", name) && !colon {
+				i++
+			}
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	switch {
+	case c.name == "pop-location" || c.name == "popd" || len(ops) == 0 || !ops[0].lit:
+		a.cwd = a.unknownDir()
+	default:
+		a.chdir("cd", ops[:1])
+	}
+	return cmdInfo{name: c.name}
+}

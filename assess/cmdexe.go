@@ -640,7 +640,13 @@ func (a *auditor) cmdBuiltins(argv []arg, words []cmdWord) []arg {
 			argv, words = argv[i+1:], words[i+1:]
 		case "do", "else":
 			argv, words = argv[1:], words[1:]
-		case "rem", "echo", "cd", "chdir", "pushd", "popd", "title", "cls", "exit", "setlocal", "endlocal", "ver", "pause":
+		case "cd", "chdir", "pushd", "popd":
+			if len(argv) > 1 || strings.EqualFold(argv[0].text, "popd") {
+				// cmd's cd alone prints the directory, and changes nothing
+				a.changesDir(invocation{name: strings.ToLower(argv[0].text), argv: argv})
+			}
+			return nil
+		case "rem", "echo", "title", "cls", "exit", "setlocal", "endlocal", "ver", "pause":
 			return nil
 		default:
 			// for /f's set in single quotes or backquotes is a command

@@ -332,6 +332,12 @@ func init() {
 		"iex":  {judge: (*auditor).psInvoke, exec: true}, "invoke-expression": {judge: (*auditor).psInvoke, exec: true},
 		// Remote access and transfer.
 		"ssh": sshTool, "scp": sshTool, "sftp": sshTool, "rsync": {judge: (*auditor).rsync, net: true},
+		// The working directory changed by PowerShell (a shell's cd is
+		// the script's own, shell.go; cmd.exe's, cmdexe.go).
+		"set-location": {judge: (*auditor).changesDir}, "sl": {judge: (*auditor).changesDir},
+		"push-location": {judge: (*auditor).changesDir}, "pop-location": {judge: (*auditor).changesDir},
+		"cd": {judge: (*auditor).changesDir}, "chdir": {judge: (*auditor).changesDir},
+		"pushd": {judge: (*auditor).changesDir}, "popd": {judge: (*auditor).changesDir},
 		"autossh": sshTool, "mosh": {judge: (*auditor).mosh, net: true}, "gcloud": {judge: (*auditor).gcloud, net: true},
 		"telnet": netTool, "ftp": netTool, "tftp": netTool, "smbclient": netTool,
 		// Network clients whose output can carry a payload (a DNS TXT
@@ -472,7 +478,7 @@ func init() {
 		// known, so that their words are not read as a command the way an
 		// unknown program's are (unknown.go). Those that write keep the
 		// checks of a write.
-		"cd": {}, "pushd": {}, "popd": {}, "mkdir": {}, "rm": {}, "rmdir": {}, "cp": {}, "mv": {}, "ln": {},
+		"mkdir": {}, "rm": {}, "rmdir": {}, "cp": {}, "mv": {}, "ln": {},
 		"touch": {}, "chmod": {}, "chown": {}, "chgrp": {}, "install": {}, "mktemp": {}, "tee": {}, "sleep": {},
 		"kill": {}, "killall": {}, "pkill": {}, "wait": {}, "sort": {}, "uniq": {}, "cut": {}, "tr": {}, "jq": {},
 		"yq": {}, "cmp": {}, "seq": {}, "yes": {}, "sha256sum": {}, "md5sum": {}, "date": {}, "whoami": {},
