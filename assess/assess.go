@@ -519,7 +519,10 @@ import (
 // files staged; a subshell's cd ends with it.
 // 2026.12.162: cmd.exe's cd, chdir and pushd and PowerShell's
 // Set-Location and Push-Location change that directory too.
-const Ruleset = "2026.12.162"
+// 2026.12.163: what cat, head, sed, dd and the like print of a
+// downloaded file, bash's $(< FILE), read from it and xargs -a FILE are
+// the download's text.
+const Ruleset = "2026.12.163"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -288,10 +288,13 @@ var xargsValues = set("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-fil
 // interpreter (xargs sh -c, xargs -I{} bash -c '{}'), what is piped into
 // xargs is executed: xargs is then a pipe target as sh is.
 func (a *auditor) xargs(c invocation) cmdInfo {
-	replace := ""
+	replace, argFile := "", ""
 	rest := optionWords(c.args(), xargsValues, true, func(flag string, _ arg, val string) {
-		if flag == "-I" || flag == "--replace" {
+		switch flag {
+		case "-I", "--replace":
 			replace = val
+		case "-a", "--arg-file":
+			argFile = val
 		}
 	})
 	listed := a.listedIn
@@ -307,6 +310,10 @@ func (a *auditor) xargs(c invocation) cmdInfo {
 	info := a.command(rest, c.depth+1, ctxNested)
 	if xargsRunsInput(rest, replace) {
 		info.stdinScript = true
+		if argFile != "" {
+			// xargs -a /tmp/a sh -c after curl -o /tmp/a URL
+			a.feedsFetched(argFile, progName(rest[0].text), c.argv[0].path)
+		}
 	}
 	return info
 }

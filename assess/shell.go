@@ -675,6 +675,9 @@ func (s *scan) stmtsDo(stmts []*syntax.Stmt) (fetches, decodes bool) {
 				return false
 			}
 			s.a.budget--
+			if st, ok := n.(*syntax.Stmt); ok && !fetches && s.printsDownload(st) {
+				fetches = true // $(cat /tmp/a) after curl -o /tmp/a URL
+			}
 			if c, ok := n.(*syntax.CallExpr); ok {
 				info := s.call(c)
 				fetches = fetches || info.fetches
@@ -1039,6 +1042,7 @@ func (s *scan) redirects(st *syntax.Stmt) {
 		}
 		s.substFed(st)
 		s.secretsFed(st)
+		s.downloadFed(st)
 	}
 	for _, r := range st.Redirs {
 		if dev := netDevice(r.Word); dev != "" {
