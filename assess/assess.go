@@ -522,7 +522,9 @@ import (
 // 2026.12.163: what cat, head, sed, dd and the like print of a
 // downloaded file, bash's $(< FILE), read from it and xargs -a FILE are
 // the download's text.
-const Ruleset = "2026.12.163"
+// 2026.12.164: java, dotnet, go run, deno run, pwsh, awk -f, sed -f and
+// make run the downloaded files they load as code.
+const Ruleset = "2026.12.164"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -425,8 +425,8 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 		"-configurationname", "-workingdirectory", "-settingsfile", "-custompipename", "-version", "-psconsolefile"}
 	for i := 1; i < len(argv); i++ {
 		t := strings.ToLower(argv[i].text)
-		if strings.HasPrefix(t, "/") {
-			t = "-" + t[1:]
+		if strings.HasPrefix(t, "/") && !strings.Contains(t[1:], "/") {
+			t = "-" + t[1:] // /Command as Windows writes it, not a path (pwsh /tmp/a.ps1)
 		}
 		switch {
 		case t == "-" || t == "-command" || (strings.HasPrefix("-command", t) && len(t) >= 2 && t != "-co" && t != "-con"):
@@ -469,6 +469,7 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 			// Windows PowerShell reads a bare argument as -Command, pwsh as -File.
 			if family(name) == "pwsh" {
 				a.inferred.Exec = true
+				a.runsDownloaded([]arg{{}, argv[i]}) // pwsh /tmp/a.ps1
 				a.shareWord(name, argv[i])
 				return cmdInfo{name: name}
 			}

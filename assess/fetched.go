@@ -430,12 +430,20 @@ var installers = set("dpkg", "rpm", "msiexec", "installer", "apt", "apt-get", "o
 
 // runsFetched reports c when what it runs is a file a download tool of
 // the wiring wrote: the program itself (./a, /tmp/a), the script a shell
-// or an interpreter runs, or the package an installer installs.
+// or an interpreter runs, the package an installer installs, or a file
+// another runner loads as code (runfiles.go).
 func (a *auditor) runsFetched(c invocation) {
 	if len(a.fetched) == 0 {
 		return
 	}
-	candidates := []arg{c.argv[0]}
+	a.runsDownloaded(append([]arg{c.argv[0]}, ranFiles(c)...))
+}
+
+// ranFiles returns the words of c that name a file it runs: the script
+// of a shell or an interpreter, PowerShell's -File, the packages an
+// installer installs, or what runnerFiles finds.
+func ranFiles(c invocation) []arg {
+	var candidates []arg
 	args := c.args()
 	switch fam := family(c.name); {
 	case isPOSIXShell(c.name):
@@ -461,7 +469,17 @@ func (a *auditor) runsFetched(c invocation) {
 		if _, file, _ := inlineProgram(fam, args); file != nil {
 			candidates = append(candidates, *file)
 		}
+	default:
+		candidates = runnerFiles(c)
 	}
+	return candidates
+}
+
+// runsDownloaded reports the first of candidates that names a file a
+// download tool of the wiring wrote (or a file of a folder it unpacked an
+// archive into); the first is the program, which a name without a folder
+// finds on the search path.
+func (a *auditor) runsDownloaded(candidates []arg) {
 	for i, w := range candidates {
 		if !w.lit {
 			continue

