@@ -524,7 +524,9 @@ import (
 // the download's text.
 // 2026.12.164: java, dotnet, go run, deno run, pwsh, awk -f, sed -f and
 // make run the downloaded files they load as code.
-const Ruleset = "2026.12.164"
+// 2026.12.165: package tools installing a downloaded file or folder, or
+// run in an unpacked folder, run the download's code.
+const Ruleset = "2026.12.165"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -389,6 +389,7 @@ func peelUV(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		}
 		return next, cmdInfo{}, false
 	}
+	a.runsFetched(invocation{name: "uv", argv: argv, depth: c.depth}) // uv pip install /tmp/a.whl
 	a.uvOther(argv)
 	return nil, cmdInfo{name: "uv"}, true
 }

@@ -64,7 +64,7 @@ func runnerFiles(c invocation) []arg {
 		}
 		return []arg{{text: name, path: c.argv[0].path, lit: true}}
 	}
-	return nil
+	return installedFiles(c)
 }
 
 // javaFiles returns what java loads code from: the jar of -jar, the
