@@ -526,7 +526,9 @@ import (
 // make run the downloaded files they load as code.
 // 2026.12.165: package tools installing a downloaded file or folder, or
 // run in an unpacked folder, run the download's code.
-const Ruleset = "2026.12.165"
+// 2026.12.166: a variable that makes programs load a file as code
+// (LD_PRELOAD, BASH_ENV, NODE_OPTIONS --require …) loads a download.
+const Ruleset = "2026.12.166"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -1044,6 +1046,7 @@ func (a *auditor) envValue(key string, value arg, depth int) {
 	if value.lit {
 		a.envProgram(key, value, depth)
 		a.envTrust(key, value)
+		a.envLoadsDownload(key, value)
 	}
 }
 
