@@ -528,7 +528,9 @@ import (
 // run in an unpacked folder, run the download's code.
 // 2026.12.166: a variable that makes programs load a file as code
 // (LD_PRELOAD, BASH_ENV, NODE_OPTIONS --require …) loads a download.
-const Ruleset = "2026.12.166"
+// 2026.12.167: ssh's remote command's output, gh api and gh gist view
+// print text from elsewhere, as a download tool does.
+const Ruleset = "2026.12.167"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

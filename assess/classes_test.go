@@ -5360,3 +5360,21 @@ func TestAuditDownloadsLoadedThroughEnvironment(t *testing.T) {
 		{"options that load nothing", sh(get("/tmp/a.js") + `NODE_OPTIONS="--max-old-space-size=4096" node /opt/srv.js`), []string{fetch, env, shellExec, meta}, true, true},
 	})
 }
+
+// Another host's output run as a script (ruleset 2026.12.167): what ssh's
+// remote command writes out, and what gh api and gh gist view print, come
+// from elsewhere: eval "$(ssh HOST cat x)" and sh -c "$(gh gist view ID
+// --raw)" run them as eval "$(curl …)" does.
+func TestAuditRemoteOutputRun(t *testing.T) {
+	const pipe, shellExec, meta = "danger pipe_to_shell mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"
+	sh := func(script string) *addon.Manifest { return stdio("bash", "-c", script) }
+	runCases(t, []auditCase{
+		{"eval of ssh's output", sh(`eval "$(ssh deploy@host.example.com cat /srv/env.sh)"`), []string{pipe, shellExec, meta}, true, true},
+		{"a variable set from ssh", sh(`X=$(ssh host.example.com 'cat x'); eval "$X"`), []string{pipe, shellExec, meta}, true, true},
+		{"gh gist view", sh(`sh -c "$(gh gist view 0123abcd --raw)"`), []string{pipe, shellExec, shellExec, meta}, true, true},
+		{"gh api", sh(`eval "$(gh api repos/o/r/contents/x -H Accept:application/vnd.github.raw)"`), []string{pipe, shellExec, meta}, true, true},
+		// Look-alikes: gh's other output, and ssh's output only printed.
+		{"gh's other output", sh(`eval "$(gh auth status)"`), []string{shellExec, meta}, true, true},
+		{"ssh's output printed", sh(`echo "$(ssh host.example.com uptime)"`), []string{shellExec, meta}, true, true},
+	})
+}

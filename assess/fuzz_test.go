@@ -313,6 +313,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", `curl -o /t/a.jar h://x; curl h://y | tar x -C /s; java -p m -cp :/t/a.jar:; java --class-path=/t/a.jar -jar; java -jar /t/a.jar; javaw /t/A.JAVA; dotnet exec /t/a.jar; go run -C d /t/a.jar x.go; deno -A run; deno serve /t/a.jar; pwsh -ep b /t/a.jar; awk -f; sed -f/t/a.jar --file=; make -C; make -C /s -C x; make -f; gmake --makefile=/t/a.jar; cd /s; make`},
 	{"bash", "-c", `curl -o /t/a.tgz h://x; curl h://y | tar x -C /s; npm i --prefix /t /t/a.tgz; npx -p=/t/a.tgz -c x; pnpx; pip3 install -e; pip install -e/s/p --editable=/t/a.tgz; uv -q pip install /t/a.tgz; uv tool; uvx --from; pipx run --spec /t/a.tgz; gem i; dnf -y install; yum; zypper in file:/t/a.tgz; code --install-extension; cargo install --path; cd /s/p; cargo; cargo r; yarn; pnpm i .; npm`},
 	{"sh", "-c", `curl -o /t/a h://x; curl h://y | tar x -C /s; LD_PRELOAD="x::/t/a " DYLD_INSERT_LIBRARIES=: BASH_ENV= ENV=/s/q/r PYTHONSTARTUP=/t/a a; export NODE_OPTIONS='-r --require=/t/a --import'; RUBYOPT=-r; JAVA_TOOL_OPTIONS='-javaagent: -javaagent:/t/a=' _JAVA_OPTIONS=-javaagent:=x env LD_PRELOAD=/t/a b`},
+	{"bash", "-c", `eval "$(ssh -s h x)$(ssh h)$(ssh -- h -o x cat y)$(autossh -M 0 h c)"; X=$(gh api); Y=$(gh gist view); Z=$(gh gist); eval "$X$Y$Z"; sh -c "$(ssh h -- cat)"`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -80,6 +80,9 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 		return info
 	}
 	a.remoteLine(args[command:], c.depth)
+	// What the remote command writes comes from the other host:
+	// eval "$(ssh HOST cat x)" runs it as eval "$(curl …)" would.
+	info.fetches = true
 	return info
 }
 

@@ -199,6 +199,10 @@ func (a *auditor) gh(c invocation) cmdInfo {
 		if len(ops) == 0 {
 			a.latestRelease(args[1], "gh release download", "downloads", repo, "tag")
 		}
+	case len(args) >= 1 && args[0].text == "api", len(args) >= 2 && args[0].text == "gist" && args[1].text == "view":
+		// What GitHub's API or a gist holds, written out: eval "$(gh
+		// gist view ID --raw)" runs it as eval "$(curl …)" would.
+		return cmdInfo{name: c.name, fetches: true}
 	}
 	return cmdInfo{name: c.name}
 }
