@@ -530,7 +530,10 @@ import (
 // (LD_PRELOAD, BASH_ENV, NODE_OPTIONS --require …) loads a download.
 // 2026.12.167: ssh's remote command's output, gh api and gh gist view
 // print text from elsewhere, as a download tool does.
-const Ruleset = "2026.12.167"
+// 2026.12.168: Windows' runners of files (rundll32, regsvr32, mshta,
+// wscript, cscript, msbuild, installutil …, Import-Module, Invoke-Item)
+// run the downloaded files they load.
+const Ruleset = "2026.12.168"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -314,6 +314,8 @@ var fuzzSeeds = [][]string{
 	{"bash", "-c", `curl -o /t/a.tgz h://x; curl h://y | tar x -C /s; npm i --prefix /t /t/a.tgz; npx -p=/t/a.tgz -c x; pnpx; pip3 install -e; pip install -e/s/p --editable=/t/a.tgz; uv -q pip install /t/a.tgz; uv tool; uvx --from; pipx run --spec /t/a.tgz; gem i; dnf -y install; yum; zypper in file:/t/a.tgz; code --install-extension; cargo install --path; cd /s/p; cargo; cargo r; yarn; pnpm i .; npm`},
 	{"sh", "-c", `curl -o /t/a h://x; curl h://y | tar x -C /s; LD_PRELOAD="x::/t/a " DYLD_INSERT_LIBRARIES=: BASH_ENV= ENV=/s/q/r PYTHONSTARTUP=/t/a a; export NODE_OPTIONS='-r --require=/t/a --import'; RUBYOPT=-r; JAVA_TOOL_OPTIONS='-javaagent: -javaagent:/t/a=' _JAVA_OPTIONS=-javaagent:=x env LD_PRELOAD=/t/a b`},
 	{"bash", "-c", `eval "$(ssh -s h x)$(ssh h)$(ssh -- h -o x cat y)$(autossh -M 0 h c)"; X=$(gh api); Y=$(gh gist view); Z=$(gh gist); eval "$X$Y$Z"; sh -c "$(ssh h -- cat)"`},
+	{"cmd", "/c", `curl -o C:\t\a.dll h://x & rundll32 ,x & rundll32 C:\t\a.dll, & regsvr32 /s /i:x & regasm /x a C:\t\a.dll & mshta & cscript //b //e:js & msbuild -p:x=1 & control & installutil /U /x`},
+	{"pwsh", "-Command", "iwr h://x -OutFile a.psm1; ipmo -Name; Import-Module -RequiredVersion 1 x -Name:./a.psm1; ii -LiteralPath; Invoke-Item a.psm1 -Path"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -63,8 +63,51 @@ func runnerFiles(c invocation) []arg {
 			name = strings.TrimRight(dir, `/\`) + "/Makefile"
 		}
 		return []arg{{text: name, path: c.argv[0].path, lit: true}}
+	case "rundll32", "regsvr32", "regasm", "regsvcs", "installutil", "mshta", "wscript", "cscript", "msbuild",
+		"control", "import-module", "ipmo", "invoke-item", "ii":
+		return windowsRunnerFiles(c)
 	}
 	return installedFiles(c)
+}
+
+// windowsRunnerFiles returns the files Windows' runners of code load:
+// rundll32's DLL (before the comma that names its entry point),
+// regsvr32's, RegAsm's, RegSvcs' and InstallUtil's assemblies and DLLs
+// (their registration code runs), mshta's HTML application, the Windows
+// Script Host's scripts (wscript, cscript), MSBuild's project (its inline
+// tasks are code), a Control Panel item (control FILE.cpl), and
+// PowerShell's Import-Module and Invoke-Item.
+func windowsRunnerFiles(c invocation) []arg {
+	args := c.args()
+	var files []arg
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		t := lower(w.text)
+		switch {
+		case (c.name == "import-module" || c.name == "ipmo" || c.name == "invoke-item" || c.name == "ii") && strings.HasPrefix(t, "-"):
+			name, val, colon := strings.Cut(t, ":")
+			if len(name) > 1 && (strings.HasPrefix("-name", name) || strings.HasPrefix("-path", name) || strings.HasPrefix("-literalpath", name)) {
+				if v, ok := optValue(args, &i, val, colon); ok {
+					files = append(files, v)
+				}
+			} else if !colon && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") &&
+				(strings.HasPrefix("-minimumversion", name) || strings.HasPrefix("-requiredversion", name) || strings.HasPrefix("-prefix", name)) {
+				i++
+			}
+			continue
+		case strings.HasPrefix(t, "/") && !strings.Contains(t[1:], "/") || strings.HasPrefix(t, "-") || strings.HasPrefix(t, "//"):
+			continue // a switch (/s, /u, /i:x, //nologo, -p:x)
+		}
+		if c.name == "rundll32" {
+			w.text, _, _ = strings.Cut(w.text, ",") // a.dll,Entry
+			return append(files, w)
+		}
+		files = append(files, w)
+		if c.name != "regsvr32" && c.name != "installutil" && c.name != "regasm" && c.name != "regsvcs" {
+			return files // the script or project, then its own arguments
+		}
+	}
+	return files
 }
 
 // javaFiles returns what java loads code from: the jar of -jar, the
