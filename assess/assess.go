@@ -533,7 +533,9 @@ import (
 // 2026.12.168: Windows' runners of files (rundll32, regsvr32, mshta,
 // wscript, cscript, msbuild, installutil …, Import-Module, Invoke-Item)
 // run the downloaded files they load.
-const Ruleset = "2026.12.168"
+// 2026.12.169: an interpreter's preloads (node -r, --import, ruby -r,
+// perl -I -M, python -m, bun and deno --preload) load a download.
+const Ruleset = "2026.12.169"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

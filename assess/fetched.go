@@ -469,6 +469,7 @@ func ranFiles(c invocation) []arg {
 		if _, file, _ := inlineProgram(fam, args); file != nil {
 			candidates = append(candidates, *file)
 		}
+		candidates = append(candidates, preloadFiles(fam, args)...) // node -r /tmp/a.js srv.js
 	default:
 		candidates = runnerFiles(c)
 	}

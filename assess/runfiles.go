@@ -40,13 +40,15 @@ func runnerFiles(c invocation) []arg {
 			return files
 		}
 	case "deno":
+		preloads := optionFiles(args, "--preload", "--require")
 		rest := skipFlags(args, denoValueFlags)
 		if len(rest) > 1 && (rest[0].text == "run" || rest[0].text == "serve") {
 			rest = skipFlags(rest[1:], denoValueFlags)
 		}
 		if len(rest) > 0 && !strings.Contains(rest[0].text, ":") {
-			return rest[:1] // a local module (jsr:, npm: and URLs are deno.go's)
+			preloads = append(preloads, rest[0]) // a local module (jsr:, npm: and URLs are deno.go's)
 		}
+		return preloads
 	case "awk", "gawk", "mawk", "nawk", "sed", "gsed":
 		return optionFiles(args, "-f", "--file")
 	case "make", "gmake":
@@ -181,4 +183,75 @@ func hasSuffixFold(s string, suffixes ...string) bool {
 		}
 	}
 	return false
+}
+
+// preloadFiles returns the files an interpreter of family fam loads as
+// code before its program, from the options before the program: node's,
+// bun's, tsx's and ts-node's -r, --require, --import, --loader and
+// --preload, ruby's -r, python's -m (the module's file, or its
+// __main__.py, from the working directory), and perl's -M and -m modules
+// in the folders of its -I.
+func preloadFiles(fam string, args []arg) []arg {
+	var files []arg
+	var perlDirs, perlMods []arg
+	add := func(w arg, text string) { files = append(files, arg{text: text, path: w.path, lit: w.lit}) }
+options:
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" || len(t) < 2 || t[0] != '-' {
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			name, val, joined := strings.Cut(t, "=")
+			switch {
+			case moduleOptionNames[name] && joined:
+				add(args[i], val)
+			case moduleOptionNames[name] && i+1 < len(args):
+				i++
+				add(args[i], args[i].text)
+			case valueOptions[name] && !joined:
+				i++
+			}
+			continue
+		}
+		letters := t[1:]
+		for j := 0; j < len(letters); j++ {
+			c := letters[j]
+			if strings.IndexByte(inlineCodeFlags[fam], c) >= 0 {
+				break options // inline code is the program
+			}
+			if strings.IndexByte(inlineValueFlags[fam], c) < 0 {
+				continue
+			}
+			w, v := args[i], letters[j+1:]
+			if v == "" {
+				if i+1 >= len(args) {
+					break options
+				}
+				i++
+				w, v = args[i], args[i].text
+			}
+			switch {
+			case c == 'r' && fam != "perl" && fam != "python":
+				add(w, v)
+			case c == 'm' && fam == "python":
+				mod := strings.ReplaceAll(v, ".", "/")
+				add(w, mod+".py")
+				add(w, mod+"/__main__.py")
+				break options // the module is the program
+			case c == 'I' && fam == "perl":
+				perlDirs = append(perlDirs, arg{text: v, path: w.path, lit: w.lit})
+			case (c == 'M' || c == 'm') && fam == "perl":
+				perlMods = append(perlMods, arg{text: v, path: w.path, lit: w.lit})
+			}
+			break
+		}
+	}
+	for _, d := range perlDirs {
+		for _, m := range perlMods {
+			name, _, _ := strings.Cut(strings.TrimPrefix(m.text, "-"), "=")
+			add(arg{path: m.path, lit: d.lit && m.lit}, strings.TrimRight(d.text, `/\`)+"/"+strings.ReplaceAll(name, "::", "/")+".pm")
+		}
+	}
+	return files
 }
