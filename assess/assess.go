@@ -535,7 +535,9 @@ import (
 // run the downloaded files they load.
 // 2026.12.169: an interpreter's preloads (node -r, --import, ruby -r,
 // perl -I -M, python -m, bun and deno --preload) load a download.
-const Ruleset = "2026.12.169"
+// 2026.12.170: a descriptor opened on a download, bash --rcfile and
+// --init-file, vim -S and -u and gdb -x run it.
+const Ruleset = "2026.12.170"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

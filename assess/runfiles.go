@@ -65,6 +65,10 @@ func runnerFiles(c invocation) []arg {
 			name = strings.TrimRight(dir, `/\`) + "/Makefile"
 		}
 		return []arg{{text: name, path: c.argv[0].path, lit: true}}
+	case "vim", "nvim", "vi", "gvim", "view":
+		return optionFiles(args, "-S", "-u") // a script of Vim's commands, which run shells
+	case "gdb":
+		return optionFiles(args, "-x", "--command", "-ix", "--init-command")
 	case "rundll32", "regsvr32", "regasm", "regsvcs", "installutil", "mshta", "wscript", "cscript", "msbuild",
 		"control", "import-module", "ipmo", "invoke-item", "ii":
 		return windowsRunnerFiles(c)

@@ -1138,6 +1138,17 @@ func (s *scan) redirects(st *syntax.Stmt) {
 					sc.script(t)
 				}
 			}
+		case syntax.DplIn:
+			// sh <&3 after exec 3< /tmp/a (fdOnDownload)
+			c, ok := st.Cmd.(*syntax.CallExpr)
+			if !ok || len(s.a.fetched) == 0 || r.N != nil && r.N.Value != "0" {
+				continue
+			}
+			if info := s.call(c); info.stdinScript {
+				if t, ok := s.wordValue(r.Word); ok {
+					s.a.feedsFetched("/dev/fd/"+t, info.name, s.path)
+				}
+			}
 		}
 	}
 }
