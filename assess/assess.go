@@ -537,7 +537,9 @@ import (
 // perl -I -M, python -m, bun and deno --preload) load a download.
 // 2026.12.170: a descriptor opened on a download, bash --rcfile and
 // --init-file, vim -S and -u and gdb -x run it.
-const Ruleset = "2026.12.170"
+// 2026.12.171: a token in the path of a URL a package tool fetches (pip,
+// npm, deno, kubectl, helm …) is sent to its host, as with git.
+const Ruleset = "2026.12.171"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -362,9 +362,10 @@ func shapeURL(w *syntax.Word) (*url.URL, string) {
 // its command line as such (git clone, pip install git+https://…): a URL
 // whose user or password part holds a token gives the token to the URL's
 // host when the program connects, which is what that part is for; git
-// (also behind a git+https:// source) sends the URL's path to it as well. Unless the host is the token's
-// service, the token leaves with the user's account. A store item, whose
-// service is not known, is not judged.
+// (also behind a git+https:// source) and the package tools that fetch a
+// URL they are given (urlFetchers) send the URL's path to it as well.
+// Unless the host is the token's service, the token leaves with the
+// user's account. A store item, whose service is not known, is not judged.
 func (s *scan) tokenInCredentials(name string, words []*syntax.Word) {
 	for _, w := range words {
 		if _, lit := wordText(w); lit {
@@ -377,7 +378,7 @@ func (s *scan) tokenInCredentials(name string, words []*syntax.Word) {
 		// git sends a URL's path too, to the same host, also when another
 		// program hands it a git+https:// source.
 		inUser := u.User != nil && strings.Contains(u.User.String(), shapeMark)
-		viaGit := name == "git" || strings.Contains(litPrefix(w), "git+")
+		viaGit := name == "git" || strings.Contains(litPrefix(w), "git+") || urlFetchers[family(name)]
 		if !inUser && (!viaGit || !strings.Contains(u.EscapedPath()+"?"+u.RawQuery, shapeMark)) {
 			continue
 		}
@@ -393,6 +394,14 @@ func (s *scan) tokenInCredentials(name string, words []*syntax.Word) {
 		return
 	}
 }
+
+// urlFetchers are the programs (by family) that fetch a URL given as a
+// package, a module or a manifest with a request for its path: pip install
+// https://HOST/x.whl, npm install https://HOST/x.tgz, deno run
+// https://HOST/x.ts, kubectl apply -f https://HOST/x.yaml, helm install
+// NAME https://HOST/x.tgz.
+var urlFetchers = set("pip", "uv", "uvx", "pipx", "npm", "pnpm", "yarn", "bun", "npx", "pnpx", "deno", "kubectl", "oc",
+	"helm", "gem", "composer")
 
 // maxURLShape bounds the text shapeHost builds.
 const maxURLShape = 4096
