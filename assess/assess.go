@@ -539,7 +539,9 @@ import (
 // --init-file, vim -S and -u and gdb -x run it.
 // 2026.12.171: a token in the path of a URL a package tool fetches (pip,
 // npm, deno, kubectl, helm …) is sent to its host, as with git.
-const Ruleset = "2026.12.171"
+// 2026.12.172: a coprocess's downloaded or decoded output run through a
+// shell or held by read.
+const Ruleset = "2026.12.172"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

