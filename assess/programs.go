@@ -395,6 +395,9 @@ func init() {
 		// Database clients whose commands can escape to a shell.
 		"psql": {judge: (*auditor).dbClient}, "sqlite3": {judge: (*auditor).dbClient},
 		"mysql": {judge: (*auditor).dbClient}, "mariadb": {judge: (*auditor).dbClient},
+		"duckdb": {judge: (*auditor).dbClient},
+		// MongoDB's shells, which run JavaScript.
+		"mongosh": {judge: (*auditor).mongosh}, "mongo": {judge: (*auditor).mongosh},
 		// Windows programs that fetch or run script: mshta, rundll32
 		// javascript:, regsvr32 /i:URL, msiexec of a URL, bitsadmin.
 		"mshta":     {judge: (*auditor).mshta},

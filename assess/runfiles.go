@@ -69,6 +69,11 @@ func runnerFiles(c invocation) []arg {
 		return optionFiles(args, "-S", "-u") // a script of Vim's commands, which run shells
 	case "gdb":
 		return optionFiles(args, "-x", "--command", "-ix", "--init-command")
+	case "psql", "mysql", "mariadb", "sqlite3", "duckdb":
+		return readDB(c).files // dbshell.go
+	case "mongosh", "mongo":
+		_, files, _ := readMongo(args)
+		return files
 	case "rundll32", "regsvr32", "regasm", "regsvcs", "installutil", "mshta", "wscript", "cscript", "msbuild",
 		"control", "import-module", "ipmo", "invoke-item", "ii":
 		return windowsRunnerFiles(c)

@@ -1143,6 +1143,16 @@ func (s *scan) redirects(st *syntax.Stmt) {
 					sc.script(t)
 				}
 			}
+			if _, db := dbShells[info.name]; db {
+				// psql <<EOF … \! cmd … EOF, sqlite3 db <<< '.shell cmd'
+				t, ok := hereDocText(r)
+				if r.Op == syntax.WordHdoc {
+					t, ok = wordText(r.Word)
+				}
+				if ok {
+					s.a.dbHereDoc(info.name, t, s.path, s.depth)
+				}
+			}
 		case syntax.DplIn:
 			// sh <&3 after exec 3< /tmp/a (fdOnDownload)
 			c, ok := st.Cmd.(*syntax.CallExpr)
