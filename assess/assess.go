@@ -544,7 +544,10 @@ import (
 // 2026.12.173: database shells (psql, mysql, mariadb, sqlite3, duckdb,
 // mongosh) run a downloaded file of commands or a download piped in; their
 // shell escapes in every spelling; mongosh --eval is inline code.
-const Ruleset = "2026.12.173"
+// 2026.12.174: the command lines an inline program hands to a shell
+// (os.system, execSync, system, qx, os.execute, awk's system …) and the
+// argument lists it runs (subprocess.run([…]), spawn) are judged.
+const Ruleset = "2026.12.174"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -185,7 +185,7 @@ func TestAuditInterpreters(t *testing.T) {
 		{"python decode and exec", stdio("python", "-c", "import base64;exec(base64.b64decode('aW1w'))"), []string{
 			"danger inline_code mcp.args[1]", "danger obfuscated_exec mcp.args[1]"}, false, true},
 		{"node -e", stdio("node", "-e", "require('x')"), []string{"danger inline_code mcp.args[1]"}, false, false},
-		{"node --eval=", stdio("node", "--eval=require('child_process').execSync('id')"), []string{"danger inline_code mcp.args[0]"}, false, true},
+		{"node --eval=", stdio("node", "--eval=require('child_process').execSync('id')"), []string{"danger inline_code mcp.args[0]", "danger shell_exec mcp.args[0]"}, false, true},
 		{"node -p", stdio("node", "-p", "1"), []string{"danger inline_code mcp.args[1]"}, false, false},
 		{"node --require is not inline", stdio("node", "--require", "./a.js", "server.js"), []string{}, false, false},
 		{"perl -E", stdio("perl", "-E", "say 1"), []string{"danger inline_code mcp.args[1]"}, false, false},

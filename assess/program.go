@@ -977,6 +977,7 @@ func (a *auditor) interpreter(c invocation) cmdInfo {
 		a.add(CodeInlineCode, code.path, "runs a "+quoted(fam)+" program written inline in the wiring")
 		if code.lit {
 			a.inlineCode(code.text, code.path)
+			a.inlineCommands(fam, code.text, code.path, c.depth) // inlinecalls.go
 		}
 	case stdin:
 		info.stdinScript = true
@@ -1175,6 +1176,7 @@ func (a *auditor) awk(c invocation) cmdInfo {
 		a.add(CodeInlineCode, args[i].path, "runs an "+quoted(c.name)+" program written inline in the wiring")
 		if args[i].lit {
 			a.codeHeuristics(args[i].text, args[i].path)
+			a.inlineCommands("awk", args[i].text, args[i].path, c.depth) // inlinecalls.go
 		}
 	}
 	return cmdInfo{name: c.name}
