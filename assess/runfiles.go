@@ -71,6 +71,8 @@ func runnerFiles(c invocation) []arg {
 		return optionFiles(args, "-x", "--command", "-ix", "--init-command")
 	case "psql", "mysql", "mariadb", "sqlite3", "duckdb":
 		return readDB(c).files // dbshell.go
+	case "docker", "podman", "nerdctl", "finch":
+		return containerFiles(c) // imagefiles.go
 	case "mongosh", "mongo":
 		_, files, _ := readMongo(args)
 		return files
