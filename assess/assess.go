@@ -549,7 +549,9 @@ import (
 // argument lists it runs (subprocess.run([…]), spawn) are judged.
 // 2026.12.175: docker load, import, build and compose -f of a download
 // run it; docker import of a URL is unpinned.
-const Ruleset = "2026.12.175"
+// 2026.12.176: git hooks from a downloaded folder (core.hooksPath,
+// --template, init.templateDir) run it.
+const Ruleset = "2026.12.176"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

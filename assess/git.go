@@ -50,6 +50,9 @@ func (a *auditor) git(c invocation) cmdInfo {
 		switch sub := args[i].text; {
 		case sub == "clone":
 			a.gitClone(args[i+1:])
+			a.gitTemplate(args[i+1:]) // githooks.go
+		case sub == "init":
+			a.gitTemplate(args[i+1:])
 		case gitCheckouts[sub] && slices.ContainsFunc(args[i+1:], func(w arg) bool { return commitSHA.MatchString(w.text) }):
 			a.checkedOut(a.within(where)) // the code that runs there is the commit's
 		}
@@ -120,6 +123,9 @@ func (a *auditor) gitConfig(kv arg, depth int) {
 	key, value, ok := strings.Cut(kv.text, "=")
 	if !ok {
 		return
+	}
+	if sub, hooks := gitHooksKey(key); hooks {
+		a.hooksDownloaded(arg{text: value, path: kv.path, lit: true}, sub) // githooks.go
 	}
 	if a.gitTrust(key, arg{text: value, path: kv.path, lit: true}) {
 		return

@@ -109,6 +109,9 @@ func (a *auditor) gitConfigSet(args []arg, depth int) {
 		return
 	}
 	key, value := ops[0].text, ops[1].text
+	if sub, hooks := gitHooksKey(key); hooks {
+		a.hooksDownloaded(ops[1], sub) // githooks.go
+	}
 	script, ok := gitCommandValue(key, value)
 	if ok {
 		a.gitCommand(key, arg{text: script, path: ops[1].path, lit: true}, depth)
