@@ -551,7 +551,9 @@ import (
 // run it; docker import of a URL is unpinned.
 // 2026.12.176: git hooks from a downloaded folder (core.hooksPath,
 // --template, init.templateDir) run it.
-const Ruleset = "2026.12.176"
+// 2026.12.177: PowerShell's $env:Path puts folders on the search path;
+// $env:NAME += 'text' sets NAME.
+const Ruleset = "2026.12.177"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

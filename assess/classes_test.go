@@ -5651,3 +5651,24 @@ func TestAuditGitHooksFromDownloads(t *testing.T) {
 		{"no download", stdio("git", "-c", "core.hooksPath=/tmp/h", "commit", "-m", "x"), []string{}, false, false},
 	})
 }
+
+// PowerShell's search path and += (ruleset 2026.12.177): $env:Path set
+// to a literal string (alone, or before + $env:Path) or appended to with
+// += puts its folders on the search path, so a download written there
+// runs by name, as after export PATH=…; and $env:NAME += 'text' sets the
+// variable as $env:NAME = 'text' does (forbidden_env for NODE_OPTIONS).
+func TestAuditPowerShellSearchPath(t *testing.T) {
+	const pipe, fetch, shellExec, env = "danger pipe_to_shell mcp.args[1]", "danger fetch_exec mcp.args[1]",
+		"danger shell_exec mcp.args[1]", "danger forbidden_env mcp.args[1]"
+	ps := func(script string) *addon.Manifest { return stdio("pwsh", "-Command", script) }
+	const get = `iwr https://x.example.com/t.exe -OutFile C:\t\tool.exe; `
+	runCases(t, []auditCase{
+		{"prepended", ps(get + `$env:Path = 'C:\t;' + $env:Path; tool --stdio`), []string{fetch, env, pipe, shellExec}, true, true},
+		{"set alone", ps(get + `$env:PATH = "C:\t"; tool`), []string{fetch, env, pipe, shellExec}, true, true},
+		{"appended", ps(get + `$env:Path += ';C:\t'; tool.exe`), []string{fetch, env, pipe, shellExec}, true, true},
+		{"NODE_OPTIONS +=", ps(`$env:NODE_OPTIONS += ' --require C:\t\a.js'; node srv.js`), []string{env, shellExec}, false, true},
+		// Look-alikes: another folder, a variable of the script appended to.
+		{"another folder", ps(get + `$env:Path = 'C:\other;' + $env:Path; tool`), []string{fetch, env, shellExec}, true, true},
+		{"a script variable", ps(`$x = 'a'; $x += 'b'; Write-Output $x`), []string{shellExec}, false, true},
+	})
+}

@@ -387,13 +387,19 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 		switch {
 		case c == '\n' || c == ';' || c == '|' || c == close || c == ')' || c == '}' || w.at("&&") || w.at("||"):
 			return cmdInfo{fetches: eff.fetches, decodes: eff.decodes, streams: eff.streams}, eff
-		case c == '=' && !w.at("=="):
+		case c == '=' && !w.at("==") || w.at("+="):
+			// $env:X += 'text' appends: the name is set all the same,
+			// to a value the script does not show whole.
+			appends := c == '+'
+			if appends {
+				w.pos++
+			}
 			w.pos++
 			w.blanks(false)
 			w.trustAssign(member, w.src[w.pos:])
 			if assignTo != "" {
 				delete(w.vars, assignTo)
-				if w.peek() == '\'' || w.peek() == '"' {
+				if !appends && (w.peek() == '\'' || w.peek() == '"') {
 					start := w.pos
 					v := w.word()
 					w.blanks(false)
@@ -411,7 +417,12 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 				start := w.pos
 				v := w.word()
 				w.a.envSet(envKey, arg{text: v.text, path: w.path, lit: v.lit}, w.depth)
-				w.setEnv(envKey, v.text, v.lit)
+				w.setEnv(envKey, v.text, v.lit && !appends)
+				if strings.EqualFold(envKey, "path") && v.lit {
+					// $env:Path = 'C:\t;' + $env:Path: the folders of
+					// the string go on the search path (searchpath.go).
+					w.a.addSearchDirs(v.text, ";")
+				}
 				if w.pos == start {
 					w.pos++
 				}
