@@ -556,7 +556,10 @@ import (
 // 2026.12.178: the SQL psql sends may have the server run programs: COPY …
 // PROGRAM 'CMD' (in every string constant, in PL/pgSQL bodies and their
 // EXECUTE strings) and bodies in untrusted languages (plpython3u, plsh …).
-const Ruleset = "2026.12.178"
+// 2026.12.179: command lines in inline programs of R, AppleScript, Elixir,
+// Erlang, Scheme, Lisp, Java's languages, Groovy, Clojure, Julia, Tcl and
+// Expect, and of mongosh; osascript -l takes a value.
+const Ruleset = "2026.12.179"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

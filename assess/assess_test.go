@@ -195,7 +195,7 @@ func TestAuditInterpreters(t *testing.T) {
 		{"deno eval", stdio("deno", "eval", "console.log(1)"), []string{"danger inline_code mcp.args[1]"}, false, false},
 		{"deno run url", stdio("deno", "run", "-A", "https://deno.land/x/mcp@1.0.0/mod.ts"), []string{}, true, false},
 		{"bun -e", stdio("bun", "-e", "1"), []string{"danger inline_code mcp.args[1]"}, true, false},
-		{"osascript -e", stdio("osascript", "-e", "do shell script \"id\""), []string{"danger inline_code mcp.args[1]"}, false, false},
+		{"osascript -e", stdio("osascript", "-e", "do shell script \"id\""), []string{"danger inline_code mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
 	})
 }
 

@@ -499,6 +499,7 @@ func (a *auditor) mongosh(c invocation) cmdInfo {
 		a.add(CodeInlineCode, w.path, "runs a "+quoted(c.name)+" program written inline in the wiring")
 		if w.lit {
 			a.inlineCode(w.text, w.path)
+			a.inlineCommands(c.name, w.text, w.path, c.depth) // inlinecalls.go
 		}
 	}
 	return cmdInfo{name: c.name, stdinScript: stdin}

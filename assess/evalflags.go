@@ -61,6 +61,7 @@ func (a *auditor) wordInterpreter(c invocation) cmdInfo {
 			a.add(CodeInlineCode, code.path, "runs a "+quoted(c.name)+" program written inline in the wiring")
 			if code.lit {
 				a.inlineCode(code.text, code.path)
+				a.inlineCommands(c.name, code.text, code.path, c.depth) // inlinecalls.go
 			}
 			break
 		}

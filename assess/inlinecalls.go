@@ -9,72 +9,155 @@ import (
 // to its language's call that runs a command line through /bin/sh (os.system
 // and os.popen, subprocess with shell=True, child_process's exec and
 // execSync, system, exec, backquotes and qx, shell_exec, passthru, popen,
-// os.execute, io.popen, awk's system and its pipes) runs that string as a
-// shell script: the string, written literally in the program, is judged as
-// one (python -c "import os; os.system('curl … | sh')" pipes a download
+// os.execute, io.popen, awk's system and its pipes, R's system, shell and
+// pipe, AppleScript's do shell script, Elixir's System.shell and :os.cmd,
+// Erlang's os:cmd and open_port spawn, Racket's and Guile's system,
+// process and open-pipe, uiop:run-program of a string) runs that string as
+// a shell script: the string, written literally in the program, is judged
+// as one (python -c "import os; os.system('curl … | sh')" pipes a download
 // into a shell; os.system('npx -y pkg') runs an unpinned package). The
 // calls that take the program and its arguments as a list of strings
 // (subprocess.run(['npx', '-y', 'pkg']), spawn('npx', ['-y', 'pkg']),
-// execFile, system('npx', '-y', 'pkg') in Perl and Ruby) run that command
-// line without a shell: it is judged as the command it is. Strings built
+// execFile, system('npx', '-y', 'pkg') in Perl and Ruby, R's system2,
+// Elixir's System.cmd, system* in Scheme, Java's ProcessBuilder, Groovy's
+// [...].execute(), Clojure's sh) run that command line without a shell: it
+// is judged as the command it is; so are a string a call splits at blanks
+// into one (Groovy's "…".execute(), Java's Runtime.exec("…"), babashka's
+// shell and process), a Julia command literal (run(`npx -y pkg`)) and the
+// words of Tcl's exec and Expect's spawn (Tcl's exec runs a pipeline of
+// its own: exec curl … | sh pipes a download into a shell). Strings built
 // at run time are not read.
 
 // strLit matches a string literal in single or double quotes on one line,
 // its text in the first or second group.
 const strLit = `(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)")`
 
+// dqLit matches a string literal in double quotes on one line, its text in
+// the first group (Lisps, Erlang and AppleScript quote strings so).
+const dqLit = `"((?:[^"\\\n]|\\.)*)"`
+
 // oneString follows a string literal that is a call's only argument: the
 // same call given a list (system('npx', '-y', 'pkg')) runs no shell.
 const oneString = `(?:\s*[^\s,]|\s*$)`
 
-// shellCalls are, per language, the calls whose string argument is a
-// command line for /bin/sh, each with the literal in its groups.
-var shellCalls = map[string][]*regexp.Regexp{
+// callKind is how a call's match is read.
+type callKind uint8
+
+const (
+	callShell callKind = iota // the literal in the groups is a command line for /bin/sh
+	callArgv                  // the first group holds the literals of the program and its arguments
+	callSplit                 // the first group holds literals: the first is split at blanks, the rest follow
+	callJulia                 // the first group is a Julia command literal's text
+	callTcl                   // the first group is the words of Tcl's exec or Expect's spawn
+)
+
+// inlineCall is one call of a language that runs a command.
+type inlineCall struct {
+	kind callKind
+	re   *regexp.Regexp
+}
+
+func shellCall(re string) inlineCall { return inlineCall{callShell, regexp.MustCompile(re)} }
+func argvCall(re string) inlineCall  { return inlineCall{callArgv, regexp.MustCompile(re)} }
+func splitCall(re string) inlineCall { return inlineCall{callSplit, regexp.MustCompile(re)} }
+
+// strList matches literals separated by commas or blanks (a list's items).
+const strList = strLit + `(?:\s*,?\s*` + strLit + `)*`
+
+// inlineCalls are, per language, the calls that run a command.
+var inlineCalls = map[string][]inlineCall{
 	"python": {
-		regexp.MustCompile(`\b(?:os\.system|os\.popen|subprocess\.getoutput|subprocess\.getstatusoutput|commands\.getoutput)\s*\(\s*[rRuU]?` + strLit),
+		shellCall(`\b(?:os\.system|os\.popen|subprocess\.getoutput|subprocess\.getstatusoutput|commands\.getoutput)\s*\(\s*[rRuU]?` + strLit),
+		argvCall(`\b(?:subprocess\.(?:run|call|check_call|check_output|Popen)|os\.execvp?e?|pty\.spawn)\s*\(\s*\[([^\]\n]*)\]`),
 	},
 	"node": {
-		regexp.MustCompile(`\b(?:exec|execSync)\s*\(\s*` + strLit),
-		regexp.MustCompile("\\b(?:exec|execSync)\\s*\\(\\s*`([^`$\\\\]*)`"),
+		shellCall(`\b(?:exec|execSync)\s*\(\s*` + strLit),
+		shellCall("\\b(?:exec|execSync)\\s*\\(\\s*`([^`$\\\\]*)`"),
+		argvCall(`\b(?:spawn|spawnSync|execFile|execFileSync)\s*\(\s*(` + strLit + `\s*,\s*\[[^\]\n]*)\]`),
 	},
 	"perl": {
-		regexp.MustCompile(`\b(?:system|exec)\s*\(?\s*` + strLit + oneString),
-		regexp.MustCompile("`([^`\n]*)`"),
-		regexp.MustCompile(`\bqx\s*(?:\{([^}\n]*)\}|\(([^)\n]*)\)|/([^/\n]*)/)`),
+		shellCall(`\b(?:system|exec)\s*\(?\s*` + strLit + oneString),
+		shellCall("`([^`\n]*)`"),
+		shellCall(`\bqx\s*(?:\{([^}\n]*)\}|\(([^)\n]*)\)|/([^/\n]*)/)`),
+		argvCall(`\b(?:system|exec)\s*\(?\s*(` + strLit + `(?:\s*,\s*` + strLit + `)+)`),
 	},
 	"ruby": {
-		regexp.MustCompile(`(?:\b(?:system|exec|spawn)|IO\.popen|Open3\.\w+)\s*\(?\s*` + strLit + oneString),
-		regexp.MustCompile("`([^`\n]*)`"),
-		regexp.MustCompile(`%x(?:\{([^}\n]*)\}|\(([^)\n]*)\))`),
+		shellCall(`(?:\b(?:system|exec|spawn)|IO\.popen|Open3\.\w+)\s*\(?\s*` + strLit + oneString),
+		shellCall("`([^`\n]*)`"),
+		shellCall(`%x(?:\{([^}\n]*)\}|\(([^)\n]*)\))`),
+		argvCall(`\b(?:system|exec|spawn)\s*\(?\s*(` + strLit + `(?:\s*,\s*` + strLit + `)+)`),
 	},
 	"php": {
-		regexp.MustCompile(`\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(\s*` + strLit),
-		regexp.MustCompile("`([^`\n]*)`"),
+		shellCall(`\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(\s*` + strLit),
+		shellCall("`([^`\n]*)`"),
 	},
 	"lua": {
-		regexp.MustCompile(`\b(?:os\.execute|io\.popen)\s*\(?\s*` + strLit),
+		shellCall(`\b(?:os\.execute|io\.popen)\s*\(?\s*` + strLit),
 	},
 	"awk": {
-		regexp.MustCompile(`\bsystem\s*\(\s*"((?:[^"\\\n]|\\.)*)"`),
-		regexp.MustCompile(`"((?:[^"\\\n]|\\.)*)"\s*\|\s*getline`),
-		regexp.MustCompile(`\|&?\s*"((?:[^"\\\n]|\\.)*)"`),
+		shellCall(`\bsystem\s*\(\s*` + dqLit),
+		shellCall(dqLit + `\s*\|\s*getline`),
+		shellCall(`\|&?\s*` + dqLit),
 	},
+	"rscript": {
+		shellCall(`\b(?:system|shell|pipe)\s*\(\s*(?:(?:command|cmd|description)\s*=\s*)?` + strLit),
+		argvCall(`\b(?:system2|processx::run)\s*\(\s*(?:command\s*=\s*)?(` + strLit + `(?:\s*,\s*(?:args\s*=\s*)?c\(\s*` + strList + `\s*\))?)`),
+	},
+	"osascript": {
+		shellCall(`\bdo\s+shell\s+script\s+` + dqLit),
+		shellCall(`\.doShellScript\s*\(\s*` + strLit),
+	},
+	"elixir": {
+		shellCall(`(?:\bSystem\.shell|:os\.cmd)\s*\(\s*(?:~c)?` + strLit),
+		argvCall(`\bSystem\.cmd\s*\(\s*(` + strLit + `\s*,\s*\[[^\]\n]*)\]`),
+	},
+	"erl": {
+		shellCall(`\bos:cmd\s*\(\s*` + dqLit),
+		shellCall(`\bopen_port\s*\(\s*\{\s*spawn\s*,\s*` + dqLit),
+	},
+	"scheme": {
+		shellCall(`\((?:system|system/exit-code|process|open-input-pipe|open-output-pipe|open-pipe)\s+` + dqLit),
+		shellCall(`\buiop:(?:run|launch)-program\s+` + dqLit),
+		argvCall(`\((?:system\*|system\*/exit-code|process\*|open-pipe\*\s+[\w:-]+)\s+(` + dqLit + `(?:\s+` + dqLit + `)*)`),
+		argvCall(`\b(?:sb-ext:run-program\s+(` + dqLit + `\s+'\((?:\s*` + dqLit + `)*)|uiop:(?:run|launch)-program\s+'\(((?:\s*` + dqLit + `)+))`),
+	},
+	"java": javaCalls,
+	"groovy": append([]inlineCall{
+		argvCall(`\[\s*(` + strLit + `(?:\s*,\s*` + strLit + `)*)\s*\]\s*\.execute\s*\(`),
+		splitCall(`(` + strLit + `)\s*\.execute\s*\(`),
+	}, javaCalls...),
+	"clojure": {
+		argvCall(`\((?:[\w.-]+/)?sh\s+(` + dqLit + `(?:\s+` + dqLit + `)*)`),
+		splitCall(`\((?:[\w.-]+/)?(?:shell|process)\s+(` + dqLit + `(?:\s+` + dqLit + `)*)`),
+	},
+	"julia": {
+		{callJulia, regexp.MustCompile("`([^`\n]*)`")},
+	},
+	"tclsh": {
+		{callTcl, regexp.MustCompile(`(?:^|[\[;{\s])(?:exec|spawn)\s+((?:[^\n;\]{}]|\{[^\n{}]*\})+)`)},
+	},
+}
+
+// javaCalls are the calls of Java's library that run a command, for
+// every language on the JVM.
+var javaCalls = []inlineCall{
+	argvCall(`\bProcessBuilder\s*\(\s*(?:(?:List\.of|Arrays\.asList|listOf)\s*\(\s*)?(` + strLit + `(?:\s*,\s*` + strLit + `)*)`),
+	argvCall(`\.exec\s*\(\s*(?:new\s+String\s*\[\s*\]\s*\{|arrayOf\s*\()\s*(` + strLit + `(?:\s*,\s*` + strLit + `)*)`),
+	splitCall(`\bRuntime\.getRuntime\s*\(\s*\)\s*\.exec\s*\(\s*(` + strLit + `)\s*\)`),
+}
+
+// inlineLangs maps the interpreters whose calls are another's to that
+// language.
+var inlineLangs = map[string]string{
+	"bun": "node", "tsx": "node", "ts-node": "node", "deno": "node", "mongosh": "node", "mongo": "node",
+	"r": "rscript", "racket": "scheme", "guile": "scheme", "sbcl": "scheme", "expect": "tclsh",
+	"jshell": "java", "kotlin": "java", "scala": "java", "scala-cli": "java",
+	"clj": "clojure", "bb": "clojure", "nbb": "clojure",
 }
 
 // pythonShellTrue matches the subprocess calls that take a string as a
 // command line because shell=True is among their arguments.
 var pythonShellTrue = regexp.MustCompile(`\bsubprocess\.(?:run|call|check_call|check_output|Popen)\s*\(\s*[rRuU]?` + strLit + `[^)\n]*\bshell\s*=\s*True`)
-
-// argvCalls are, per language, the calls that take a program and its
-// arguments as string literals: the first group holds the list.
-var argvCalls = map[string][]*regexp.Regexp{
-	"python": {regexp.MustCompile(`\b(?:subprocess\.(?:run|call|check_call|check_output|Popen)|os\.execvp?e?|pty\.spawn)\s*\(\s*\[([^\]\n]*)\]`)},
-	"node": {
-		regexp.MustCompile(`\b(?:spawn|spawnSync|execFile|execFileSync)\s*\(\s*(` + strLit + `\s*,\s*\[[^\]\n]*)\]`),
-	},
-	"perl": {regexp.MustCompile(`\b(?:system|exec)\s*\(?\s*(` + strLit + `(?:\s*,\s*` + strLit + `)+)`)},
-	"ruby": {regexp.MustCompile(`\b(?:system|exec|spawn)\s*\(?\s*(` + strLit + `(?:\s*,\s*` + strLit + `)+)`)},
-}
 
 // stringLits matches each string literal of a list.
 var stringLits = regexp.MustCompile(strLit)
@@ -88,28 +171,70 @@ var literalEscapes = strings.NewReplacer(`\'`, `'`, `\"`, `"`, `\\`, `\`, `\n`, 
 const maxInlineCalls, maxInlineArgs = 8, 64
 
 // inlineCommands judges the command lines an inline program of language
-// lang hands to a shell, as scripts that shell runs.
+// lang hands to a shell, as scripts that shell runs, and the commands it
+// runs without one.
 func (a *auditor) inlineCommands(lang, code, path string, depth int) {
 	name := lang
-	switch lang {
-	case "bun", "tsx", "ts-node", "deno":
-		lang = "node"
+	if l, ok := inlineLangs[lang]; ok {
+		lang = l
 	}
-	res := shellCalls[lang]
-	if len(res) == 0 {
+	calls := inlineCalls[lang]
+	if len(calls) == 0 {
 		return
 	}
 	if lang == "node" && !strings.Contains(code, "child_process") {
 		return // exec( is RegExp's too
 	}
+	if lang == "python" && strings.Contains(code, "shell") {
+		calls = append(calls[:len(calls):len(calls)], inlineCall{callShell, pythonShellTrue})
+	}
 	n := 0
-	for _, re := range argvCalls[lang] {
-		for _, m := range re.FindAllStringSubmatch(code, maxInlineCalls) {
-			var argv []arg
-			for _, lit := range stringLits.FindAllStringSubmatch(m[1], maxInlineArgs) {
-				argv = append(argv, arg{text: literalEscapes.Replace(lit[1] + lit[2]), path: path, lit: true})
+	for _, call := range calls {
+		for _, m := range call.re.FindAllStringSubmatch(code, maxInlineCalls) {
+			if call.kind == callShell {
+				text := ""
+				for _, g := range m[1:] {
+					if g != "" {
+						text = g
+						break
+					}
+				}
+				if text = strings.TrimSpace(literalEscapes.Replace(text)); text == "" {
+					continue
+				}
+				if n++; n > maxInlineCalls {
+					return
+				}
+				a.add(CodeShellExec, path, "the inline "+quoted(name)+" program runs a command line through a shell")
+				a.inferred.Exec = true
+				sc := &scan{a: a, path: path, depth: depth + 1, lenient: true}
+				sc.script(text)
+				continue
 			}
-			if len(argv) == 0 || argv[0].text == "" {
+			list := ""
+			for _, g := range m[1:] {
+				if g != "" {
+					list = g
+					break
+				}
+			}
+			if call.kind == callTcl {
+				// Tcl runs exec's pipeline itself: written as a POSIX
+				// script, what it pipes into what is judged.
+				script, ok := tclScript(list)
+				if !ok {
+					continue
+				}
+				if n++; n > maxInlineCalls {
+					return
+				}
+				a.inferred.Exec = true
+				sc := &scan{a: a, path: path, depth: depth + 1, lenient: true}
+				sc.script(script)
+				continue
+			}
+			argv, ok := inlineArgv(call.kind, list, path)
+			if !ok || len(argv) == 0 || argv[0].text == "" {
 				continue
 			}
 			if n++; n > maxInlineCalls {
@@ -119,28 +244,153 @@ func (a *auditor) inlineCommands(lang, code, path string, depth int) {
 			a.command(argv, depth+1, ctxNested)
 		}
 	}
-	if lang == "python" && strings.Contains(code, "shell") {
-		res = append(res[:len(res):len(res)], pythonShellTrue)
-	}
-	for _, re := range res {
-		for _, m := range re.FindAllStringSubmatch(code, maxInlineCalls) {
-			text := ""
-			for _, g := range m[1:] {
-				if g != "" {
-					text = g
-					break
-				}
+}
+
+// inlineArgv reads the command of a call that runs one without a shell:
+// false when it holds something only known at run time.
+func inlineArgv(kind callKind, list, path string) ([]arg, bool) {
+	var words []string
+	switch kind {
+	case callJulia:
+		return juliaWords(list, path)
+	case callSplit:
+		for i, lit := range stringLits.FindAllStringSubmatch(list, maxInlineArgs) {
+			if text := literalEscapes.Replace(lit[1] + lit[2]); i == 0 {
+				words = append(words, strings.Fields(text)...)
+			} else {
+				words = append(words, text)
 			}
-			if text = strings.TrimSpace(literalEscapes.Replace(text)); text == "" {
-				continue
-			}
-			if n++; n > maxInlineCalls {
-				return
-			}
-			a.add(CodeShellExec, path, "the inline "+quoted(name)+" program runs a command line through a shell")
-			a.inferred.Exec = true
-			sc := &scan{a: a, path: path, depth: depth + 1, lenient: true}
-			sc.script(text)
+		}
+	default:
+		for _, lit := range stringLits.FindAllStringSubmatch(list, maxInlineArgs) {
+			words = append(words, literalEscapes.Replace(lit[1]+lit[2]))
 		}
 	}
+	argv := make([]arg, 0, len(words))
+	for _, w := range words[:min(len(words), maxInlineArgs)] {
+		argv = append(argv, arg{text: w, path: path, lit: true})
+	}
+	return argv, true
+}
+
+// juliaWords splits a Julia command literal's text into its words: at
+// blanks, with '…' taken as written and "…" and \ escaping a character.
+// A $ outside single quotes interpolates a value known at run time.
+func juliaWords(text, path string) ([]arg, bool) {
+	var argv []arg
+	var b strings.Builder
+	inWord := false
+	for i := 0; i < len(text); i++ {
+		switch ch := text[i]; {
+		case ch == ' ' || ch == '\t':
+			if inWord {
+				argv = append(argv, arg{text: b.String(), path: path, lit: true})
+				b.Reset()
+				inWord = false
+			}
+		case ch == '$':
+			return nil, false
+		case ch == '\'':
+			end := strings.IndexByte(text[i+1:], '\'')
+			if end < 0 {
+				return nil, false
+			}
+			b.WriteString(text[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case ch == '"':
+			j := i + 1
+			for ; j < len(text) && text[j] != '"'; j++ {
+				switch {
+				case text[j] == '$':
+					return nil, false
+				case text[j] == '\\' && j+1 < len(text):
+					j++
+				}
+				b.WriteByte(text[j])
+			}
+			if j >= len(text) {
+				return nil, false
+			}
+			i = j
+			inWord = true
+		case ch == '\\' && i+1 < len(text):
+			i++
+			b.WriteByte(text[i])
+			inWord = true
+		default:
+			b.WriteByte(ch)
+			inWord = true
+		}
+		if len(argv) >= maxInlineArgs {
+			break
+		}
+	}
+	if inWord {
+		argv = append(argv, arg{text: b.String(), path: path, lit: true})
+	}
+	return argv, true
+}
+
+// tclScript writes the words of Tcl's exec (or Expect's spawn), up to the
+// ; or ] that ends the command, as a POSIX script: each word quoted, the
+// pipes and redirections exec reads (|, <, >, >>, 2>, &) left as
+// operators. A word Tcl substitutes at run time ($var, [cmd]) makes it
+// unknown.
+func tclScript(text string) (string, bool) {
+	var words []string
+	for s := strings.TrimSpace(text); s != "" && s[0] != ';' && s[0] != ']'; s = strings.TrimLeft(s, " \t") {
+		var w string
+		switch s[0] {
+		case '{':
+			level, end := 0, -1
+			for i := 0; i < len(s) && end < 0; i++ {
+				switch s[i] {
+				case '{':
+					level++
+				case '}':
+					if level--; level == 0 {
+						end = i
+					}
+				}
+			}
+			if end < 0 {
+				return "", false
+			}
+			w, s = shellQuote(s[1:end]), s[end+1:]
+		case '"':
+			end := strings.IndexByte(s[1:], '"')
+			if end < 0 || strings.ContainsAny(s[1:1+end], "$[\\") {
+				return "", false
+			}
+			w, s = shellQuote(s[1:1+end]), s[2+end:]
+		default:
+			end := strings.IndexAny(s, " \t;]")
+			if end < 0 {
+				end = len(s)
+			}
+			w, s = s[:end], s[end:]
+			if strings.ContainsAny(w, "$[\\") {
+				return "", false
+			}
+			switch w {
+			case "|", "|&", "<", ">", ">>", "2>", "2>>", ">&", "&":
+			default:
+				if strings.HasPrefix(w, "-") && len(words) == 0 {
+					continue // exec -ignorestderr, -keepnewline, --
+				}
+				w = shellQuote(w)
+			}
+		}
+		words = append(words, w)
+		if len(words) > maxInlineArgs {
+			return "", false
+		}
+	}
+	return strings.Join(words, " "), len(words) > 0
+}
+
+// shellQuote quotes s as one word of a POSIX script.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

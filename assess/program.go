@@ -1039,7 +1039,7 @@ var (
 	}
 	// inlineValueFlags are the single-letter flags whose value follows.
 	inlineValueFlags = map[string]string{
-		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC",
+		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC", "osascript": "ls",
 		"lua": "l", "bun": "rcdlF", "tsx": "rC", "ts-node": "rP", "julia": "JLCOtp", "expect": "Dfb",
 		"racket": "tlfrkmiWLS", "guile": "slLex", "bb": "fmx", "elixir": "r",
 	}
