@@ -559,7 +559,11 @@ import (
 // 2026.12.179: command lines in inline programs of R, AppleScript, Elixir,
 // Erlang, Scheme, Lisp, Java's languages, Groovy, Clojure, Julia, Tcl and
 // Expect, and of mongosh; osascript -l takes a value.
-const Ruleset = "2026.12.179"
+// 2026.12.180: programs that run the commands they read (ed, ex, dc, ftp,
+// gdb, lldb, script, ssh to this machine, sh -c 'sh') fed a download, and
+// their command files (vim -s, emacs -l, lldb -s, tmux -f, screen -c, ssh
+// -F, sftp -b, dc FILE) written by one; dc -e is inline code.
+const Ruleset = "2026.12.180"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -143,6 +143,9 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 			}
 			return a.program(c)
 		}
+		if c.name == "tmux" || c.name == "screen" {
+			a.runsFetched(c) // tmux -f FILE, screen -c FILE: commands it runs (cmdreaders.go)
+		}
 		next, info, done := peel(a, c)
 		if done {
 			return info

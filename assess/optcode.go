@@ -158,7 +158,9 @@ func (a *auditor) vim(c invocation) cmdInfo {
 		}
 		a.editorCommand(c, cmd)
 	}
-	return cmdInfo{name: c.name}
+	// In Ex mode (ex, vim -e, vim -es) the commands come from the
+	// standard input too.
+	return cmdInfo{name: c.name, stdinScript: vimExMode(c)}
 }
 
 // editorCommand reports an editor's or debugger's command given in the
@@ -231,7 +233,8 @@ func (a *auditor) evaluator(c invocation) cmdInfo {
 		}
 		a.editorCommand(c, cmd)
 	}
-	return cmdInfo{name: c.name}
+	// gdb and lldb read commands on their standard input too (cmdreaders.go).
+	return cmdInfo{name: c.name, stdinScript: (c.name == "gdb" || c.name == "lldb") && debuggerReads(c)}
 }
 
 // tarCommandOptions are tar's options whose value is a command line tar

@@ -174,8 +174,9 @@ func (a *auditor) shellProgram(c invocation) cmdInfo {
 	script, file, stdin := shellArgs(c.args())
 	switch {
 	case script != nil:
-		a.inlineShellWith(c.name, *script, c.depth, isPOSIXShell(c.name), c.env, positional(c.name, c.args(), script))
-		info.runsArg = !script.lit
+		// sh -c 'sh' reads its script from the input sh -c was given.
+		ran := a.inlineShellWith(c.name, *script, c.depth, isPOSIXShell(c.name), c.env, positional(c.name, c.args(), script))
+		info.runsArg, info.stdinScript = !script.lit, ran.stdinScript
 	case file == nil && stdin:
 		info.stdinScript = true
 	}
@@ -771,21 +772,21 @@ func shellArgs(args []arg) (script, file *arg, stdin bool) {
 
 // inlineShell judges a script a shell runs with -c; env holds the
 // variables the shell inherits with known values.
-func (a *auditor) inlineShell(shell string, script arg, depth int, posix bool, env map[string]string) {
-	a.inlineShellWith(shell, script, depth, posix, env, nil)
+func (a *auditor) inlineShell(shell string, script arg, depth int, posix bool, env map[string]string) cmdInfo {
+	return a.inlineShellWith(shell, script, depth, posix, env, nil)
 }
 
 // inlineShellWith is inlineShell with the script's positional parameters
 // ($0 first), nil when they are not known.
-func (a *auditor) inlineShellWith(shell string, script arg, depth int, posix bool, env map[string]string, params []string) {
+func (a *auditor) inlineShellWith(shell string, script arg, depth int, posix bool, env map[string]string, params []string) cmdInfo {
 	a.add(CodeShellExec, script.path, "runs an inline script through "+quoted(shell))
 	a.inferred.Exec = true
 	if !script.lit || !posix {
-		return
+		return cmdInfo{}
 	}
 	sc := &scan{a: a, path: script.path, depth: depth + 1, params: params}
 	sc.inherit(env)
-	sc.script(script.text)
+	return sc.script(script.text)
 }
 
 // positional returns the positional parameters of a shell's -c script:

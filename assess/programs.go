@@ -339,7 +339,11 @@ func init() {
 		"cd": {judge: (*auditor).changesDir}, "chdir": {judge: (*auditor).changesDir},
 		"pushd": {judge: (*auditor).changesDir}, "popd": {judge: (*auditor).changesDir},
 		"autossh": sshTool, "mosh": {judge: (*auditor).mosh, net: true}, "gcloud": {judge: (*auditor).gcloud, net: true},
-		"telnet": netTool, "ftp": netTool, "tftp": netTool, "smbclient": netTool,
+		"telnet": netTool, "tftp": netTool, "smbclient": netTool,
+		// ftp reads its commands, !cmd among them, from its standard input.
+		"ftp": {judge: func(a *auditor, c invocation) cmdInfo {
+			return cmdInfo{name: c.name, fetches: true, stdinScript: true}
+		}, net: true, sendsWords: true},
 		// Network clients whose output can carry a payload (a DNS TXT
 		// record, a finger plan, a page dumped as text) and the clients
 		// of cloud storage: they always use the network.
@@ -391,6 +395,9 @@ func init() {
 		"vim":  editor, "vi": editor, "nvim": editor, "ex": editor, "view": editor, "gvim": editor,
 		"vimdiff": editor, "rvim": editor, "evim": editor, "gview": editor,
 		"emacs": evaluator, "emacsclient": evaluator, "gdb": evaluator, "lldb": evaluator,
+		// Programs that run a shell's commands for what they read
+		// (cmdreaders.go).
+		"ed": {judge: (*auditor).edReads}, "dc": {judge: (*auditor).dc},
 		"tar": {judge: (*auditor).tar}, "bsdtar": {judge: (*auditor).tar}, "gtar": {judge: (*auditor).tar},
 		// Database clients whose commands can escape to a shell.
 		"psql": {judge: (*auditor).dbClient}, "sqlite3": {judge: (*auditor).dbClient},

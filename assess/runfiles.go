@@ -65,10 +65,27 @@ func runnerFiles(c invocation) []arg {
 			name = strings.TrimRight(dir, `/\`) + "/Makefile"
 		}
 		return []arg{{text: name, path: c.argv[0].path, lit: true}}
-	case "vim", "nvim", "vi", "gvim", "view":
-		return optionFiles(args, "-S", "-u") // a script of Vim's commands, which run shells
+	case "vim", "nvim", "vi", "gvim", "view", "ex":
+		if vimExMode(c) {
+			return optionFiles(args, "-S", "-u") // a script of Vim's commands, which run shells
+		}
+		return optionFiles(args, "-S", "-u", "-s") // -s: keys typed in Normal mode, :!cmd among them
 	case "gdb":
 		return optionFiles(args, "-x", "--command", "-ix", "--init-command")
+	case "lldb":
+		return optionFiles(args, lldbFiles...) // cmdreaders.go
+	case "emacs":
+		return optionFiles(args, "-l", "--load", "--script", "-x", "-scriptload")
+	case "tmux":
+		return tmuxFiles(args)
+	case "screen":
+		return optionFiles(args, "-c")
+	case "ssh", "scp", "autossh":
+		return optionFiles(args, "-F") // ProxyCommand, LocalCommand, Match exec
+	case "sftp":
+		return optionFiles(args, "-F", "-b") // -b: a batch of commands, !cmd among them
+	case "dc":
+		return dcFiles(args)
 	case "psql", "mysql", "mariadb", "sqlite3", "duckdb":
 		return readDB(c).files // dbshell.go
 	case "docker", "podman", "nerdctl", "finch":

@@ -128,7 +128,49 @@ func (s *scan) script(src string) cmdInfo {
 	s.walk(f)
 	if len(f.Stmts) == 1 && len(f.Stmts[0].Redirs) == 0 {
 		if c, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok {
-			return s.memo[c]
+			info := s.memo[c]
+			info.stdinScript = info.stdinScript && !f.Stmts[0].Background // a background job reads /dev/null
+			return info
+		}
+	}
+	return s.stdinReader(f.Stmts, 0)
+}
+
+// stdinReader returns, for a script of more than one command, the first
+// that runs what it reads on the script's standard input as a script (sh
+// -c 'echo start; sh', bash -c 'exec bash -s'): a statement of the
+// script, of a list (&&, ||), a block or a subshell, or the first stage of
+// a pipeline, whose standard input is not redirected. A background job
+// reads /dev/null. It returns the zero cmdInfo when there is none.
+func (s *scan) stdinReader(stmts []*syntax.Stmt, nest int) cmdInfo {
+	if nest > maxNesting {
+		return cmdInfo{}
+	}
+	for _, st := range stmts {
+		if st.Background || readsRedirected(st) {
+			continue
+		}
+		switch x := st.Cmd.(type) {
+		case *syntax.CallExpr:
+			if info := s.memo[x]; info.stdinScript {
+				return cmdInfo{name: info.name, stdinScript: true}
+			}
+		case *syntax.BinaryCmd:
+			sides := []*syntax.Stmt{x.X}
+			if x.Op == syntax.AndStmt || x.Op == syntax.OrStmt {
+				sides = append(sides, x.Y) // a pipeline's later stages read the stage before
+			}
+			if info := s.stdinReader(sides, nest+1); info.stdinScript {
+				return info
+			}
+		case *syntax.Block:
+			if info := s.stdinReader(x.Stmts, nest+1); info.stdinScript {
+				return info
+			}
+		case *syntax.Subshell:
+			if info := s.stdinReader(x.Stmts, nest+1); info.stdinScript {
+				return info
+			}
 		}
 	}
 	return cmdInfo{}

@@ -25,6 +25,7 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 	info := cmdInfo{name: c.name, fetches: c.name == "sftp"}
 	args := c.args()
 	subsystem := false
+	noInput := false // -n, -N, -f, -W: nothing reads ssh's standard input there
 	// options reads options from args[i:] as ssh's getopt does: it returns
 	// the index of the first word that is not one, and whether -- ended
 	// them.
@@ -41,6 +42,7 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 				if t[j] == 's' {
 					subsystem = true
 				}
+				noInput = noInput || strings.IndexByte("nNfW", t[j]) >= 0
 				if strings.IndexByte(valueFlags, t[j]) < 0 {
 					continue
 				}
@@ -76,10 +78,19 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 	if !ended {
 		command, _ = options(command)
 	}
-	if subsystem || command >= len(args) {
+	if subsystem {
 		return info
 	}
-	a.remoteLine(args[command:], c.depth)
+	// Into ssh to this machine, the input is a script a shell here runs:
+	// the login shell's, without a remote command, or that of a command
+	// that reads one (ssh localhost bash -s).
+	local := !noInput && sshLoopback(args[host].text)
+	if command >= len(args) {
+		info.stdinScript = local
+		return info
+	}
+	ran := a.remoteLine(args[command:], c.depth)
+	info.stdinScript = local && ran.stdinScript
 	// What the remote command writes comes from the other host:
 	// eval "$(ssh HOST cat x)" runs it as eval "$(curl …)" would.
 	info.fetches = true
@@ -89,10 +100,11 @@ func (a *auditor) sshTool(c invocation) cmdInfo {
 // remoteLine judges a command line that another host's shell runs (ssh's
 // remote command): read as that shell reads it and judged like any, but
 // not counted as what the wiring uses here.
-func (a *auditor) remoteLine(args []arg, depth int) {
+func (a *auditor) remoteLine(args []arg, depth int) cmdInfo {
 	saved := a.inferred
-	a.shellLine(args, depth, false, false)
+	info := a.shellLine(args, depth, false, false)
 	a.inferred = saved
+	return info
 }
 
 // remoteScript is remoteLine for a script given as one word (gcloud
@@ -277,4 +289,19 @@ func remoteForward(o string) bool {
 	}
 	val = strings.TrimSpace(val)
 	return strings.EqualFold(strings.TrimSpace(key), "remoteforward") && val != "" && !strings.EqualFold(val, "none")
+}
+
+// sshLoopback reports whether an ssh destination ([user@]host, or
+// ssh://[user@]host[:port]) is this machine.
+func sshLoopback(dest string) bool {
+	dest = strings.TrimPrefix(dest, "ssh://")
+	if at := strings.LastIndexByte(dest, '@'); at >= 0 {
+		dest = dest[at+1:]
+	}
+	if strings.HasPrefix(dest, "[") {
+		dest, _, _ = strings.Cut(dest[1:], "]")
+	} else if h, port, ok := strings.Cut(dest, ":"); ok && !strings.Contains(port, ":") {
+		dest = h
+	}
+	return loopbackHost(dest)
 }

@@ -173,8 +173,8 @@ func usesNetwork(p peeler) peeler {
 // options (script -c, flox activate -c, nix-shell --run): the script is
 // inline shell, as with sh -c.
 func (a *auditor) shellOption(c invocation, w arg) cmdInfo {
-	a.inlineShell(c.name, w, c.depth, true, c.env)
-	return cmdInfo{name: c.name, runsArg: !w.lit}
+	ran := a.inlineShell(c.name, w, c.depth, true, c.env)
+	return cmdInfo{name: c.name, runsArg: !w.lit, stdinScript: ran.stdinScript}
 }
 
 var watchValueFlags = set("-n", "--interval", "-q", "--equexit")
@@ -215,15 +215,19 @@ var scriptValueFlags = set("-c", "--command", "-E", "--echo", "-I", "--log-in", 
 
 // peelScript judges `script -c command` (also -qc command, --command=…,
 // before or after the file, as getopt permutes them): the command goes to
-// the user's shell. Without -c script starts an interactive shell.
+// the user's shell. Without -c script starts an interactive shell, which
+// reads its commands from script's standard input.
 func peelScript(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	args := c.args()
+	operands := 0
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" {
+			operands += len(args) - i - 1
 			break
 		}
 		if len(t) < 2 || t[0] != '-' {
+			operands++
 			continue
 		}
 		var flag, val string
@@ -244,7 +248,9 @@ func peelScript(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 			return nil, a.shellOption(c, w), true
 		}
 	}
-	return nil, cmdInfo{name: c.name}, true
+	// BSD's script takes a command after the file; util-linux's only the
+	// file.
+	return nil, cmdInfo{name: c.name, stdinScript: operands <= 1}, true
 }
 
 // peelFlock peels `flock [options] FILE command…` and judges `flock
