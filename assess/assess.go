@@ -563,7 +563,10 @@ import (
 // gdb, lldb, script, ssh to this machine, sh -c 'sh') fed a download, and
 // their command files (vim -s, emacs -l, lldb -s, tmux -f, screen -c, ssh
 // -F, sftp -b, dc FILE) written by one; dc -e is inline code.
-const Ruleset = "2026.12.180"
+// 2026.12.181: programs' startup files (~/.vimrc, ~/.gdbinit, ~/.psqlrc,
+// ~/.Rprofile, a .pth file in site-packages, PowerShell's profile …) are
+// persistence locations.
+const Ruleset = "2026.12.181"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -1008,7 +1011,7 @@ func (a *auditor) value(v, path string, script bool) {
 	a.blob(v, path)
 	a.stratum(v, path)
 	if persistencePath(v) {
-		a.add(CodePersistence, path, "names a location that runs code at login or boot")
+		a.add(CodePersistence, path, "names a location that runs code at login, at boot or when a program starts")
 	}
 	if script && len(v) <= maxScriptBytes && (strings.ContainsAny(v, "|`") || strings.Contains(v, "$(") || strings.Contains(v, "<(")) {
 		sc := &scan{a: a, path: path, depth: maxDepth - 1, quiet: true}

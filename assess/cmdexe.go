@@ -411,7 +411,7 @@ func (a *auditor) cmdRun(cmds []cmdCommand, line cmdLine, off int, c invocation,
 		a.budget--
 		for _, w := range cmd.writes {
 			if persistencePath(w.text) {
-				a.add(CodePersistence, line.pathAt(off+w.off), "writes to a location that runs code at login or boot")
+				a.add(CodePersistence, line.pathAt(off+w.off), "writes to a location that runs code at login, at boot or when a program starts")
 			}
 			a.writesTo(w.text, line.pathAt(off+w.off))
 		}

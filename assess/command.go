@@ -533,7 +533,7 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int, 
 		a.add(CodeObfuscatedExec, path, "PowerShell decodes base64 text and executes it")
 	}
 	if a.count(CodePersistence) == persisted && (persistencePath(s) || containsAny(s, `currentversion\run`, "register-scheduledtask", "new-service")) {
-		a.add(CodePersistence, path, "the PowerShell script touches a location that runs code at login or boot")
+		a.add(CodePersistence, path, "the PowerShell script touches a location that runs code at login, at boot or when a program starts")
 	}
 	return cmdInfo{name: name}
 }

@@ -307,7 +307,7 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 			a.add(CodeContainerHostAccess, v.path, "mounts a host location that gives the container control of the host")
 		}
 		if persistencePath(src) {
-			a.add(CodePersistence, v.path, "mounts a location that runs code at login or boot into the container")
+			a.add(CodePersistence, v.path, "mounts a location that runs code at login, at boot or when a program starts into the container")
 		}
 		if what := credentialMount(s); what != "" {
 			a.add(CodeCredentialMount, v.path, "mounts "+what+" into the container, where whatever runs can read and use them")

@@ -690,7 +690,7 @@ func (a *auditor) pathWord(w arg) {
 		}
 	}
 	if persistencePath(v) {
-		a.add(CodePersistence, w.path, "names a location that runs code at login or boot")
+		a.add(CodePersistence, w.path, "names a location that runs code at login, at boot or when a program starts")
 	}
 }
 

@@ -364,7 +364,7 @@ func (w *psWalk) redirect() string {
 	w.blanks(false)
 	t := w.word()
 	if t.lit && persistencePath(t.text) {
-		w.a.add(CodePersistence, w.path, "writes to a location that runs code at login or boot")
+		w.a.add(CodePersistence, w.path, "writes to a location that runs code at login, at boot or when a program starts")
 	}
 	if !t.lit || !output {
 		return ""

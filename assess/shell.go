@@ -1127,7 +1127,7 @@ func (s *scan) redirects(st *syntax.Stmt) {
 				}
 			}
 			if ok && persistencePath(t) {
-				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login or boot")
+				s.a.add(CodePersistence, s.path, "writes to a location that runs code at login, at boot or when a program starts")
 			}
 			if ok {
 				s.a.writesTo(t, s.path)

@@ -138,7 +138,7 @@ func (a *auditor) writesTo(p, path string) {
 	if r := a.atCwd(p); r != p {
 		// cd ~/.ssh; echo KEY >> authorized_keys
 		if persistencePath(r) && !persistencePath(p) {
-			a.add(CodePersistence, path, "writes to a location that runs code at login or boot")
+			a.add(CodePersistence, path, "writes to a location that runs code at login, at boot or when a program starts")
 		}
 		p = r
 	}
