@@ -566,7 +566,10 @@ import (
 // 2026.12.181: programs' startup files (~/.vimrc, ~/.gdbinit, ~/.psqlrc,
 // ~/.Rprofile, a .pth file in site-packages, PowerShell's profile …) are
 // persistence locations.
-const Ruleset = "2026.12.181"
+// 2026.12.182: inline programs that download code and run it
+// (exec(urlopen(…).read()), fetch(…).then(eval), source(URL), awk's
+// getline from curl printed into sh …); deno eval's program is read.
+const Ruleset = "2026.12.182"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

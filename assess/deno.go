@@ -39,6 +39,7 @@ func (a *auditor) deno(c invocation) cmdInfo {
 			a.add(CodeInlineCode, rest[0].path, "runs a `deno` program written inline in the wiring")
 			if rest[0].lit {
 				a.codeHeuristics(rest[0].text, rest[0].path)
+				a.inlineCommands("deno", rest[0].text, rest[0].path, c.depth) // inlinecalls.go
 			}
 		}
 	case "run", "serve", "x":

