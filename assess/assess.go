@@ -569,7 +569,10 @@ import (
 // 2026.12.182: inline programs that download code and run it
 // (exec(urlopen(…).read()), fetch(…).then(eval), source(URL), awk's
 // getline from curl printed into sh …); deno eval's program is read.
-const Ruleset = "2026.12.182"
+// 2026.12.183: more programs that read their program or commands on their
+// input (REPLs given options alone, pwsh -Command -, gnuplot, lftp, m4,
+// sqlplus) and their command files; gnuplot -e, lftp -c, ghci -e inline.
+const Ruleset = "2026.12.183"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -140,3 +140,108 @@ func tmuxFiles(args []arg) []arg {
 	}
 	return files
 }
+
+// More programs that read their commands or program on their standard
+// input when given none: REPLs whose commands reach a shell (ghci's :!,
+// irb's and groovysh's system and backquotes, OCaml's Sys.command,
+// kotlinc's ProcessBuilder), gnuplot (system, !cmd), lftp (!cmd), m4
+// (syscmd, esyscmd) and SQL*Plus (HOST, !). Each reads the program or
+// command files it is given as such (files of a download run it) and,
+// given none, its standard input.
+
+// stdinReader describes one such program: the options that take a value,
+// those whose value is commands written inline (after which it reads no
+// input, except for those in keepsReading), those whose value names a
+// command file (after which it reads none either, except for the startup
+// files in keepsReading), and whether its operands are command files
+// (else the first is what it works on: a host, a logon).
+type stdinReader struct {
+	values, inline, files, keepsReading map[string]bool
+	operandFiles                        bool
+}
+
+var stdinReaders = map[string]stdinReader{
+	"ghci":     {values: set("-i", "-package", "-ghci-script"), inline: set("-e"), files: set("-ghci-script"), keepsReading: set("-ghci-script")},
+	"irb":      {values: set("-I", "-r", "--context-mode", "--prompt", "--back-trace-limit"), operandFiles: true},
+	"groovysh": {values: set("-cp", "-classpath", "--classpath", "-D", "-T", "--terminal")},
+	"ocaml":    {values: set("-I", "-open", "-ppx", "-init"), files: set("-init"), keepsReading: set("-init"), operandFiles: true},
+	"kotlinc":  {values: set("-cp", "-classpath", "-d", "-jvm-target", "-language-version", "-api-version", "-script-templates"), inline: set("-e", "-expression"), files: set("-script"), operandFiles: true},
+	"gnuplot":  {values: set("-c"), inline: set("-e"), files: set("-c"), operandFiles: true},
+	"lftp":     {values: set("-p", "-u", "--user", "--password", "--env-password"), inline: set("-c", "-e"), files: set("-f"), keepsReading: set("-e")},
+	"m4": {values: set("-D", "--define", "-U", "--undefine", "-I", "--include", "-o", "--error-output", "--debugfile",
+		"-F", "--freeze-state", "-R", "--reload-state", "-l", "--arglength", "-L", "--nesting-limit", "-t", "--trace"),
+		files: set("-R", "--reload-state"), operandFiles: true},
+	"sqlplus": {values: set("-M", "-MARKUP", "-R", "-C", "-F"), operandFiles: false},
+}
+
+// readsCommands judges a program of stdinReaders: its inline commands are
+// inline code (a shell command among them judged as a script, through
+// inlineCommands), and it reads its standard input unless it was given a
+// program or command file, or inline commands after which it stops.
+func (a *auditor) readsCommands(c invocation) cmdInfo {
+	spec := stdinReaders[c.name]
+	args := c.args()
+	reads := true
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		flag, val, joined := strings.Cut(t, "=")
+		switch {
+		case t == "-":
+			return cmdInfo{name: c.name, stdinScript: true}
+		case spec.inline[flag]:
+			w, ok := optValue(args, &i, val, joined)
+			if !ok {
+				continue
+			}
+			reads = reads && spec.keepsReading[flag]
+			a.add(CodeInlineCode, w.path, "runs "+quoted(c.name)+" commands written inline in the wiring")
+			if w.lit {
+				a.codeHeuristics(w.text, w.path)
+				a.inlineCommands(c.name, w.text, w.path, c.depth) // inlinecalls.go
+			}
+		case spec.files[flag]:
+			if _, ok := optValue(args, &i, val, joined); ok {
+				reads = reads && spec.keepsReading[flag] // an init file, then the REPL
+			}
+		case spec.values[flag] && !joined:
+			i++
+		case strings.HasPrefix(t, "@") && c.name == "sqlplus":
+			reads = false // @script runs a file of commands
+		case !strings.HasPrefix(t, "-") && spec.operandFiles:
+			return cmdInfo{name: c.name} // a program file, then its own arguments
+		}
+	}
+	return cmdInfo{name: c.name, stdinScript: reads}
+}
+
+// readerFiles returns the files of commands a program of stdinReaders
+// runs: those its options name, its operands when they are programs, and
+// SQL*Plus's @scripts.
+func readerFiles(c invocation) []arg {
+	spec := stdinReaders[c.name]
+	args := c.args()
+	var files []arg
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		flag, val, joined := strings.Cut(t, "=")
+		switch {
+		case spec.files[flag]:
+			if w, ok := optValue(args, &i, val, joined); ok {
+				files = append(files, w)
+			}
+		case spec.values[flag] && !joined, spec.inline[flag] && !joined:
+			i++
+		case strings.HasPrefix(t, "@") && len(t) > 1 && c.name == "sqlplus":
+			w := args[i]
+			w.text = t[1:]
+			files = append(files, w)
+		case !strings.HasPrefix(t, "-") && spec.operandFiles:
+			if c.name == "m4" || c.name == "gnuplot" {
+				files = append(files, args[i]) // every operand is read in turn
+				continue
+			}
+			return append(files, args[i])
+		}
+	}
+	return files
+}

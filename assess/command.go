@@ -427,15 +427,17 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 	a.runsFetched(invocation{name: name, argv: argv, depth: c.depth, ctx: c.ctx})
 	withValue := []string{"-executionpolicy", "-windowstyle", "-inputformat", "-outputformat",
 		"-configurationname", "-workingdirectory", "-settingsfile", "-custompipename", "-version", "-psconsolefile"}
+	quits := false // -Help, or pwsh's -Version: prints and exits
 	for i := 1; i < len(argv); i++ {
 		t := strings.ToLower(argv[i].text)
 		if strings.HasPrefix(t, "/") && !strings.Contains(t[1:], "/") {
 			t = "-" + t[1:] // /Command as Windows writes it, not a path (pwsh /tmp/a.ps1)
 		}
+		quits = quits || t == "-?" || t == "-h" || t == "-help" || family(name) == "pwsh" && (t == "-v" || t == "-version")
 		switch {
 		case t == "-" || t == "-command" || (strings.HasPrefix("-command", t) && len(t) >= 2 && t != "-co" && t != "-con"):
-			if t == "-" {
-				return cmdInfo{name: name, stdinScript: true}
+			if t == "-" || i+1 < len(argv) && argv[i+1].text == "-" {
+				return cmdInfo{name: name, stdinScript: true} // -Command -: the commands come from the input
 			}
 			return a.psScript(name, joinArgs(argv[i+1:]), argv[i].path, c.depth, c.env)
 		case strings.HasPrefix("-encodedcommand", t) && len(t) >= 2 || t == "-ec" || t == "-enc":
@@ -480,7 +482,9 @@ func (a *auditor) powershell(c invocation) cmdInfo {
 			return a.psScript(name, joinArgs(argv[i:]), argv[i].path, c.depth, c.env)
 		}
 	}
-	return cmdInfo{name: name, stdinScript: len(argv) == 1}
+	// Options alone (pwsh -NoProfile): with its input redirected,
+	// PowerShell reads its commands from it.
+	return cmdInfo{name: name, stdinScript: !quits}
 }
 
 // psScript judges an inline PowerShell script: psWalk finds the commands it

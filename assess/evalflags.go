@@ -1,6 +1,9 @@
 package assess
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Interpreters whose options are whole words rather than clusters of
 // letters (kotlin -no-reflect, erl -pa dir…): the program written inline
@@ -13,11 +16,12 @@ import "strings"
 // program may come after any of them rather than before the first operand.
 type wordEvaluator struct {
 	code, value map[string]bool
+	file        map[string]bool // options whose value is the program's file (R -f)
 	allOptions  bool
 }
 
 var wordEvaluators = map[string]wordEvaluator{
-	"r":         {code: set("-e"), value: set("-f", "--file", "--args")},
+	"r":         {code: set("-e"), value: set("-f", "--file", "--args"), file: set("-f", "--file")},
 	"kotlin":    {code: set("-e", "-expression"), value: set("-cp", "-classpath", "-howtorun", "-J")},
 	"scala":     {code: set("-e", "--execute-scala", "--execute-script"), value: set("-cp", "-classpath", "--classpath", "-S", "--scala-version", "--dep", "--dependency")},
 	"scala-cli": {code: set("-e", "--execute-scala", "--execute-script"), value: set("-cp", "--classpath", "-S", "--scala-version", "--dep", "--dependency")},
@@ -47,7 +51,11 @@ func (a *auditor) wordInterpreter(c invocation) cmdInfo {
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" {
-			break
+			return info
+		}
+		if t == "-" {
+			info.stdinScript = true // the program is read from the standard input
+			return info
 		}
 		name, val, joined := strings.Cut(t, "=")
 		if ev.code[name] {
@@ -63,14 +71,39 @@ func (a *auditor) wordInterpreter(c invocation) cmdInfo {
 				a.inlineCode(code.text, code.path)
 				a.inlineCommands(c.name, code.text, code.path, c.depth) // inlinecalls.go
 			}
-			break
+			return info
 		}
 		switch {
+		case ev.file[name]:
+			if v, ok := optValue(args, &i, val, joined); ok && stdinFile[v.text] {
+				info.stdinScript = true // R -f -, R --file=/dev/stdin
+			}
+			return info
 		case ev.value[name] && !joined:
 			i++
 		case !strings.HasPrefix(t, "-") && !ev.allOptions:
 			return info // the script file: what follows is its own
 		}
 	}
+	// Options alone (R --vanilla, clojure -M, erl -sname n) start the
+	// REPL, which reads what is piped in; erl's shell not with -noshell or
+	// -detached, clojure's not for -X, -T or -P, and ghc has none.
+	info.stdinScript = replReads(c.name, args)
 	return info
+}
+
+// replReads reports whether a word interpreter given options alone reads
+// its program from the standard input.
+func replReads(name string, args []arg) bool {
+	switch name {
+	case "ghc":
+		return false
+	case "erl":
+		return !slices.ContainsFunc(args, func(w arg) bool { return w.text == "-noshell" || w.text == "-detached" })
+	case "clojure", "clj":
+		return !slices.ContainsFunc(args, func(w arg) bool {
+			return strings.HasPrefix(w.text, "-X") || strings.HasPrefix(w.text, "-T") || w.text == "-P"
+		})
+	}
+	return true
 }

@@ -133,6 +133,17 @@ var inlineCalls = map[string][]inlineCall{
 	"julia": {
 		{callJulia, regexp.MustCompile("`([^`\n]*)`")},
 	},
+	// gnuplot's system and !cmd, lftp's !cmd, ghci's :! and
+	// System.Process's string commands (cmdreaders.go).
+	"gnuplot": {
+		shellCall(`\bsystem\s*\(?\s*` + strLit),
+		shellCall(`(?:^|;)\s*!([^;\n]+)`),
+	},
+	"lftp": {shellCall(`(?:^|;)\s*!([^;\n]+)`)},
+	"ghci": {
+		shellCall(`(?:^|;|\n)\s*:!([^;\n]+)`),
+		shellCall(`\b(?:callCommand|system|spawnCommand)\s+` + dqLit),
+	},
 	"tclsh": {
 		{callTcl, regexp.MustCompile(`(?:^|[\[;{\s])(?:exec|spawn)\s+((?:[^\n;\]{}]|\{[^\n{}]*\})+)`)},
 	},
@@ -151,7 +162,7 @@ var javaCalls = []inlineCall{
 var inlineLangs = map[string]string{
 	"bun": "node", "tsx": "node", "ts-node": "node", "deno": "node", "mongosh": "node", "mongo": "node",
 	"r": "rscript", "racket": "scheme", "guile": "scheme", "sbcl": "scheme", "expect": "tclsh",
-	"jshell": "java", "kotlin": "java", "scala": "java", "scala-cli": "java",
+	"jshell": "java", "kotlin": "java", "kotlinc": "java", "scala": "java", "scala-cli": "java",
 	"clj": "clojure", "bb": "clojure", "nbb": "clojure",
 }
 

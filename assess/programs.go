@@ -307,6 +307,7 @@ func init() {
 	netExecTool := programRule{judge: (*auditor).netExec, net: true, sendsWords: true}
 	editor := programRule{judge: (*auditor).vim}
 	evaluator := programRule{judge: (*auditor).evaluator}
+	readsCmds := programRule{judge: (*auditor).readsCommands} // cmdreaders.go
 	sshTool := programRule{judge: (*auditor).sshTool, net: true, sendsWords: true}
 	interpreter := programRule{judge: (*auditor).interpreter}
 	wordInterpreter := programRule{judge: (*auditor).wordInterpreter}
@@ -398,6 +399,8 @@ func init() {
 		// Programs that run a shell's commands for what they read
 		// (cmdreaders.go).
 		"ed": {judge: (*auditor).edReads}, "dc": {judge: (*auditor).dc},
+		"ghci": readsCmds, "irb": readsCmds, "groovysh": readsCmds, "ocaml": readsCmds, "kotlinc": readsCmds,
+		"gnuplot": readsCmds, "lftp": {judge: (*auditor).readsCommands, net: true}, "m4": readsCmds, "sqlplus": readsCmds,
 		"tar": {judge: (*auditor).tar}, "bsdtar": {judge: (*auditor).tar}, "gtar": {judge: (*auditor).tar},
 		// Database clients whose commands can escape to a shell.
 		"psql": {judge: (*auditor).dbClient}, "sqlite3": {judge: (*auditor).dbClient},

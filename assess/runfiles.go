@@ -86,6 +86,10 @@ func runnerFiles(c invocation) []arg {
 		return optionFiles(args, "-F", "-b") // -b: a batch of commands, !cmd among them
 	case "dc":
 		return dcFiles(args)
+	case "ghci", "irb", "groovysh", "ocaml", "kotlinc", "gnuplot", "lftp", "m4", "sqlplus":
+		return readerFiles(c) // cmdreaders.go
+	case "r":
+		return optionFiles(args, "-f", "--file") // R -f FILE
 	case "psql", "mysql", "mariadb", "sqlite3", "duckdb":
 		return readDB(c).files // dbshell.go
 	case "docker", "podman", "nerdctl", "finch":
