@@ -572,7 +572,10 @@ import (
 // 2026.12.183: more programs that read their program or commands on their
 // input (REPLs given options alone, pwsh -Command -, gnuplot, lftp, m4,
 // sqlplus) and their command files; gnuplot -e, lftp -c, ghci -e inline.
-const Ruleset = "2026.12.183"
+// 2026.12.184: PATH=$PWD/DIR (${PWD}, $(pwd), `pwd`) puts the working
+// directory's DIR on the search path; so do the folders written out in a
+// PowerShell expandable string given to $env:Path.
+const Ruleset = "2026.12.184"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -422,6 +422,9 @@ func (w *psWalk) expression(close byte) (cmdInfo, psEffect) {
 					// $env:Path = 'C:\t;' + $env:Path: the folders of
 					// the string go on the search path (searchpath.go).
 					w.a.addSearchDirs(v.text, ";")
+				} else if strings.EqualFold(envKey, "path") {
+					// "C:\t;$env:Path": the folders written out do.
+					w.a.addSearchDirs(expandableDirs(w.src[start:w.pos]), ";")
 				}
 				if w.pos == start {
 					w.pos++
@@ -1068,4 +1071,20 @@ func (w *psWalk) setEnv(name, v string, lit bool) {
 // rules read them ($env:APPDATA\Claude\…, %LOCALAPPDATA%\Google\Chrome).
 var windowsUserFolders = map[string]string{
 	"appdata": "~/AppData/Roaming", "localappdata": "~/AppData/Local",
+}
+
+// expandableDirs returns the folders of a PowerShell expandable string
+// ("C:\t;$env:Path") that are written out, a 0 byte standing for each part
+// that expands ($…) or holds an escape (`), whose folder is not known.
+func expandableDirs(raw string) string {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return ""
+	}
+	parts := strings.Split(raw[1:len(raw)-1], ";")
+	for i, p := range parts {
+		if strings.ContainsAny(p, "$`\"") {
+			parts[i] = "\x00"
+		}
+	}
+	return strings.Join(parts, ";")
 }

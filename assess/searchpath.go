@@ -33,10 +33,41 @@ func (s *scan) searchPathSet(x *syntax.Assign) {
 				return true
 			}
 		}
+		if workingDir(p) {
+			b.WriteByte('.') // $PWD/bin, $(pwd)/bin: a folder of the working directory
+			return true
+		}
 		b.WriteByte(0) // not known: no folder that holds it counts
 		return true
 	})
 	s.a.addSearchDirs(b.String(), ":")
+}
+
+// workingDir reports whether a part of a word is the working directory:
+// $PWD or ${PWD} as they are, $(pwd) or `pwd` (with -L or -P).
+func workingDir(p syntax.WordPart) bool {
+	switch x := p.(type) {
+	case *syntax.ParamExp:
+		return x.Param != nil && x.Param.Value == "PWD" && !x.Excl && !x.Length && !x.Width &&
+			x.Index == nil && x.Slice == nil && x.Repl == nil && x.Exp == nil && x.Names == 0
+	case *syntax.CmdSubst:
+		if len(x.Stmts) != 1 || len(x.Stmts[0].Redirs) > 0 {
+			return false
+		}
+		c, ok := x.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(c.Assigns) > 0 || len(c.Args) == 0 || len(c.Args) > 2 {
+			return false
+		}
+		if name, ok := wordText(c.Args[0]); !ok || name != "pwd" {
+			return false
+		}
+		if len(c.Args) == 2 {
+			opt, ok := wordText(c.Args[1])
+			return ok && (opt == "-L" || opt == "-P")
+		}
+		return true
+	}
+	return false
 }
 
 // addSearchDirs records the folders of the search path value (folders
