@@ -575,7 +575,10 @@ import (
 // 2026.12.184: PATH=$PWD/DIR (${PWD}, $(pwd), `pwd`) puts the working
 // directory's DIR on the search path; so do the folders written out in a
 // PowerShell expandable string given to $env:Path.
-const Ruleset = "2026.12.184"
+// 2026.12.185: programs' startup commands, rc files and load paths chosen
+// through the environment (VIMINIT, PSQLRC, IPYTHONDIR, ERL_LIBS …) are
+// forbidden environment.
+const Ruleset = "2026.12.185"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

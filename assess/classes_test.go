@@ -5978,3 +5978,28 @@ func TestAuditWorkingDirOnSearchPath(t *testing.T) {
 		{"an expanded folder", stdio("pwsh", "-Command", psGet+`$env:Path = "$env:T;$env:Path"; tool`), []string{fetch, env, shellExec}, true, true},
 	})
 }
+
+// Programs' startup commands and files chosen through the environment
+// (ruleset 2026.12.185): VIMINIT, GVIMINIT and EXINIT are Ex commands vim
+// runs at start (:!cmd among them), VIMRUNTIME the runtime its plugins load
+// from, PSQLRC, IRBRC, SCREENRC and SYSSCREENRC rc files of commands,
+// IPYTHONDIR and JUPYTER_CONFIG_DIR folders of Python code run at start,
+// EMACSLOADPATH, GUILE_LOAD_PATH, GUILE_LOAD_COMPILED_PATH and ERL_LIBS load
+// paths, LFTP_HOME lftp's rc folder: a declared value is forbidden_env, as
+// R_PROFILE_USER or PERL5LIB are.
+func TestAuditStartupEnvironment(t *testing.T) {
+	const env = "danger forbidden_env mcp.env.%s"
+	var cases []auditCase
+	for _, k := range []string{"VIMINIT", "GVIMINIT", "EXINIT", "VIMRUNTIME", "PSQLRC", "IRBRC", "SCREENRC", "SYSSCREENRC",
+		"IPYTHONDIR", "JUPYTER_CONFIG_DIR", "EMACSLOADPATH", "GUILE_LOAD_PATH", "GUILE_LOAD_COMPILED_PATH", "ERL_LIBS",
+		"LFTP_HOME", "viminit"} {
+		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, "/tmp/x"), []string{fmt.Sprintf(env, k), "info child_env mcp.env"}, false, false})
+	}
+	cases = append(cases,
+		auditCase{"in a script", stdio("sh", "-c", "VIMINIT=':!npx pkg' vim -es"), []string{
+			"danger forbidden_env mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
+		auditCase{"a look-alike", withEnv(stdio("srv"), "VIM_THEME", "dark"), []string{"info child_env mcp.env"}, false, false},
+		auditCase{"another look-alike", withEnv(stdio("srv"), "JUPYTER_TOKEN", "${JUPYTER_TOKEN}"), []string{"info child_env mcp.env"}, false, false},
+	)
+	runCases(t, cases)
+}

