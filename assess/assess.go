@@ -578,7 +578,11 @@ import (
 // 2026.12.185: programs' startup commands, rc files and load paths chosen
 // through the environment (VIMINIT, PSQLRC, IPYTHONDIR, ERL_LIBS …) are
 // forbidden environment.
-const Ruleset = "2026.12.185"
+// 2026.12.186: proto run and exec, n run, use and exec pass their words
+// on; jrunscript -e, gjs -c, zx -e and crystal eval are inline code (with
+// the commands they run), and read a program piped in; zx of a URL is
+// fetched code.
+const Ruleset = "2026.12.186"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

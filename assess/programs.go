@@ -141,6 +141,8 @@ func init() {
 		"asdf":       runsAfter("exec"),
 		"mise":       peelMise,
 		"pkgx":       peelPkgx,
+		"proto":      peelProto,
+		"n":          peelN,
 		"pnpm":       peelPnpm,
 		// MCP bridges: the server they start (bridges.go).
 		"mcpo":          peelMcpo,
@@ -385,6 +387,8 @@ func init() {
 		"r": wordInterpreter, "kotlin": wordInterpreter, "scala": wordInterpreter, "scala-cli": wordInterpreter,
 		"ghc": wordInterpreter, "clojure": wordInterpreter, "clj": wordInterpreter, "nbb": wordInterpreter,
 		"janet": wordInterpreter, "qjs": wordInterpreter, "hy": wordInterpreter, "erl": wordInterpreter,
+		"jrunscript": wordInterpreter, "gjs": wordInterpreter, "zx": {judge: (*auditor).zx},
+		"crystal": {judge: (*auditor).crystal},
 		// awk: its first word that is not an option is a program.
 		"awk": {judge: (*auditor).awk}, "gawk": {judge: (*auditor).awk}, "mawk": {judge: (*auditor).awk},
 		"nawk":  {judge: (*auditor).awk},

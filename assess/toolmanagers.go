@@ -123,3 +123,105 @@ func withoutVersion(args []arg) []arg {
 	out[0].text = out[0].text[:at]
 	return out
 }
+
+// protoValueFlags are proto's options that take a value: its global ones,
+// before its subcommand, and those of run and exec.
+var protoValueFlags = set("--config-mode", "--log", "--theme", "--alt", "--bin", "--shell")
+
+// peelProto peels moonrepo's proto: `proto run TOOL [VERSION] [--alt NAME]
+// [--bin FILE] -- ARGS…` runs the tool's program (or the other program
+// --alt names, or --bin's file) with the words after --; `proto exec
+// TOOL… [--shell SH] -- COMMAND…` runs the command, or, with --shell, the
+// command's words joined as one line that SH runs with -c. Either runs
+// what is installed already (it installs at start only when the user's
+// configuration says so). Its other subcommands are judged as a program.
+func peelProto(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := skipFlags(c.args(), protoValueFlags)
+	if len(args) == 0 {
+		return nil, a.program(c), true
+	}
+	sub := args[0].text
+	if sub != "run" && sub != "r" && sub != "exec" && sub != "x" {
+		return nil, a.program(c), true
+	}
+	var operands, after []arg
+	var prog, shell *arg
+	dashes := false
+	for i := 1; i < len(args); i++ {
+		w := args[i]
+		if w.text == "--" {
+			after, dashes = args[i+1:], true
+			break
+		}
+		flag, val, joined := strings.Cut(w.text, "=")
+		switch {
+		case flag == "--alt" || flag == "--bin" || flag == "--shell":
+			v, ok := optValue(args, &i, val, joined)
+			if !ok {
+				continue
+			}
+			if flag == "--shell" {
+				shell = &v
+			} else {
+				prog = &v
+			}
+		case protoValueFlags[flag] && !joined:
+			i++
+		case strings.HasPrefix(w.text, "-"):
+		default:
+			operands = append(operands, w)
+		}
+	}
+	if sub == "exec" || sub == "x" {
+		if !dashes || len(after) == 0 {
+			return nil, cmdInfo{name: c.name}, true
+		}
+		if shell != nil {
+			line := joinArgs(after)
+			return []arg{*shell, {text: "-c", path: shell.path, lit: true}, line}, cmdInfo{}, false
+		}
+		return after, cmdInfo{}, false
+	}
+	if prog == nil {
+		if len(operands) == 0 {
+			return nil, cmdInfo{name: c.name}, true
+		}
+		prog = &operands[0]
+	}
+	return append([]arg{*prog}, after...), cmdInfo{}, false
+}
+
+// nValueFlags are the options of n (the Node.js version manager) that
+// take a value.
+var nValueFlags = set("-a", "--arch")
+
+// peelN peels n, the Node.js version manager: `n run|use|as VERSION
+// ARGS…` runs that version's node with ARGS, `n exec VERSION COMMAND…`
+// runs the command with that version's node first on the search path;
+// with -d or --download a version not installed yet is downloaded first.
+// Its other subcommands are judged as a program.
+func peelN(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i].text, "-"); i++ {
+		switch t := args[i].text; {
+		case t == "-d" || t == "--download":
+			a.inferred.Network = true
+		case nValueFlags[t]:
+			i++
+		}
+	}
+	if i+1 >= len(args) {
+		return nil, a.program(c), true
+	}
+	switch sub, rest := args[i], args[i+2:]; sub.text {
+	case "run", "use", "as":
+		return append([]arg{{text: "node", path: sub.path, lit: true}}, rest...), cmdInfo{}, false
+	case "exec":
+		if len(rest) == 0 {
+			return nil, cmdInfo{name: c.name}, true
+		}
+		return rest, cmdInfo{}, false
+	}
+	return nil, a.program(c), true
+}
