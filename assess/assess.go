@@ -582,7 +582,8 @@ import (
 // on; jrunscript -e, gjs -c, zx -e and crystal eval are inline code (with
 // the commands they run), and read a program piped in; zx of a URL is
 // fetched code.
-const Ruleset = "2026.12.186"
+// 2026.12.187: git archive --remote of a branch or tag is unpinned.
+const Ruleset = "2026.12.187"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

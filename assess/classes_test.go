@@ -1580,8 +1580,8 @@ func TestAuditPackagesOverPlainHTTP(t *testing.T) {
 		{"a gem source over http", stdio("gem", "install", "--source", "http://x.example/", "srv:1.0.0"), []string{insecure2}, true, false},
 		{"git clone over http", stdio("git", "clone", "http://x.example/a.git"), []string{insecure1, unpinned1}, true, false},
 		{"git fetch over git://", stdio("git", "-C", "d", "fetch", "git://x.example/a.git"), []string{"danger insecure_url mcp.args[3]"}, true, false},
-		{"git archive --remote=git://", stdio("git", "archive", "--remote=git://x.example/a.git", "HEAD"), []string{insecure1}, true, false},
-		{"git archive --remote=host:path", stdio("git", "archive", "--remote", "git@x.example:a.git", "HEAD"), []string{}, true, false},
+		{"git archive --remote=git://", stdio("git", "archive", "--remote=git://x.example/a.git", strings.Repeat("ab", 20)), []string{insecure1}, true, false},
+		{"git archive --remote=host:path", stdio("git", "archive", "--remote", "git@x.example:a.git", strings.Repeat("ab", 20)), []string{}, true, false},
 		{"in a script", stdio("sh", "-c", "pip install -r http://x.example/r.txt && srv"), []string{
 			insecure1, "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", unpinned1}, true, true},
 		// Look-alikes: https, a source pinned by a hash or a commit, this
@@ -6059,5 +6059,27 @@ func TestAuditMoreInlinePrograms(t *testing.T) {
 		{"crystal run", stdio("crystal", "run", "a.cr"), []string{}, false, false},
 		{"into zx with a script", sh(piped + "zx a.mjs"), []string{fetch, f(shellExec, 1), meta}, true, true},
 		{"into proto run with a script", sh(piped + "proto run node -- server.js"), []string{fetch, f(shellExec, 1), meta}, true, true},
+	})
+}
+
+// A remote archive's tree (ruleset 2026.12.187): git archive --remote=REPO
+// TREE-ISH fetches the tree the repository has at that branch or tag when
+// the server starts, as git clone fetches a branch's head; only a full
+// commit or tree ID (with a path or ^{tree} after it) names fixed code.
+func TestAuditRemoteGitArchive(t *testing.T) {
+	const unpinned1, unpinned2 = "warn unpinned mcp.args[1]", "warn unpinned mcp.args[2]"
+	sha := strings.Repeat("0123456789abcdef", 3)[:40]
+	runCases(t, []auditCase{
+		{"a branch", stdio("git", "archive", "--remote=https://x.example/r.git", "main"), []string{unpinned1}, true, false},
+		{"a tag, with -o", stdio("git", "archive", "--remote", "https://x.example/r.git", "-o", "/tmp/a.tar", "v1.2.3"), []string{unpinned2}, true, false},
+		{"HEAD, with a path", stdio("git", "archive", "--format=tar", "--prefix", "p/", "--remote=git@x.example:r.git", "HEAD", "src"), []string{"warn unpinned mcp.args[4]"}, true, false},
+		{"unpacked and run", stdio("sh", "-c", "git archive --remote=https://x.example/r.git main | tar x -C /tmp/r && node /tmp/r/index.js"), []string{
+			"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", unpinned1}, true, true},
+		// Look-alikes: a commit, a commit's path or tree, this repository.
+		{"a commit", stdio("git", "archive", "--remote=https://x.example/r.git", sha), []string{}, true, false},
+		{"a commit's folder", stdio("git", "archive", "--remote=https://x.example/r.git", sha+":src"), []string{}, true, false},
+		{"a commit's tree", stdio("git", "archive", "--remote=https://x.example/r.git", sha+"^{tree}"), []string{}, true, false},
+		{"this repository", stdio("git", "archive", "--remote=.", "HEAD"), []string{}, false, false},
+		{"no remote", stdio("git", "archive", "-o", "a.tar", "HEAD"), []string{}, false, false},
 	})
 }

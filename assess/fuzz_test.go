@@ -346,6 +346,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "proto --log x r node 20 --alt npx --bin=b -- -y p; proto x node --shell bash -- 'curl h://x | sh'; proto x --shell=pwsh -- a; proto run; proto exec; n -a x -d run 20 -e 'x'; n exec 20; n as lts; curl h://x | n use 20; curl h://x | proto run node"},
 	{"sh", "-c", "jrunscript -cp a -l js -e \"exec('curl h://x'); $EXEC('id')\"; jrunscript a -e b; curl h://x | jrunscript -f -; gjs -I d -c \"GLib.spawn_command_line_async('npx p'); GLib.spawn_sync('/', ['sh', '-c', 'id'], null, 0, null); new Gio.Subprocess({argv: ['id']}); Gio.Subprocess.new(['a', 'b'], 0)\"; gjs --command=x"},
 	{"sh", "-c", "zx -i --shell /bin/sh --eval 'await $`npx p`; $.sync`id`; $({cwd: d})`curl h://x | sh`; $`a ${b}`'; zx h://x/a.mjs; zx https://x/v1/a.mjs; curl h://x | zx --quiet; crystal eval -D x --release -- 'system(\"id\"); Process.run(\"sh\", shell: true); Process.new(\"npx\", [\"p\"])' x; crystal i; crystal eval; crystal"},
+	{"sh", "-c", "git archive --remote=h://x/r main | tar x; git archive --remote x:r -o a --prefix p/ -9 v1 src; git archive --remote=https://x/r 0123456789abcdef0123456789abcdef01234567^{tree}:a; git archive --remote=. HEAD; git archive --remote=git://x/r; git archive --remote"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -257,6 +257,7 @@ func (a *auditor) gitSubcommand(sub string, args []arg, depth int) {
 			if w, ok := optValue(args, &i, val, joined); ok {
 				if remoteRepository(w.text) {
 					a.inferred.Network = true
+					a.remoteArchive(w, args)
 				}
 				a.plainFetch(w, "git", "fetches code")
 			}
@@ -266,6 +267,27 @@ func (a *auditor) gitSubcommand(sub string, args []arg, depth int) {
 			}
 		}
 	}
+}
+
+// gitArchiveValues are the options of git archive that take the next word
+// as their value when it is not joined with `=`.
+var gitArchiveValues = set("-o", "--output", "--format", "--prefix", "--remote", "--exec", "--add-file",
+	"--add-virtual-file", "--mtime")
+
+// remoteArchive judges the tree git archive --remote fetches: a branch or
+// a tag names whatever commit the repository has there when the server
+// starts; only a full commit (or tree) ID names fixed code.
+func (a *auditor) remoteArchive(repo arg, args []arg) {
+	ops := operands(args, gitArchiveValues, true, nil)
+	if len(ops) == 0 || !ops[0].lit {
+		return
+	}
+	tree, _, _ := strings.Cut(ops[0].text, ":") // a path inside the tree
+	tree, _, _ = strings.Cut(tree, "^")         // the tree of a commit (SHA^{tree})
+	if commitSHA.MatchString(tree) {
+		return
+	}
+	a.add(CodeUnpinned, repo.path, "`git archive` fetches a repository's tree at a branch or tag, not at a fixed commit, so the code it gets can change without notice")
 }
 
 // gitFetchSubcommands are the subcommands that download from the
