@@ -583,7 +583,10 @@ import (
 // the commands they run), and read a program piped in; zx of a URL is
 // fetched code.
 // 2026.12.187: git archive --remote of a branch or tag is unpinned.
-const Ruleset = "2026.12.187"
+// 2026.12.188: options that name a command (man -P, strace -o '|cmd',
+// tcpdump -z, scp and sftp -S, sftp -D) are judged as what runs; rake -e,
+// python -m pdb -c statements and dotnet script eval are inline code.
+const Ruleset = "2026.12.188"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

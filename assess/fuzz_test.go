@@ -347,6 +347,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "jrunscript -cp a -l js -e \"exec('curl h://x'); $EXEC('id')\"; jrunscript a -e b; curl h://x | jrunscript -f -; gjs -I d -c \"GLib.spawn_command_line_async('npx p'); GLib.spawn_sync('/', ['sh', '-c', 'id'], null, 0, null); new Gio.Subprocess({argv: ['id']}); Gio.Subprocess.new(['a', 'b'], 0)\"; gjs --command=x"},
 	{"sh", "-c", "zx -i --shell /bin/sh --eval 'await $`npx p`; $.sync`id`; $({cwd: d})`curl h://x | sh`; $`a ${b}`'; zx h://x/a.mjs; zx https://x/v1/a.mjs; curl h://x | zx --quiet; crystal eval -D x --release -- 'system(\"id\"); Process.run(\"sh\", shell: true); Process.new(\"npx\", [\"p\"])' x; crystal i; crystal eval; crystal"},
 	{"sh", "-c", "git archive --remote=h://x/r main | tar x; git archive --remote x:r -o a --prefix p/ -9 v1 src; git archive --remote=https://x/r 0123456789abcdef0123456789abcdef01234567^{tree}:a; git archive --remote=. HEAD; git archive --remote=git://x/r; git archive --remote"},
+	{"sh", "-c", "man -P 'npx p' -Pless --pager=\"sh -c 'id'\" ls; strace -f -o '|npx p' --output=!id -o x -o; tcpdump -z /t/x -w a; scp -S /t/x a b; sftp -D '/t/x -e' -S; rake -f R -e \"system('id')\" -E x --execute=y -p; python -m pdb -c 'import os; os.system(\"id\")' -c c -c '!x;; p y;; b 1;; ' --command=q x.py; python -m pdb -m m -c z; dotnet script eval 'Process.Start(\"id\")'; dotnet-script eval"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -191,7 +191,7 @@ var inlineLangs = map[string]string{
 	"bun": "node", "tsx": "node", "ts-node": "node", "deno": "node", "mongosh": "node", "mongo": "node",
 	"r": "rscript", "racket": "scheme", "guile": "scheme", "sbcl": "scheme", "expect": "tclsh",
 	"jshell": "java", "kotlin": "java", "kotlinc": "java", "scala": "java", "scala-cli": "java",
-	"clj": "clojure", "bb": "clojure", "nbb": "clojure", "zx": "node",
+	"clj": "clojure", "bb": "clojure", "nbb": "clojure", "zx": "node", "rake": "ruby",
 }
 
 // pythonShellTrue matches the subprocess calls that take a string as a

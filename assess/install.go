@@ -454,7 +454,7 @@ func (a *auditor) dotnet(c invocation) cmdInfo {
 		a.inferred.Network = true
 		a.dnxRunner(args[1:], "dotnet dnx")
 	case len(args) > 0 && args[0].text == "script":
-		a.dotnetScript(args[1:])
+		a.dotnetScript(args[1:], c.depth)
 	case len(args) > 1 && args[0].text == "tool" && args[1].text == "exec":
 		a.inferred.Network = true
 		a.dnxRunner(args[2:], "dotnet tool exec")
@@ -477,10 +477,18 @@ func (a *auditor) dotnet(c invocation) cmdInfo {
 }
 
 // dotnetScript judges dotnet-script (dotnet script): a script given by its
-// URL is downloaded and run, so it must be pinned (a URL at a full commit).
-func (a *auditor) dotnetScript(args []arg) {
+// URL is downloaded and run, so it must be pinned (a URL at a full commit);
+// eval runs C# written inline.
+func (a *auditor) dotnetScript(args []arg, depth int) {
 	rest := optionWords(args, set("-c", "--configuration", "-s", "--sources", "--verbosity", "--cache-dir"), false, nil)
 	if len(rest) == 0 || !rest[0].lit {
+		return
+	}
+	if rest[0].text == "eval" {
+		// dotnet script eval CODE: C# written inline.
+		if len(rest) > 1 {
+			a.inlineProgram(invocation{name: "dotnet script", depth: depth}, "csharp", rest[1])
+		}
 		return
 	}
 	if u, ok := parseAnyURL(rest[0].text); ok && (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) {
@@ -553,6 +561,10 @@ func (a *auditor) pythonTool(c invocation) (cmdInfo, bool) {
 	}
 	if n, ok := pythonModuleNames[name]; ok {
 		name = n
+	}
+	if name == "pdb" {
+		a.pdbCode(c, rest) // optcmds.go
+		return cmdInfo{}, false
 	}
 	if pythonModuleTools[name] {
 		// python -m uv run …, python -m poetry run …: the tool, as if

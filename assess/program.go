@@ -77,6 +77,9 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 	a.runsFetched(c)
 	a.sides(c, side)
 	a.urlScript(c)
+	if opts, ok := commandOptions[c.name]; ok {
+		a.optionCommands(c, opts) // optcmds.go
+	}
 	if !known {
 		a.unknownProgram(c)
 		return cmdInfo{name: c.name}
@@ -1206,7 +1209,7 @@ func (a *auditor) codeHeuristics(code, path string) {
 		a.inferred.Network = true
 	}
 	if containsAny(s, "child_process", "subprocess", "os.system", "os.popen", "spawn", "system(", "popen", "execsync",
-		"exec(", "pty.", "runtime.getruntime", "shell-command", "call-process", "start-process", "make-process") {
+		"exec(", "pty.", "runtime.getruntime", "process.start", "shell-command", "call-process", "start-process", "make-process") {
 		a.inferred.Exec = true
 	}
 	decodes := containsAny(s, "b64decode", "base64", "atob(", "frombase64", "decode64", "unpack(", "codecs.decode", "bytes.fromhex", "unhexlify")

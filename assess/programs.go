@@ -225,7 +225,7 @@ func init() {
 		"setpriv":      getoptThen("--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"),
 		"prlimit":      getoptThen("-p", "--pid", "-o", "--output"),
 		"numactl":      getoptThen("-N", "-m", "-C", "-p", "-i", "-P", "-w", "--cpunodebind", "--membind", "--physcpubind", "--preferred", "--interleave", "--preferred-many", "--weighted-interleave"),
-		"strace":       optionsThen([]string{"-a", "-b", "-e", "-I", "-o", "-O", "-p", "-P", "-s", "-S", "-u", "-U", "-X", "--output", "--attach", "--string-limit", "--user", "--trace", "--signal", "--status", "--trace-path", "--columns", "--summary-sort-by"}, "-E", "--env"),
+		"strace":       withOptionCommands(optionsThen([]string{"-a", "-b", "-e", "-I", "-o", "-O", "-p", "-P", "-s", "-S", "-u", "-U", "-X", "--output", "--attach", "--string-limit", "--user", "--trace", "--signal", "--status", "--trace-path", "--columns", "--summary-sort-by"}, "-E", "--env")),
 		"ltrace":       getoptThen("-a", "-A", "-D", "-e", "-F", "-l", "-n", "-o", "-p", "-s", "-u", "-w", "-x", "--align", "--config", "--library", "--indent", "--output", "--where"),
 		"valgrind":     skipOptions(),
 		"eatmydata":    skipOptions(),
@@ -457,8 +457,11 @@ func init() {
 		"jbang":        {judge: (*auditor).jbang},
 		"concurrently": {judge: (*auditor).concurrently}, "nodemon": {judge: (*auditor).nodemon},
 		"pm2": {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
-		"parallel":      {judge: (*auditor).parallel},
-		"dotnet-script": {judge: func(a *auditor, c invocation) cmdInfo { a.dotnetScript(c.args()); return cmdInfo{name: c.name} }},
+		"parallel": {judge: (*auditor).parallel},
+		"dotnet-script": {judge: func(a *auditor, c invocation) cmdInfo {
+			a.dotnetScript(c.args(), c.depth)
+			return cmdInfo{name: c.name}
+		}},
 		// Task runners: recipes run through a shell; make --eval and sed's e
 		// take commands from the wiring.
 		"make": {judge: (*auditor).makeProgram}, "gmake": {judge: (*auditor).makeProgram},

@@ -8,9 +8,12 @@ import "strings"
 // and GNU sed's e command and s///e flag run commands.
 
 // taskRunner judges a task runner (just, task, rake): the recipes it runs
-// go through a shell.
+// go through a shell; rake's -e, -E and -p run Ruby code.
 func (a *auditor) taskRunner(c invocation) cmdInfo {
 	a.inferred.Exec = true
+	if c.name == "rake" {
+		a.rakeCode(c) // optcmds.go
+	}
 	return cmdInfo{name: c.name}
 }
 
