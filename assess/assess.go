@@ -586,7 +586,10 @@ import (
 // 2026.12.188: options that name a command (man -P, strace -o '|cmd',
 // tcpdump -z, scp and sftp -S, sftp -D) are judged as what runs; rake -e,
 // python -m pdb -c statements and dotnet script eval are inline code.
-const Ruleset = "2026.12.188"
+// 2026.12.189: the JVM option variables of more launch scripts (ANT_OPTS,
+// KAFKA_OPTS …), PERL5DB, MAKEFILES, WGETRC and CURL_HOME are forbidden
+// environment.
+const Ruleset = "2026.12.189"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

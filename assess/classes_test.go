@@ -6124,3 +6124,28 @@ func TestAuditOptionCommands(t *testing.T) {
 		{"dotnet script a file", stdio("dotnet", "script", "main.csx"), []string{}, false, false},
 	})
 }
+
+// More variables that change what a trusted program runs (ruleset
+// 2026.12.189): the JVM option variables of more launch scripts (ANT_OPTS,
+// SBT_OPTS, JVM_OPTS, LEIN_JVM_OPTS, CLJ_JVM_OPTS, JBANG_JAVA_OPTIONS,
+// JRUBY_OPTS, CATALINA_OPTS, ES_JAVA_OPTS, KAFKA_OPTS, HADOOP_OPTS,
+// SPARK_SUBMIT_OPTS: -javaagent: loads code), Perl's debugger's startup code
+// and options (PERL5DB, PERLDB_OPTS), GNU make's MAKEFILES and the
+// configuration files of wget and curl (WGETRC, CURL_HOME) are
+// forbidden_env, as JAVA_OPTS and PIP_CONFIG_FILE are.
+func TestAuditLauncherEnvironment(t *testing.T) {
+	const env = "danger forbidden_env mcp.env.%s"
+	var cases []auditCase
+	for _, k := range []string{"ANT_OPTS", "SBT_OPTS", "JVM_OPTS", "LEIN_JVM_OPTS", "CLJ_JVM_OPTS", "JBANG_JAVA_OPTIONS",
+		"JRUBY_OPTS", "CATALINA_OPTS", "ES_JAVA_OPTS", "KAFKA_OPTS", "HADOOP_OPTS", "SPARK_SUBMIT_OPTS", "PERL5DB",
+		"PERLDB_OPTS", "MAKEFILES", "WGETRC", "CURL_HOME", "kafka_opts"} {
+		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, "-javaagent:/tmp/a.jar"), []string{fmt.Sprintf(env, k), "info child_env mcp.env"}, false, false})
+	}
+	cases = append(cases,
+		auditCase{"in a script", stdio("sh", "-c", "KAFKA_OPTS=-javaagent:/tmp/a.jar kafka-topics.sh --list"), []string{
+			"danger forbidden_env mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
+		auditCase{"a look-alike", withEnv(stdio("srv"), "KAFKA_BROKERS", "localhost:9092"), []string{"info child_env mcp.env"}, false, false},
+		auditCase{"another look-alike", withEnv(stdio("srv"), "CURL_TIMEOUT", "30"), []string{"info child_env mcp.env"}, false, false},
+	)
+	runCases(t, cases)
+}

@@ -348,6 +348,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "zx -i --shell /bin/sh --eval 'await $`npx p`; $.sync`id`; $({cwd: d})`curl h://x | sh`; $`a ${b}`'; zx h://x/a.mjs; zx https://x/v1/a.mjs; curl h://x | zx --quiet; crystal eval -D x --release -- 'system(\"id\"); Process.run(\"sh\", shell: true); Process.new(\"npx\", [\"p\"])' x; crystal i; crystal eval; crystal"},
 	{"sh", "-c", "git archive --remote=h://x/r main | tar x; git archive --remote x:r -o a --prefix p/ -9 v1 src; git archive --remote=https://x/r 0123456789abcdef0123456789abcdef01234567^{tree}:a; git archive --remote=. HEAD; git archive --remote=git://x/r; git archive --remote"},
 	{"sh", "-c", "man -P 'npx p' -Pless --pager=\"sh -c 'id'\" ls; strace -f -o '|npx p' --output=!id -o x -o; tcpdump -z /t/x -w a; scp -S /t/x a b; sftp -D '/t/x -e' -S; rake -f R -e \"system('id')\" -E x --execute=y -p; python -m pdb -c 'import os; os.system(\"id\")' -c c -c '!x;; p y;; b 1;; ' --command=q x.py; python -m pdb -m m -c z; dotnet script eval 'Process.Start(\"id\")'; dotnet-script eval"},
+	{"sh", "-c", "ANT_OPTS=x SBT_OPTS=x JVM_OPTS=x LEIN_JVM_OPTS=x CLJ_JVM_OPTS=x JBANG_JAVA_OPTIONS=x JRUBY_OPTS=x CATALINA_OPTS=x ES_JAVA_OPTS=x KAFKA_OPTS=x HADOOP_OPTS=x SPARK_SUBMIT_OPTS=x PERL5DB=x PERLDB_OPTS=x MAKEFILES=x WGETRC=x CURL_HOME=x perl -d x; export Kafka_Opts=y; env curl_home=/t curl h://x"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -145,6 +145,30 @@ var forbiddenNames = [...]string{
 	"GUILE_LOAD_COMPILED_PATH",
 	"ERL_LIBS",
 	"LFTP_HOME",
+	// the JVM option variables of more launch scripts (Ant, sbt,
+	// Leiningen's and the Clojure CLI's, JBang, JRuby, Tomcat,
+	// Elasticsearch, Kafka's tools, Hadoop, spark-submit): -javaagent: and
+	// -XX:OnError= run code, as in JAVA_OPTS
+	"ANT_OPTS",
+	"SBT_OPTS",
+	"JVM_OPTS",
+	"LEIN_JVM_OPTS",
+	"CLJ_JVM_OPTS",
+	"JBANG_JAVA_OPTIONS",
+	"JRUBY_OPTS",
+	"CATALINA_OPTS",
+	"ES_JAVA_OPTS",
+	"KAFKA_OPTS",
+	"HADOOP_OPTS",
+	"SPARK_SUBMIT_OPTS",
+	// Perl's debugger's startup code and options (perl -d), the makefiles
+	// GNU make reads before any other, and the configuration files of wget
+	// and curl (proxies, certificate checks, where output goes)
+	"PERL5DB",
+	"PERLDB_OPTS",
+	"MAKEFILES",
+	"WGETRC",
+	"CURL_HOME",
 }
 
 // forbiddenPrefixes are whole namespaces. PYTHON has no trailing underscore
