@@ -589,7 +589,11 @@ import (
 // 2026.12.189: the JVM option variables of more launch scripts (ANT_OPTS,
 // KAFKA_OPTS …), PERL5DB, MAKEFILES, WGETRC and CURL_HOME are forbidden
 // environment.
-const Ruleset = "2026.12.189"
+// 2026.12.190: PowerShell's Install-Module, Install-Script,
+// Install-PSResource, Install-Package (and Save-, Update-) are unpinned
+// without an exact version; InvokeScript, NewScriptBlock and Assembly.Load
+// of a download run it; Add-Type with source code is inline code.
+const Ruleset = "2026.12.190"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

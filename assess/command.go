@@ -517,7 +517,8 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int, 
 		a.add(CodeObfuscatedExec, path, "PowerShell executes decoded text (Invoke-Expression of a decoder's output)")
 	}
 	s := strings.ToLower(psCode(script.text))
-	runs := hasWord(s, "iex") || containsAny(s, "invoke-expression", "scriptblock]::create", "invoke-command", "icm ")
+	runs := hasWord(s, "iex") || containsAny(s, "invoke-expression", "scriptblock]::create", "invoke-command", "icm ",
+		"invokecommand.invokescript", "invokecommand.newscriptblock")
 	fetch := containsAny(s, "downloadstring", "downloadfile", "downloaddata", "net.webclient", "invoke-webrequest", "iwr ",
 		"irm ", "invoke-restmethod", "start-bitstransfer", "httpclient")
 	decode := containsAny(s, "frombase64string", "-encodedcommand", "convert]::frombase64")
@@ -532,6 +533,12 @@ func (a *auditor) psScript(name string, script arg, fallback string, depth int, 
 		a.add(CodePipeToShell, path, "PowerShell downloads text and executes it (Invoke-Expression)")
 	} else if socket && runs && a.count(CodePipeToShell) == piped {
 		a.add(CodePipeToShell, path, "PowerShell opens a network connection of its own and executes text (Invoke-Expression), so whoever is at the other end runs commands")
+	}
+	if fetch && strings.Contains(s, "reflection.assembly]::load") && a.count(CodePipeToShell) == piped {
+		a.add(CodePipeToShell, path, "PowerShell downloads a .NET assembly and loads it into the process (Assembly.Load), which runs whatever the URL served")
+	}
+	if psAddType.MatchString(s) {
+		a.add(CodeInlineCode, path, "PowerShell compiles and runs C# written inline in the wiring (Add-Type with source code)")
 	}
 	if decode && runs && !w.ranDecoded {
 		a.add(CodeObfuscatedExec, path, "PowerShell decodes base64 text and executes it")

@@ -313,6 +313,7 @@ func init() {
 	sshTool := programRule{judge: (*auditor).sshTool, net: true, sendsWords: true}
 	interpreter := programRule{judge: (*auditor).interpreter}
 	wordInterpreter := programRule{judge: (*auditor).wordInterpreter}
+	psGallery := programRule{judge: (*auditor).psGallery, net: true}
 	reader := programRule{reader: true}
 	pkgManager := programRule{judge: (*auditor).pkgManager, net: true}
 	base64Decoder := decodes("-d", "--decode", "-D", "-di", "-id")
@@ -326,6 +327,10 @@ func init() {
 		// Download tools: what they fetch is not what was reviewed.
 		"curl": fetcher, "wget": fetcher, "aria2c": fetcher, "xh": fetcher, "xhs": fetcher,
 		"http": httpie, "https": httpie,
+		"install-module": psGallery, "install-script": psGallery, "install-psresource": psGallery,
+		"save-module": psGallery, "save-script": psGallery, "save-psresource": psGallery, "update-module": psGallery,
+		"update-script": psGallery, "update-psresource": psGallery, "install-package": psGallery,
+		"save-package":      psGallery,
 		"invoke-webrequest": fetcher, "iwr": fetcher, "irm": fetcher, "invoke-restmethod": fetcher,
 		"start-bitstransfer": fetcher,
 		"wget2":              fetcher, "curlie": fetcher, "axel": fetcher, "lwp-download": fetcher, "lwp-request": fetcher,
