@@ -593,7 +593,9 @@ import (
 // Install-PSResource, Install-Package (and Save-, Update-) are unpinned
 // without an exact version; InvokeScript, NewScriptBlock and Assembly.Load
 // of a download run it; Add-Type with source code is inline code.
-const Ruleset = "2026.12.190"
+// 2026.12.191: in a script, $SHELL, $BASH and /proc/self/exe are shells;
+// exec N< <(curl …) opens a descriptor on a download.
+const Ruleset = "2026.12.191"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -121,6 +121,11 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 			return cmdInfo{}
 		}
 		a.shareProgram(argv[0])
+		if ctx != ctxTop && selfExe[argv[0].text] {
+			// In a script, the running shell's own binary: a copy of
+			// the shell forks and runs it.
+			argv = append([]arg{{text: "sh", path: argv[0].path, lit: true}}, argv[1:]...)
+		}
 		c := invocation{name: progName(argv[0].text), argv: argv, depth: depth, ctx: ctx, env: env}
 		peel, ok := wrappers[c.name]
 		if !ok && distroLauncher(c.name, argv[0].text) {
@@ -163,6 +168,9 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 		argv = next
 	}
 }
+
+// selfExe are the paths of the running process's own program on Linux.
+var selfExe = set("/proc/self/exe", "/proc/thread-self/exe")
 
 // placeholderProgram reports whether a program word names its program by a
 // placeholder (${SHELL}, %COMSPEC%, <executable>): its base name is one. A

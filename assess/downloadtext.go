@@ -75,10 +75,20 @@ func (s *scan) printsDownload(st *syntax.Stmt) bool {
 }
 
 // fdOnDownload records /dev/fd/N as holding a download when exec opens
-// descriptor N on a file a download tool wrote (exec 3< /tmp/a), or
-// copies one that holds one (exec 4<&3): sh <&3, sh /dev/fd/3 and source
-// /dev/fd/3 then run it.
+// descriptor N on a file a download tool wrote (exec 3< /tmp/a) or on a
+// download's output (exec 3< <(curl …)), or copies one that holds one
+// (exec 4<&3): sh <&3, sh /dev/fd/3 and source /dev/fd/3 then run it.
 func (s *scan) fdOnDownload(r *syntax.Redirect) {
+	if r.Op == syntax.RdrIn && r.Word != nil && len(r.Word.Parts) == 1 {
+		if ps, ok := r.Word.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
+			// exec 3< <(curl …): the descriptor reads the command's
+			// output.
+			if tool := s.fetchingTool(ps.Stmts); tool != "" {
+				s.a.recordFetched("/dev/fd/"+r.N.Value, tool, false, false)
+			}
+			return
+		}
+	}
 	if len(s.a.fetched) == 0 {
 		return
 	}
@@ -96,6 +106,30 @@ func (s *scan) fdOnDownload(r *syntax.Redirect) {
 	if f := s.a.downloadAt(t); f != nil {
 		s.a.recordFetched("/dev/fd/"+r.N.Value, f.tool, false, f.copied)
 	}
+}
+
+// fetchingTool returns the name of the first program among stmts that
+// downloads what it writes out, or "".
+func (s *scan) fetchingTool(stmts []*syntax.Stmt) string {
+	tool := ""
+	for _, st := range stmts {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if tool != "" || s.a.budget <= 0 {
+				return false
+			}
+			s.a.budget--
+			c, ok := n.(*syntax.CallExpr)
+			if !ok || len(c.Args) == 0 || !s.call(c).fetches {
+				return true
+			}
+			tool = "a download"
+			if t, ok := s.wordValue(c.Args[0]); ok {
+				tool = progName(t)
+			}
+			return false
+		})
+	}
+	return tool
 }
 
 // downloadFed gives the variables read, mapfile or readarray set from a

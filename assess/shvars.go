@@ -293,6 +293,9 @@ func (s *scan) param(pe *syntax.ParamExp) (string, bool) {
 		// environment names inside it, where they usually are.
 		v, known = userFolders[name]
 	}
+	if !known {
+		v, known = shellPrograms[name]
+	}
 	if known {
 		if s.expanded += len(v); s.expanded > maxExpandedBytes {
 			s.a.limit(s.path, "the script's variables expand to more than 64 KiB")
@@ -403,6 +406,11 @@ func ansiC(s string) string {
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
+
+// shellPrograms are the variables that name a shell, whichever one: the
+// user's login shell ($SHELL) and the bash running the script ($BASH). A
+// script that pipes a download into "$SHELL" runs it in a shell.
+var shellPrograms = map[string]string{"SHELL": "sh", "BASH": "bash"}
 
 // userFolders are the variables that name the user's home and the folders
 // in it, with where they usually are, as the path rules read them: a
