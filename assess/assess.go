@@ -595,7 +595,11 @@ import (
 // of a download run it; Add-Type with source code is inline code.
 // 2026.12.191: in a script, $SHELL, $BASH and /proc/self/exe are shells;
 // exec N< <(curl …) opens a descriptor on a download.
-const Ruleset = "2026.12.191"
+// 2026.12.192: more registries' installers are unpinned without an exact
+// version: pipenv install, easy_install, uv add, bundle add, dotnet add
+// package, nuget, cpan, cpm, haxelib, dart pub global activate, go get,
+// krew, mise install and use.
+const Ruleset = "2026.12.192"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

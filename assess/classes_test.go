@@ -6213,3 +6213,45 @@ func TestAuditShellNamedOtherwise(t *testing.T) {
 		{"echo $SHELL", bash("echo $SHELL"), []string{sh}, false, true},
 	})
 }
+
+// More registries' installers (ruleset 2026.12.192): pipenv install,
+// easy_install and uv add (PyPI), bundle add (RubyGems), dotnet add package
+// and nuget install (NuGet), cpan install and cpm install (CPAN), haxelib
+// install, dart and flutter pub global activate (pub.dev), go get of a
+// module path without a version, krew install and mise install and use of
+// a registry package fetch the newest release when the server starts:
+// unpinned without an exact version, and network use.
+func TestAuditMoreRegistryInstallers(t *testing.T) {
+	const u0, u1, u2, u3 = "warn unpinned mcp.args[0]", "warn unpinned mcp.args[1]", "warn unpinned mcp.args[2]", "warn unpinned mcp.args[3]"
+	runCases(t, []auditCase{
+		{"pipenv install", stdio("pipenv", "install", "srv"), []string{u1}, true, false},
+		{"easy_install", stdio("easy_install", "srv"), []string{u0}, true, false},
+		{"uv add", stdio("uv", "--directory", "x", "add", "srv"), []string{u3}, true, false},
+		{"bundle add", stdio("bundle", "add", "srv", "--version", "~> 1.2"), []string{u1}, true, false},
+		{"dotnet add package", stdio("dotnet", "add", "package", "Srv"), []string{u2}, true, false},
+		{"nuget install", stdio("nuget", "install", "Srv"), []string{u1}, true, false},
+		{"cpan install", stdio("cpan", "install", "Srv"), []string{u1}, true, false},
+		{"cpm install", stdio("cpm", "install", "Srv"), []string{u1}, true, false},
+		{"haxelib install", stdio("haxelib", "install", "srv"), []string{u1}, true, false},
+		{"dart pub global activate", stdio("dart", "pub", "global", "activate", "srv", "^1.2.3"), []string{u3}, true, false},
+		{"flutter pub global activate of git", stdio("flutter", "pub", "global", "activate", "-s", "git", "https://x.example.com/r.git"), []string{"warn unpinned mcp.args[5]"}, true, false},
+		{"go get", stdio("go", "get", "github.com/u/srv"), []string{u1}, true, false},
+		{"krew install", stdio("krew", "install", "ctx"), []string{u1}, true, false},
+		{"mise use", stdio("mise", "use", "-g", "npm:srv"), []string{u2}, true, false},
+		// Look-alikes: exact versions, a lock file, a local package, a
+		// runtime.
+		{"pipenv install from the lock file", stdio("pipenv", "install"), []string{}, true, false},
+		{"pipenv install ==", stdio("pipenv", "install", "srv==1.2.3"), []string{}, true, false},
+		{"uv add ==", stdio("uv", "add", "srv==1.0.0"), []string{}, true, false},
+		{"bundle add --version", stdio("bundle", "add", "srv", "--version", "1.2.3"), []string{}, true, false},
+		{"dotnet add package --version", stdio("dotnet", "add", "package", "Srv", "--version", "1.2.3"), []string{}, true, false},
+		{"nuget install -Version", stdio("nuget", "install", "Srv", "-Version", "1.2.3"), []string{}, true, false},
+		{"cpm install @", stdio("cpm", "install", "Srv@1.0"), []string{}, true, false},
+		{"haxelib install VERSION", stdio("haxelib", "install", "srv", "1.2.3"), []string{}, true, false},
+		{"dart pub global activate VERSION", stdio("dart", "pub", "global", "activate", "srv", "1.2.3"), []string{}, true, false},
+		{"go get @version", stdio("go", "get", "github.com/u/srv@v1.2.3"), []string{}, true, false},
+		{"go get ./...", stdio("go", "get", "./..."), []string{}, false, false},
+		{"mise install a runtime", stdio("mise", "install", "node@20"), []string{}, true, false},
+		{"dart pub global run", stdio("dart", "pub", "global", "run", "srv"), []string{}, false, false},
+	})
+}

@@ -400,6 +400,9 @@ func peelUV(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		}
 		return next, cmdInfo{}, false
 	}
+	if a.ecosystemInstall(invocation{name: "uv", argv: argv, depth: c.depth}) { // uv add (ecosystems.go)
+		return nil, cmdInfo{name: "uv"}, true
+	}
 	a.runsFetched(invocation{name: "uv", argv: argv, depth: c.depth}) // uv pip install /tmp/a.whl
 	a.uvOther(argv)
 	return nil, cmdInfo{name: "uv"}, true

@@ -8,8 +8,9 @@ import (
 
 // The installers and package runners of other ecosystems: conda and its
 // kin, pixi, pip-run, coursier, rye, volta, nix profile, the project
-// managers' add, luarocks, cpanm, opam, composer, cabal, stack, nimble and
-// raco. Told to install or run
+// managers' add, luarocks, cpanm, opam, composer, cabal, stack, nimble,
+// raco, pipenv, easy_install, bundle add, dotnet add package, nuget, cpan,
+// cpm, haxelib and dart pub global activate. Told to install or run
 // a package when the server starts, each fetches whatever its index holds
 // at that moment unless the wiring names an exact version, as with npx or
 // uvx; and each uses the network.
@@ -28,6 +29,10 @@ type ecoTool struct {
 	// exact version (cabal --constraint 'pkg ==1.2.3'), or "*" when it
 	// pins them all (stack --resolver lts-22.3); "" for none.
 	pins func(flag, val string) string
+	// versionArg, when set, says whether the operand after a package is
+	// its exact version (luarocks install NAME VERSION, dart pub global
+	// activate NAME 1.2.3): the command then names one package.
+	versionArg func(string) bool
 }
 
 var (
@@ -55,7 +60,29 @@ var (
 		"nix": {subs: [][]string{{"profile", "install"}, {"profile", "add"}}, pinned: flakePinned,
 			values: set("--profile", "--priority", "--option", "--extra-experimental-features", "--override-input", "-I")},
 		"luarocks": {subs: [][]string{{"install"}}, values: set("--server", "--only-server", "--tree", "--lua-version",
-			"--branch"), pinned: func(string) bool { return false }, sources: set("--server", "--only-server")},
+			"--branch"), pinned: func(string) bool { return false }, sources: set("--server", "--only-server"),
+			versionArg: luarocksVersion.MatchString},
+		// More registries anyone publishes to: PyPI through pipenv,
+		// easy_install and uv add, RubyGems through bundle add, NuGet
+		// through dotnet add package and nuget install, CPAN through cpan
+		// and cpm, Haxe's lib.haxe.org, and pub.dev through dart and
+		// flutter pub global activate.
+		"pipenv": {subs: [][]string{{"install"}}, values: set("--python", "--pypi-mirror", "-i", "--index", "--categories",
+			"-r", "--requirements", "-c", "--constraints"), pinned: pyPinned, sources: set("--pypi-mirror", "-i", "--index")},
+		"easy_install": {subs: [][]string{{}}, values: set("-i", "--index-url", "-f", "--find-links", "-d", "--install-dir",
+			"-s", "--script-dir", "-b", "--build-directory"), pinned: pyPinned, sources: set("-i", "--index-url", "-f", "--find-links")},
+		"uv":     {subs: [][]string{{"add"}}, values: pyAddValues, pinned: pyPinned, sources: pyIndexOptions},
+		"bundle": {subs: [][]string{{"add"}}, values: set("-v", "--version", "-g", "--group", "-s", "--source", "--require", "--path", "--git", "--github", "--branch", "--ref", "--glob"), pinned: func(string) bool { return false }, pins: versionOptionPins("-v", "--version"), sources: set("-s", "--source")},
+		"dotnet": {subs: [][]string{{"add", "package"}}, values: set("-v", "--version", "-f", "--framework", "-s", "--source", "--package-directory"), pinned: func(string) bool { return false }, pins: versionOptionPins("-v", "--version"), sources: set("-s", "--source")},
+		"nuget":  {subs: [][]string{{"install"}}, values: set("-version", "-Version", "-source", "-Source", "-outputdirectory", "-OutputDirectory", "-configfile", "-ConfigFile", "-framework", "-Framework"), pinned: func(string) bool { return false }, pins: versionOptionPins("-version", "-Version"), sources: set("-source", "-Source")},
+		"cpan":   {subs: [][]string{{"install"}}, pinned: cpanPinned},
+		"cpm":    {subs: [][]string{{"install"}}, values: set("-L", "--local-lib-contained", "-l", "--local-lib", "-w", "--workers", "-r", "--resolver", "--mirror", "--cpanfile", "--snapshot"), pinned: cpanPinned, sources: set("--mirror")},
+		"haxelib": {subs: [][]string{{"install"}}, values: set("--cwd", "--repo"), pinned: func(string) bool { return false },
+			versionArg: exactVersion},
+		"dart": {subs: [][]string{{"pub", "global", "activate"}}, values: dartActivateValues, pinned: func(string) bool { return false },
+			versionArg: exactVersion, sources: set("-u", "--hosted-url")},
+		"flutter": {subs: [][]string{{"pub", "global", "activate"}}, values: dartActivateValues, pinned: func(string) bool { return false },
+			versionArg: exactVersion, sources: set("-u", "--hosted-url")},
 		"cpanm":    {subs: [][]string{{}}, values: set("-l", "--local-lib", "-L", "--mirror", "--from", "-M"), pinned: cpanPinned, sources: set("--mirror", "--from", "-M")},
 		"opam":     {subs: [][]string{{"install"}}, values: set("--switch", "-j", "--jobs", "--root"), pinned: opamPinned},
 		"composer": {subs: [][]string{{"require"}, {"global", "require"}}, values: set("-d", "--working-dir"), pinned: composerPinned},
@@ -143,9 +170,9 @@ func (a *auditor) ecosystemInstall(c invocation) bool {
 		pkgs = specs
 	case c.name == "pixi" && sub[0] == "exec" && len(pkgs) > 0:
 		pkgs = pkgs[:1] // the command's package; the words after it are the command's
-	case c.name == "luarocks" && len(pkgs) > 1:
+	case tool.versionArg != nil && len(pkgs) > 1:
 		// luarocks install NAME VERSION names the exact version.
-		if luarocksVersion.MatchString(pkgs[1].text) {
+		if tool.versionArg(pkgs[1].text) {
 			return true
 		}
 		pkgs = pkgs[:1]
@@ -162,6 +189,24 @@ func (a *auditor) ecosystemInstall(c invocation) bool {
 		}
 	}
 	return true
+}
+
+// dartActivateValues are the options of dart (and flutter) pub global
+// activate that take a value.
+var dartActivateValues = set("-s", "--source", "--git-path", "--git-ref", "-u", "--hosted-url", "-x", "--executable",
+	"--overwrite-executables")
+
+// versionOptionPins returns a pins function for a tool whose version
+// option (bundle add --version, dotnet add package --version, nuget install
+// -Version) pins every package it adds when its value is an exact version.
+func versionOptionPins(flags ...string) func(flag, val string) string {
+	names := set(flags...)
+	return func(flag, val string) string {
+		if names[flag] && exactVersion(strings.TrimPrefix(strings.TrimSpace(val), "= ")) {
+			return "*"
+		}
+		return ""
+	}
 }
 
 // condaPinned reports whether a conda match spec pins an exact version:

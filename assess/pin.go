@@ -604,7 +604,7 @@ var goValueFlags = func() map[string]bool {
 }()
 
 // goRun judges `go run pkg@version` and `go install pkg@version`.
-func (a *auditor) goRun(args []arg) {
+func (a *auditor) goRun(args []arg, get bool) {
 	rest := skipFlags(args, goValueFlags)
 	if len(rest) == 0 || !rest[0].lit {
 		return
@@ -612,7 +612,13 @@ func (a *auditor) goRun(args []arg) {
 	s := rest[0].text
 	at := strings.LastIndexByte(s, '@')
 	if at < 0 {
-		return // a local package
+		// A local package; but go get of a module path without a
+		// version fetches its newest release.
+		if first, _, _ := strings.Cut(s, "/"); get && strings.Contains(first, ".") && !strings.HasPrefix(first, ".") {
+			a.inferred.Network = true
+			a.unpinnedInstall(rest[0], "go get")
+		}
+		return
 	}
 	a.inferred.Network = true
 	if !goVersion.MatchString(s[at+1:]) && !commitSHA.MatchString(s[at+1:]) {

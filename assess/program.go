@@ -473,8 +473,8 @@ func (a *auditor) goTool(c invocation) cmdInfo {
 	if len(args) > 1 {
 		a.goFlagPrograms(args[1:], c.depth)
 	}
-	if len(args) > 1 && (args[0].text == "run" || args[0].text == "install") {
-		a.goRun(args[1:])
+	if len(args) > 1 && (args[0].text == "run" || args[0].text == "install" || args[0].text == "get") {
+		a.goRun(args[1:], args[0].text == "get")
 	}
 	return cmdInfo{name: c.name}
 }

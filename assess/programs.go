@@ -439,7 +439,7 @@ func init() {
 		// Other version-control clients (vcs.go); gh always talks to GitHub.
 		"hg": {judge: (*auditor).hg}, "svn": {judge: (*auditor).svn}, "gh": {judge: (*auditor).gh, net: true},
 		"eget": {judge: (*auditor).eget}, "ubi": {judge: (*auditor).ubi}, "dra": {judge: (*auditor).dra},
-		"kubectl-krew": {judge: (*auditor).kubectlKrew},
+		"kubectl-krew": {judge: (*auditor).kubectlKrew}, "krew": {judge: (*auditor).kubectlKrew},
 		// Package managers that install what they name.
 		"pip": {judge: (*auditor).pip}, "pip3": {judge: (*auditor).pip},
 		"cargo": {judge: (*auditor).cargo}, "gem": {judge: (*auditor).gem}, "dotnet": {judge: (*auditor).dotnet},

@@ -17,12 +17,25 @@ func (a *auditor) taskRunner(c invocation) cmdInfo {
 	return cmdInfo{name: c.name}
 }
 
-// mise judges what mise does besides exec, which is peeled: run, r, watch
-// and tasks run start tasks, whose commands go through a shell.
+// miseInstallValues are the options of mise install and mise use that
+// take a value.
+var miseInstallValues = set("-j", "--jobs", "-e", "--env", "-p", "--path", "--before")
+
+// mise judges what mise does besides exec, which is peeled: install and
+// use install the tools they name (as exec does); run, r, watch and tasks
+// run start tasks, whose commands go through a shell.
 func (a *auditor) mise(c invocation) cmdInfo {
 	args := skipFlags(c.args(), set("-C", "--cd", "-E", "--env", "-j", "--jobs"))
 	if len(args) > 0 {
 		switch args[0].text {
+		case "install", "i", "use", "u":
+			// The tools it installs, as on an exec line (toolmanagers.go).
+			runner := c.name + " " + args[0].text
+			for _, w := range skipFlags(args[1:], miseInstallValues) {
+				if !strings.HasPrefix(w.text, "-") {
+					a.miseTool(w, runner)
+				}
+			}
 		case "run", "r", "watch", "w":
 			a.inferred.Exec = true
 		case "tasks", "task", "t":
