@@ -599,7 +599,9 @@ import (
 // version: pipenv install, easy_install, uv add, bundle add, dotnet add
 // package, nuget, cpan, cpm, haxelib, dart pub global activate, go get,
 // krew, mise install and use.
-const Ruleset = "2026.12.192"
+// 2026.12.193: perl's -i, -0, -d, -C, -D, -x and -F, ruby's -W, -x and -F
+// and julia's -O take only an attached value; racket's -i and -m none.
+const Ruleset = "2026.12.193"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

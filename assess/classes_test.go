@@ -6255,3 +6255,34 @@ func TestAuditMoreRegistryInstallers(t *testing.T) {
 		{"dart pub global run", stdio("dart", "pub", "global", "run", "srv"), []string{}, false, false},
 	})
 }
+
+// Interpreters' options whose value is only ever attached (ruleset
+// 2026.12.193): perl's -i[ext], -0[octal], -d[:mod], -C[flags], -D, -x[dir]
+// and -Fpattern, ruby's -W[level] and -x[dir] and julia's -O[level] take no
+// separate value, so perl -i -e CODE runs CODE; racket's -i and -m take
+// none at all.
+func TestAuditAttachedOptionValues(t *testing.T) {
+	const inline, sh = "danger inline_code mcp.args[%d]", "danger shell_exec mcp.args[%d]"
+	f := fmt.Sprintf
+	const pl, rb = `system("npx -y pkg")`, `system("npx -y pkg")`
+	un := func(i int) string { return f("warn unpinned mcp.args[%d]", i) }
+	runCases(t, []auditCase{
+		{"perl -pi -e", stdio("perl", "-pi", "-e", pl, "f"), []string{f(inline, 2), f(sh, 2), un(2)}, true, true},
+		{"perl -p -i -e", stdio("perl", "-p", "-i", "-e", pl, "f"), []string{f(inline, 3), f(sh, 3), un(3)}, true, true},
+		{"perl -0 -e", stdio("perl", "-0", "-e", pl), []string{f(inline, 2), f(sh, 2), un(2)}, true, true},
+		{"perl -d -e", stdio("perl", "-d", "-e", pl), []string{f(inline, 2), f(sh, 2), un(2)}, true, true},
+		{"perl -C -e", stdio("perl", "-C", "-e", pl), []string{f(inline, 2), f(sh, 2), un(2)}, true, true},
+		{"perl -x -e", stdio("perl", "-x", "-e", pl), []string{f(inline, 2), f(sh, 2), un(2)}, true, true},
+		{"ruby -W -e", stdio("ruby", "-W", "-e", rb), []string{f(inline, 2), f(sh, 2), un(2)}, true, true},
+		{"julia -O -e", stdio("julia", "-O", "-e", "run(`npx -y pkg`)"), []string{f(inline, 2), un(2)}, true, true},
+		{"racket -i -e", stdio("racket", "-i", "-e", `(system "npx -y pkg")`), []string{f(inline, 2), f(sh, 2), un(2)}, true, true},
+		{"racket -m -e", stdio("racket", "-m", "-e", `(system "npx -y pkg")`), []string{f(inline, 2), f(sh, 2), un(2)}, true, true},
+		// Look-alikes: values that do follow, attached values, a script.
+		{"perl -I lib script", stdio("perl", "-I", "lib", "srv.pl"), []string{}, false, false},
+		{"perl -i.bak script", stdio("perl", "-i.bak", "srv.pl"), []string{}, false, false},
+		{"perl -i script", stdio("perl", "-i", "srv.pl"), []string{}, false, false},
+		{"ruby -I lib script", stdio("ruby", "-I", "lib", "srv.rb"), []string{}, false, false},
+		{"julia -t 4 script", stdio("julia", "-t", "4", "srv.jl"), []string{}, false, false},
+		{"racket -t a file", stdio("racket", "-t", "srv.rkt"), []string{}, false, false},
+	})
+}

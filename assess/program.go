@@ -1025,7 +1025,7 @@ func moduleOptions(fam string, args []arg) []arg {
 				}
 			}
 		default:
-			if last := t[len(t)-1]; len(t) > 1 && strings.IndexByte(valueFlags, last) >= 0 {
+			if last := t[len(t)-1]; len(t) > 1 && strings.IndexByte(valueFlags, last) >= 0 && nextWordValue(fam, last) {
 				i++ // -e CODE, -r MODULE: the next word is the value
 			}
 		}
@@ -1045,8 +1045,14 @@ var (
 	inlineValueFlags = map[string]string{
 		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC", "osascript": "ls",
 		"lua": "l", "bun": "rcdlF", "tsx": "rC", "ts-node": "rP", "julia": "JLCOtp", "expect": "Dfb",
-		"racket": "tlfrkmiWLS", "guile": "slLex", "bb": "fmx", "elixir": "r",
+		"racket": "tlfrukYpIXGAWONLS", "guile": "slLex", "bb": "fmx", "elixir": "r",
 	}
+	// inlineAttachedFlags are those of inlineValueFlags whose value is only
+	// ever the rest of their word, never the next word: perl's -i[ext],
+	// -x[dir], -C[flags], -d[:mod], -D[flags], -0[octal] and -Fpattern,
+	// ruby's -x[dir], -W[level] and -Fpattern, julia's -O[level]. perl -i
+	// -e 'code' edits files in place with the program of -e.
+	inlineAttachedFlags = map[string]string{"perl": "ixCdD0F", "ruby": "xWF", "julia": "O"}
 	// perlModule is what perl's -M and -m take as a module: a name, with
 	// import arguments after "=" (perl quotes them as data) or in qw().
 	perlModule = regexp.MustCompile(`^-?[A-Za-z_]\w*(::\w+)*(=.*|\s+qw\([\w\s:,.-]*\))?$`)
@@ -1067,6 +1073,13 @@ var (
 		"--shell", "--console-depth", "--fetch-preconnect", "--max-http-header-size", "--dns-result-order",
 		"--elide-lines", "--user-agent", "--unhandled-rejections", "--filter")
 )
+
+// nextWordValue reports whether the single-letter flag c of interpreter
+// fam takes the next word as its value when nothing follows it in its own
+// word.
+func nextWordValue(fam string, c byte) bool {
+	return strings.IndexByte(inlineAttachedFlags[fam], c) < 0
+}
 
 // inlineProgram finds the inline program (python -c, node -e/--eval/-p,
 // perl -e/-E, ruby -e, php -r/-B/-R/-E, bun -e, tsx and ts-node -e/-p,
@@ -1133,7 +1146,7 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 					return &arg{text: letters[j+1:], path: args[i].path, lit: args[i].lit}, nil, false
 				}
 				if strings.IndexByte(valueFlags, c) >= 0 {
-					if j == len(letters)-1 {
+					if j == len(letters)-1 && nextWordValue(fam, c) {
 						if fam == "python" && c == 'm' && i+1 < len(args) {
 							return nil, &args[i+1], false // a module runs
 						}

@@ -256,6 +256,9 @@ options:
 				continue
 			}
 			w, v := args[i], letters[j+1:]
+			if v == "" && !nextWordValue(fam, c) {
+				break // perl -i, -0: no value
+			}
 			if v == "" {
 				if i+1 >= len(args) {
 					break options
