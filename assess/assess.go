@@ -601,7 +601,9 @@ import (
 // krew, mise install and use.
 // 2026.12.193: perl's -i, -0, -d, -C, -D, -x and -F, ruby's -W, -x and -F
 // and julia's -O take only an attached value; racket's -i and -m none.
-const Ruleset = "2026.12.193"
+// 2026.12.194: node's and V8's, python's, Elixir's and babashka's own
+// options that take the next word as their value are read so.
+const Ruleset = "2026.12.194"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -1019,7 +1019,7 @@ func moduleOptions(fam string, args []arg) []arg {
 					w = args[i]
 				}
 				out = append(out, w)
-			case codeOptions[name] || valueOptions[name]:
+			case codeOptions[name] || valueOptions[name] || familyValueOptions[fam][name]:
 				if !hasVal {
 					i++
 				}
@@ -1046,6 +1046,28 @@ var (
 		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC", "osascript": "ls",
 		"lua": "l", "bun": "rcdlF", "tsx": "rC", "ts-node": "rP", "julia": "JLCOtp", "expect": "Dfb",
 		"racket": "tlfrukYpIXGAWONLS", "guile": "slLex", "bb": "fmx", "elixir": "r",
+	}
+	// familyValueOptions are each interpreter's own options, long or a
+	// word with one dash, that take the next word as their value when it
+	// is not joined by "=", beyond those of valueOptions: node's and V8's
+	// (node --max-old-space-size 4096 -e CODE), python's, Elixir's (elixir
+	// --sname n -pa ebin -e CODE) and babashka's.
+	familyValueOptions = map[string]map[string]bool{
+		"node": set("--inspect-port", "--debug-port", "--max-old-space-size", "--max-semi-space-size", "--stack-size",
+			"--stack-trace-limit", "--max-http-header-size", "--heapsnapshot-signal", "--diagnostic-dir",
+			"--redirect-warnings", "--report-dir", "--report-directory", "--report-filename", "--report-signal",
+			"--secure-heap", "--secure-heap-min", "--tls-cipher-list", "--tls-keylog", "--use-largepages",
+			"--watch-path", "--cpu-prof-dir", "--cpu-prof-name", "--cpu-prof-interval", "--heap-prof-dir",
+			"--heap-prof-name", "--heap-prof-interval", "--experimental-policy", "--icu-data-dir", "--openssl-config",
+			"--disable-proto", "--experimental-default-type", "--experimental-sea-config", "--localstorage-file",
+			"--test-name-pattern", "--test-reporter", "--test-reporter-destination", "--test-concurrency",
+			"--trace-event-categories", "--trace-event-file-pattern", "--snapshot-blob", "--env-file-if-exists",
+			"--experimental-config-file", "--max-old-generation-size-mb", "--max-young-generation-size-mb"),
+		"python": set("--check-hash-based-pycs"),
+		"elixir": set("--sname", "--name", "--cookie", "--erl", "--boot", "--logger-otp-reports",
+			"--logger-sasl-reports", "--vm-args", "--erl-config", "--remsh", "-pa", "-pz", "-pr"),
+		"bb": set("--classpath", "-cp", "--config", "--deps-root", "--init", "--jar", "--main", "--file", "--exec",
+			"--nrepl-server", "--socket-repl", "--uberscript", "--uberjar"),
 	}
 	// inlineAttachedFlags are those of inlineValueFlags whose value is only
 	// ever the rest of their word, never the next word: perl's -i[ext],
@@ -1121,11 +1143,15 @@ func inlineProgram(fam string, args []arg) (code, file *arg, stdin bool) {
 				if strings.HasPrefix(strings.TrimSpace(w.text), "data:") {
 					return &w, nil, false
 				}
-			case valueOptions[name]:
+			case valueOptions[name] || familyValueOptions[fam][name]:
 				if !hasVal {
 					i++
 				}
 			}
+			continue
+		}
+		if familyValueOptions[fam][t] {
+			i++ // elixir -pa DIR, bb -cp PATH: a word, not a cluster of letters
 			continue
 		}
 		if len(t) > 1 && t[0] == '-' {

@@ -241,7 +241,7 @@ options:
 			case moduleOptionNames[name] && i+1 < len(args):
 				i++
 				add(args[i], args[i].text)
-			case valueOptions[name] && !joined:
+			case (valueOptions[name] || familyValueOptions[fam][name]) && !joined:
 				i++
 			}
 			continue
