@@ -603,7 +603,9 @@ import (
 // and julia's -O take only an attached value; racket's -i and -m none.
 // 2026.12.194: node's and V8's, python's, Elixir's and babashka's own
 // options that take the next word as their value are read so.
-const Ruleset = "2026.12.194"
+// 2026.12.195: fish -C and nu -e run a command line; fish's, nu's, elvish's
+// and xonsh's options that take a value are read so.
+const Ruleset = "2026.12.195"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -354,6 +354,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "pipenv install -i h://x a b==1; pipenv install; easy_install -f h://y c; uv -q add d e==1; bundle add f -v 1.2 --version=1.2.3; dotnet add package G -s h://z; nuget install H -Version 1; cpan install I; cpm install J@1 K; haxelib install l 1.2.3 m; dart pub global activate n ^1; flutter pub global activate -s git h://g; go get github.com/o/p golang.org/x/q@v1.0.0; go get ./...; krew install r; mise use -g npm:s aqua:t@1.2.3 u; mise i"},
 	{"sh", "-c", "perl -pi -e 'system(\"id\")' f; perl -0 -d -C -D -x -F, -le x; perl -i.bak -I l -Mx -e y; perl -i; ruby -W -x -F: -e z; julia -O -t 4 -e 'run(`id`)'; racket -i -m -k 1 2 3 -e '(system \"id\")'; perl -0777"},
 	{"sh", "-c", "node --max-old-space-size 9 --inspect-port=1 -e 'require(\"child_process\").execSync(\"id\")'; python3 --check-hash-based-pycs always -c 'import os; os.system(\"id\")'; elixir --sname n -pa e -pz f --erl '+S 2' --cookie c -e 'System.shell(\"id\")'; bb -cp s --classpath t -e '(shell \"id\")'; curl h://x | node --stack-size 9; elixir -pa"},
+	{"sh", "-c", "fish -C 'npx p' --init-command=id -d 3 -o f --features=x -c true; nu --config x.nu --log-level=d -e id -c z; elvish -rc r -c q; xonsh -D A=1 --rc a -c b; tcsh -fc c; curl h://x | fish -d 3; fish -C; nu -e"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -174,7 +174,12 @@ func (a *auditor) words(c invocation, rule programRule) {
 // from its standard input.
 func (a *auditor) shellProgram(c invocation) cmdInfo {
 	info := cmdInfo{name: c.name}
-	script, file, stdin := shellArgs(c.args())
+	args := c.args()
+	if _, ok := foreignValues[c.name]; ok {
+		args = a.foreignShellOptions(c)
+		c.argv = append([]arg{c.argv[0]}, args...)
+	}
+	script, file, stdin := shellArgs(args)
 	switch {
 	case script != nil:
 		// sh -c 'sh' reads its script from the input sh -c was given.
@@ -722,6 +727,56 @@ func wordURL(v string) (string, *url.URL, bool) {
 	v = v[strings.LastIndexAny(v[:i], " \t+@")+1:] // git+https://, pkg @ https://
 	u, ok := parseAnyURL(v)
 	return v, u, ok
+}
+
+// foreignValues are, for the shells of other families, their options
+// that take a value (fish -d 3, nu --config FILE, elvish -rc FILE), and
+// foreignCommands those whose value is a command line they run besides
+// -c's (fish -C/--init-command, nu -e/--execute).
+var (
+	foreignValues = map[string]map[string]bool{
+		"fish": set("-d", "--debug", "-o", "--debug-output", "-f", "--features", "-p", "--profile", "--profile-startup"),
+		"nu": set("--config", "--env-config", "--plugin-config", "--log-level", "--log-target", "--log-include",
+			"--log-exclude", "-m", "--table-mode", "--error-style", "-I", "--include-path", "--experimental-options",
+			"--plugins"),
+		"elvish": set("-rc", "--rc", "-log", "--log", "-deprecation-level", "--deprecation-level"),
+		"csh":    {},
+		"tcsh":   {},
+		"xonsh":  set("-D", "--shell-type", "--rc"),
+	}
+	foreignCommands = map[string]map[string]bool{
+		"fish": set("-C", "--init-command"),
+		"nu":   set("-e", "--execute"),
+	}
+)
+
+// foreignShellOptions judges the command lines a shell of another family
+// runs from its options other than -c (fish -C CMD), and returns its words
+// without its options that take a value, so that shellArgs reads the rest.
+func (a *auditor) foreignShellOptions(c invocation) []arg {
+	args := c.args()
+	values, commands := foreignValues[c.name], foreignCommands[c.name]
+	var rest []arg
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" || !strings.HasPrefix(t, "-") || len(t) < 2 {
+			return append(rest, args[i:]...)
+		}
+		name, val, joined := strings.Cut(t, "=")
+		switch {
+		case commands[name]:
+			if w, ok := optValue(args, &i, val, joined); ok {
+				a.inlineShell(c.name, w, c.depth, false, c.env)
+			}
+		case values[name]:
+			if !joined {
+				i++
+			}
+		default:
+			rest = append(rest, args[i])
+		}
+	}
+	return rest
 }
 
 // shellArgs finds what a shell runs: the script of -c (also in combined
