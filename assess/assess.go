@@ -605,7 +605,9 @@ import (
 // options that take the next word as their value are read so.
 // 2026.12.195: fish -C and nu -e run a command line; fish's, nu's, elvish's
 // and xonsh's options that take a value are read so.
-const Ruleset = "2026.12.195"
+// 2026.12.196: setarch (and linux32 …), perf record and stat, hatch run
+// after its options, and hyperfine's command lines.
+const Ruleset = "2026.12.196"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -128,11 +128,14 @@ func init() {
 		// Project and environment runners: they run the command that
 		// follows their options in a prepared environment (uv run syncs it
 		// first). Their other subcommands are judged as programs.
-		"uv":         peelUV,
-		"poetry":     runsAfter("run"),
-		"pipenv":     runsAfter("run"),
-		"pdm":        runsAfter("run", "-p", "--project", "-v", "--venv"),
-		"hatch":      runsAfter("run"),
+		"uv":      peelUV,
+		"poetry":  runsAfter("run"),
+		"pipenv":  runsAfter("run"),
+		"pdm":     runsAfter("run", "-p", "--project", "-v", "--venv"),
+		"hatch":   peelHatch,
+		"perf":    peelPerf,
+		"setarch": peelSetarch, "linux32": peelSetarch, "linux64": peelSetarch, "i386": peelSetarch,
+		"i686": peelSetarch, "x86_64": peelSetarch, "uname26": peelSetarch,
 		"rye":        runsAfter("run", "--pyproject"),
 		"pixi":       runsAfter("run", "-e", "--environment", "--manifest-path"),
 		"conda":      runsAfter("run", "-n", "--name", "-p", "--prefix", "--cwd"),
@@ -462,7 +465,7 @@ func init() {
 		"jbang":        {judge: (*auditor).jbang},
 		"concurrently": {judge: (*auditor).concurrently}, "nodemon": {judge: (*auditor).nodemon},
 		"pm2": {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
-		"parallel": {judge: (*auditor).parallel},
+		"parallel": {judge: (*auditor).parallel}, "hyperfine": {judge: (*auditor).hyperfine},
 		"dotnet-script": {judge: func(a *auditor, c invocation) cmdInfo {
 			a.dotnetScript(c.args(), c.depth)
 			return cmdInfo{name: c.name}

@@ -2,6 +2,7 @@ package assess
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -899,4 +900,129 @@ func peelIPExec(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 		return args[3:], cmdInfo{}, false
 	}
 	return nil, a.program(c), true
+}
+
+// setarchAliases are the names setarch is also installed under, each one
+// architecture (linux32 is setarch i386 …): they take no architecture
+// word.
+var setarchAliases = set("linux32", "linux64", "i386", "i686", "x86_64", "uname26")
+
+// peelSetarch peels `setarch ARCH [options] [command…]` and its aliases
+// (linux32 [options] [command…]): the command runs with another
+// personality; without one, setarch starts /bin/sh, which reads its
+// commands from setarch's standard input. Its options take no value.
+func peelSetarch(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if !setarchAliases[c.name] {
+		if i := slices.IndexFunc(args, func(w arg) bool { return !strings.HasPrefix(w.text, "-") }); i >= 0 {
+			args = append(slices.Clone(args[:i]), args[i+1:]...) // the architecture
+		} else {
+			return nil, cmdInfo{name: c.name}, true // --list, --help: no command
+		}
+	}
+	rest := skipGetopt(args, nil)
+	if len(rest) == 0 {
+		if slices.ContainsFunc(args, func(w arg) bool { return w.text == "--list" || strings.HasPrefix(w.text, "--show") }) {
+			return nil, cmdInfo{name: c.name}, true
+		}
+		return nil, cmdInfo{name: "sh", stdinScript: true}, true
+	}
+	return rest, cmdInfo{}, false
+}
+
+// perfValues are the options of perf record, stat, trace and ftrace that
+// take a value.
+var perfValues = set("-e", "--event", "-o", "--output", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "-c", "--count",
+	"-F", "--freq", "-m", "--mmap-pages", "-G", "--cgroup", "-u", "--uid", "-r", "--repeat", "-x", "--field-separator",
+	"-I", "--interval-print", "-D", "--delay", "-j", "--branch-filter", "--filter", "--switch-output", "-T",
+	"--tracer", "-N", "--notrace-funcs", "--graph-funcs", "--nograph-funcs", "--duration", "--call-graph")
+
+// perfRuns are perf's subcommands that run the command after their
+// options (perf record CMD, perf sched record CMD …).
+var perfRuns = set("record", "stat", "trace", "ftrace")
+
+// peelPerf peels `perf record|stat|trace|ftrace [options] command…`, also
+// after sched, mem, lock, kmem, c2c or kwork; perf's other subcommands are
+// judged as a program.
+func peelPerf(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := c.args()
+	if len(args) > 1 && !perfRuns[args[0].text] && perfRuns[args[1].text] {
+		args = args[1:] // perf sched record …
+	}
+	if len(args) == 0 || !perfRuns[args[0].text] {
+		return nil, a.program(c), true
+	}
+	rest := skipGetopt(args[1:], perfValues)
+	if len(rest) == 0 {
+		return nil, cmdInfo{name: c.name}, true // perf stat -a: the whole system
+	}
+	return rest, cmdInfo{}, false
+}
+
+// hatchGlobals are hatch's options before its subcommand that take a
+// value.
+var hatchGlobals = set("-e", "--env", "-p", "--project", "--data-dir", "--cache-dir", "--config")
+
+// peelHatch peels `hatch [options] run command…`: the command runs in the
+// project's environment; hatch's other subcommands are judged as a program.
+func peelHatch(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := skipFlags(c.args(), hatchGlobals)
+	if len(args) == 0 || args[0].text != "run" {
+		return nil, a.program(c), true
+	}
+	return skipGetopt(args[1:], nil), cmdInfo{}, false
+}
+
+// hyperfineValues are hyperfine's options that take a value; hyperfineShell
+// those whose value is a command line it runs through its shell besides
+// the commands it times, and hyperfineMulti those that take two or three.
+var (
+	hyperfineValues = set("-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs", "-r", "--runs", "-S", "--shell",
+		"--style", "--sort", "-u", "--time-unit", "--export-asciidoc", "--export-csv", "--export-json",
+		"--export-markdown", "--export-orgmode", "--output", "--input", "-n", "--command-name", "-D",
+		"--parameter-step-size", "--min-benchmarking-time", "--reference")
+	hyperfineShell = set("-s", "--setup", "-p", "--prepare", "-c", "--cleanup", "--conclude")
+	hyperfineMulti = map[string]int{"-P": 3, "--parameter-scan": 3, "-L": 2, "--parameter-list": 2}
+)
+
+// hyperfine judges hyperfine: each command it times, and those of
+// --setup, --prepare, --cleanup and --conclude, is a command line its
+// shell runs (sh -c), or, with -N or --shell=none, split into words and
+// run directly.
+func (a *auditor) hyperfine(c invocation) cmdInfo {
+	args := c.args()
+	noShell := slices.ContainsFunc(args, func(w arg) bool { return w.text == "-N" || w.text == "--shell=none" })
+	run := func(w arg) {
+		a.inferred.Exec = true
+		if noShell {
+			a.shellLine([]arg{w}, c.depth, false, false)
+			return
+		}
+		a.inlineShell(c.name, w, c.depth, true, c.env)
+	}
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			for _, w := range args[i+1:] {
+				run(w)
+			}
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			run(args[i])
+			continue
+		}
+		name, val, joined := strings.Cut(t, "=")
+		switch {
+		case hyperfineShell[name]:
+			if w, ok := optValue(args, &i, val, joined); ok {
+				run(w)
+			}
+		case hyperfineMulti[name] > 0:
+			i += hyperfineMulti[name]
+		case hyperfineValues[name] && !joined:
+			i++
+		}
+	}
+	return cmdInfo{name: c.name}
 }
