@@ -607,7 +607,10 @@ import (
 // and xonsh's options that take a value are read so.
 // 2026.12.196: setarch (and linux32 …), perf record and stat, hatch run
 // after its options, and hyperfine's command lines.
-const Ruleset = "2026.12.196"
+// 2026.12.197: more container run options take a value (docker's
+// --pids-limit …, podman's --uidmap, --creds …), so the right image is
+// judged; podman's --env-host takes none.
+const Ruleset = "2026.12.197"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

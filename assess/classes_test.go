@@ -6361,3 +6361,25 @@ func TestAuditSetarchPerfHatchHyperfine(t *testing.T) {
 		{"hatch build", stdio("hatch", "build"), []string{}, false, false},
 	})
 }
+
+// Container options that take a value (ruleset 2026.12.197): docker's
+// resource, DNS and health options (--pids-limit, --oom-score-adj,
+// --dns-search …), podman's (--uidmap, --creds, --systemd, --tz …) and
+// nerdctl's --namespace and --snapshotter take the next word, so the
+// image after them is the one judged; podman's --env-host takes none.
+func TestAuditContainerValueOptions(t *testing.T) {
+	const img = "warn unpinned mcp.args[%d]"
+	f := fmt.Sprintf
+	runCases(t, []auditCase{
+		{"docker --pids-limit", stdio("docker", "run", "-i", "--pids-limit", "10", "ghcr.io/x/srv"), []string{f(img, 4)}, true, false},
+		{"docker --oom-score-adj", stdio("docker", "run", "-i", "--oom-score-adj", "1", "ghcr.io/x/srv"), []string{f(img, 4)}, true, false},
+		{"docker --dns-search", stdio("docker", "run", "-i", "--dns-search", "d", "ghcr.io/x/srv"), []string{f(img, 4)}, true, false},
+		{"podman --uidmap", stdio("podman", "run", "-i", "--uidmap", "0:1:1", "ghcr.io/x/srv"), []string{f(img, 4)}, true, false},
+		{"podman --creds", stdio("podman", "run", "-i", "--creds", "u:p", "ghcr.io/x/srv"), []string{f(img, 4)}, true, false},
+		{"podman --env-host", stdio("podman", "run", "-i", "--env-host", "ghcr.io/x/srv"), []string{f(img, 3)}, true, false},
+		{"nerdctl --namespace", stdio("nerdctl", "run", "-i", "--namespace", "k8s.io", "ghcr.io/x/srv"), []string{f(img, 4)}, true, false},
+		// Look-alikes: the image pinned after such an option.
+		{"pinned after --pids-limit", stdio("docker", "run", "-i", "--pids-limit", "10", "ghcr.io/x/srv@sha256:"+strings.Repeat("a", 64)), []string{}, true, false},
+		{"pinned after --systemd", stdio("podman", "run", "-i", "--systemd", "true", "ghcr.io/x/srv:1.2.3"), []string{}, true, false},
+	})
+}

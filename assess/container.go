@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// Options of docker/podman run and exec that take a value.
+// Options of docker/podman run and exec that take a value (podman's
+// --env-host is a switch).
 var containerValueFlags = set(
 	"-e", "--env", "--env-file", "-v", "--volume", "--mount", "--network", "--net", "-p", "--publish",
 	"--name", "-w", "--workdir", "-u", "--user", "--entrypoint", "-l", "--label", "--label-file",
@@ -16,7 +17,23 @@ var containerValueFlags = set(
 	"--stop-timeout", "--cidfile", "-a", "--attach", "--group-add", "--expose", "--link", "--network-alias",
 	"--ip", "--ip6", "--mac-address", "--storage-opt", "--sysctl", "--volumes-from", "--detach-keys",
 	"--device-cgroup-rule", "--cgroup-parent", "--isolation", "--init-path", "--annotation", "--arch", "--os",
-	"--secret", "--hooks-dir", "--pod", "--env-host", "--hostuser", "--variant", "--cpuset-cpus")
+	"--secret", "--hooks-dir", "--pod", "--hostuser", "--variant", "--cpuset-cpus",
+	// docker's resource, DNS and health options
+	"--blkio-weight", "--blkio-weight-device", "--cpu-period", "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime",
+	"--cpuset-mems", "--device-read-bps", "--device-write-bps", "--device-read-iops", "--device-write-iops",
+	"--kernel-memory", "--memory-reservation", "--memory-swappiness", "--oom-score-adj", "--pids-limit",
+	"--volume-driver", "--domainname", "--dns-search", "--dns-option", "--link-local-ip", "--health-retries",
+	"--health-timeout", "--health-start-period", "--health-start-interval",
+	// podman's
+	"--uidmap", "--gidmap", "--subuidname", "--subgidname", "--timezone", "--tz", "--sdnotify", "--systemd",
+	"--chrootdirs", "--cgroup-conf", "--cgroups", "--passwd-entry", "--group-entry", "--preserve-fds", "--requires",
+	"--seccomp-policy", "--umask", "--unsetenv", "--decryption-key", "--retry", "--retry-delay", "--authfile",
+	"--cert-dir", "--creds", "--image-volume", "--pidfile", "--conmon-pidfile", "--pod-id-file", "--rdt-class",
+	"--personality", "--env-merge", "--health-on-failure", "--health-log-destination", "--health-max-log-count",
+	"--health-max-log-size", "--health-startup-cmd", "--health-startup-interval", "--health-startup-retries",
+	"--health-startup-success", "--health-startup-timeout", "--shm-size-systemd",
+	// nerdctl's, also after run
+	"--namespace", "--snapshotter")
 
 // containerGlobalFlags are the options before docker's subcommand that
 // take a value.
