@@ -31,7 +31,7 @@ func psParam(t string, names []string) (name, val string, ok bool) {
 	if len(t) < 2 || t[0] != '-' {
 		return "", "", false
 	}
-	p, val, _ := strings.Cut(lower(t), ":")
+	p, _, _ := strings.Cut(lower(t), ":")
 	if len(p) < 3 {
 		return "", "", false
 	}
