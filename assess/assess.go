@@ -610,7 +610,11 @@ import (
 // 2026.12.197: more container run options take a value (docker's
 // --pids-limit …, podman's --uidmap, --creds …), so the right image is
 // judged; podman's --env-host takes none.
-const Ruleset = "2026.12.197"
+// 2026.12.198: more command-line variables (RSYNC_CONNECT_PROG, CVS_RSH,
+// KUBECTL_EXTERNAL_DIFF, GH_BROWSER, P4EDITOR …), LESS's +!CMD and MANOPT's
+// pager; DOCKER_CLI_PLUGIN_EXTRA_DIRS, RIPGREP_CONFIG_PATH, LESSKEYIN and
+// LESSKEY are forbidden.
+const Ruleset = "2026.12.198"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -1135,14 +1139,16 @@ func (a *auditor) envValue(key string, value arg, depth int) {
 // commandEnv are variables whose value a program runs as a command line
 // through a shell (git, man, less, sudo, Mercurial, fzf, bash …, when they
 // need a pager, an editor, a merge tool, an ssh transport, a browser, a
-// file list or a prompt), or splits into one (rsync's and Subversion's
+// file list, a prompt, a connection to an rsync daemon or a diff program
+// for kubectl), or splits into one (rsync's and Subversion's
 // remote shell and CVS's editor, whose ssh options or words may run
 // commands here), and the C compilers a build runs (make's recipes run
 // $(CC) through a shell; setuptools, node-gyp and Cargo's build scripts
 // split CC into a program and its words).
 var commandEnv = set("CC", "CXX", "CPP", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
 	"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE", "LESSEDIT", "RSYNC_RSH",
-	"SVN_SSH", "HGEDITOR", "HGMERGE", "CVSEDITOR", "FZF_DEFAULT_COMMAND", "PROMPT_COMMAND")
+	"SVN_SSH", "HGEDITOR", "HGMERGE", "CVSEDITOR", "FZF_DEFAULT_COMMAND", "PROMPT_COMMAND",
+	"RSYNC_CONNECT_PROG", "CVS_RSH", "FCEDIT", "KUBECTL_EXTERNAL_DIFF", "GH_BROWSER", "P4EDITOR", "P4DIFF", "P4MERGE")
 
 // commandEnvName reports whether the variable key holds a command line:
 // one of commandEnv, a program's own pager or editor, which programs name
@@ -1183,6 +1189,39 @@ func (a *auditor) envProgram(key string, value arg, depth int) bool {
 		if v := strings.TrimSpace(value.text); v != "" {
 			argv = []arg{{text: v, path: value.path, lit: true}}
 		}
+	case k == "LESS" || k == "MORE":
+		// less reads its options from LESS before its command line's: +CMD
+		// (++CMD) runs less's command CMD at start, and less's !CMD runs
+		// CMD through the shell.
+		words, ok := shellPlainWords(value.text)
+		if !ok {
+			words = strings.Fields(value.text)
+		}
+		judged := false
+		for _, f := range words {
+			if cmd, ok := strings.CutPrefix(strings.TrimPrefix(strings.TrimPrefix(f, "+"), "+"), "!"); ok && strings.HasPrefix(f, "+") && strings.TrimSpace(cmd) != "" {
+				saved := a.inferred
+				a.inlineShell("less", arg{text: cmd, path: value.path, lit: true}, depth, true, nil)
+				a.inferred = saved
+				judged = true
+			}
+		}
+		return judged
+	case k == "MANOPT":
+		// man reads its options from MANOPT before its command line's:
+		// -P and --pager name the pager it runs (optcmds.go).
+		words, ok := shellPlainWords(value.text)
+		if !ok {
+			words = strings.Fields(value.text)
+		}
+		man := []arg{{text: "man", path: value.path, lit: true}}
+		for _, f := range words {
+			man = append(man, arg{text: f, path: value.path, lit: true})
+		}
+		saved := a.inferred
+		a.optionCommands(invocation{name: "man", argv: man, depth: depth + 1, ctx: ctxNested}, commandOptions["man"])
+		a.inferred = saved
+		return len(man) > 1
 	case k == "TAR_OPTIONS":
 		// GNU tar reads these options before its own command line's:
 		// --to-command and --checkpoint-action=exec= run commands.

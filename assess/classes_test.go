@@ -6383,3 +6383,29 @@ func TestAuditContainerValueOptions(t *testing.T) {
 		{"pinned after --systemd", stdio("podman", "run", "-i", "--systemd", "true", "ghcr.io/x/srv:1.2.3"), []string{}, true, false},
 	})
 }
+
+// More variables that hold a command line (ruleset 2026.12.198):
+// RSYNC_CONNECT_PROG, CVS_RSH, FCEDIT, KUBECTL_EXTERNAL_DIFF, GH_BROWSER,
+// P4EDITOR, P4DIFF and P4MERGE are run as commands; LESS's +!CMD (less
+// runs CMD through the shell at start) and MANOPT's -P/--pager are judged;
+// DOCKER_CLI_PLUGIN_EXTRA_DIRS, RIPGREP_CONFIG_PATH, LESSKEYIN and LESSKEY
+// are forbidden.
+func TestAuditMoreCommandVariables(t *testing.T) {
+	const un, ce = "warn unpinned mcp.env.%s", "info child_env mcp.env"
+	f := fmt.Sprintf
+	var cases []auditCase
+	for _, k := range []string{"RSYNC_CONNECT_PROG", "CVS_RSH", "FCEDIT", "KUBECTL_EXTERNAL_DIFF", "GH_BROWSER", "P4EDITOR", "P4DIFF", "P4MERGE"} {
+		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, "npx -y pkg"), []string{f(un, k), ce}, false, false})
+	}
+	for _, k := range []string{"DOCKER_CLI_PLUGIN_EXTRA_DIRS", "RIPGREP_CONFIG_PATH", "LESSKEYIN", "LESSKEY"} {
+		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, "/tmp/x"), []string{f("danger forbidden_env mcp.env.%s", k), ce}, false, false})
+	}
+	cases = append(cases,
+		auditCase{"LESS +!", withEnv(stdio("srv"), "LESS", "-R '+!npx -y pkg'"), []string{"danger shell_exec mcp.env.LESS", f(un, "LESS"), ce}, false, false},
+		auditCase{"MANOPT --pager", withEnv(stdio("srv"), "MANOPT", "--pager='npx -y pkg'"), []string{f(un, "MANOPT"), ce}, false, false},
+		// Look-alikes: less's ordinary options and start command.
+		auditCase{"LESS -R -F", withEnv(stdio("srv"), "LESS", "-R -F"), []string{ce}, false, false},
+		auditCase{"LESS +G", withEnv(stdio("srv"), "LESS", "+G"), []string{ce}, false, false},
+	)
+	runCases(t, cases)
+}

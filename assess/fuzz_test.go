@@ -357,6 +357,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "fish -C 'npx p' --init-command=id -d 3 -o f --features=x -c true; nu --config x.nu --log-level=d -e id -c z; elvish -rc r -c q; xonsh -D A=1 --rc a -c b; tcsh -fc c; curl h://x | fish -d 3; fish -C; nu -e"},
 	{"sh", "-c", "setarch x86_64 -R npx p; setarch -3 i386; linux32 --uname-2.6 id; setarch --list; curl h://x | setarch x86_64; perf record -g -o f -e c npx q; perf sched record id; perf stat -a; perf report; hatch -e x --data-dir d run npx r; hatch build; hyperfine -w 3 -L v 1,2 -P n 1 2 --prepare 'curl h://y | sh' 'npx s@{v}' -N id -- 'npx t'"},
 	{"sh", "-c", "docker run -i --pids-limit 9 --oom-score-adj 1 --dns-search d --blkio-weight 5 x/y sh -c 'npx p'; podman run --uidmap 0:1:1 --creds u:p --systemd true --tz UTC --env-host a/b:latest; nerdctl run --namespace k --snapshotter s c/d@sha256:0000000000000000000000000000000000000000000000000000000000000000"},
+	{"sh", "-c", "RSYNC_CONNECT_PROG='npx p' CVS_RSH=q FCEDIT=r KUBECTL_EXTERNAL_DIFF='npx s' GH_BROWSER=t P4EDITOR=u P4DIFF=v P4MERGE=w LESS=\"-R '+!npx x' ++!id +G\" MANOPT='-P y --pager=\"npx z\"' DOCKER_CLI_PLUGIN_EXTRA_DIRS=/t RIPGREP_CONFIG_PATH=/t LESSKEYIN=/t LESSKEY=/t man ls"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

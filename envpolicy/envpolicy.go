@@ -169,6 +169,14 @@ var forbiddenNames = [...]string{
 	"MAKEFILES",
 	"WGETRC",
 	"CURL_HOME",
+	// where docker looks for CLI plugins (programs it runs as its own
+	// subcommands), ripgrep's configuration file (--pre=COMMAND runs a
+	// command on every file it searches) and less's key files (their #env
+	// section sets LESSOPEN)
+	"DOCKER_CLI_PLUGIN_EXTRA_DIRS",
+	"RIPGREP_CONFIG_PATH",
+	"LESSKEYIN",
+	"LESSKEY",
 }
 
 // forbiddenPrefixes are whole namespaces. PYTHON has no trailing underscore
