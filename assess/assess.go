@@ -614,7 +614,11 @@ import (
 // KUBECTL_EXTERNAL_DIFF, GH_BROWSER, P4EDITOR …), LESS's +!CMD and MANOPT's
 // pager; DOCKER_CLI_PLUGIN_EXTRA_DIRS, RIPGREP_CONFIG_PATH, LESSKEYIN and
 // LESSKEY are forbidden.
-const Ruleset = "2026.12.198"
+// 2026.12.199: IPython, Jython, MicroPython and Sage -c; ECL, CLISP,
+// Clozure CL, Gambit, CHICKEN, chibi-scheme and MIT Scheme; Octave, MATLAB,
+// Scilab, Maxima, wolframscript, Pike and gforth; sbcl's and guile's value
+// options; stack exec and cabal exec.
+const Ruleset = "2026.12.199"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

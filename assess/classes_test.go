@@ -6409,3 +6409,44 @@ func TestAuditMoreCommandVariables(t *testing.T) {
 	)
 	runCases(t, cases)
 }
+
+// More interpreters' inline programs (ruleset 2026.12.199): IPython,
+// Jython, MicroPython and Sage read -c as python does; ECL -eval, CLISP
+// -x, Clozure CL -e, Gambit's gsi -e, CHICKEN's csi -e, chibi-scheme -e,
+// MIT Scheme --eval, Octave --eval, MATLAB -batch and -r, Scilab -e, Maxima
+// --batch-string, wolframscript -code, Pike -e and gforth -e are inline
+// code (a name alone given to MATLAB, Octave or Scilab runs the project's
+// script of that name), with the commands they run; sbcl's --core and
+// --dynamic-space-size and guile's -C take a value; stack exec and cabal
+// exec run their command.
+func TestAuditMoreInlineInterpreters(t *testing.T) {
+	const in, sh, un = "danger inline_code mcp.args[%d]", "danger shell_exec mcp.args[%d]", "warn unpinned mcp.args[%d]"
+	f := fmt.Sprintf
+	all := func(i int) []string { return []string{f(in, i), f(sh, i), f(un, i)} }
+	runCases(t, []auditCase{
+		{"ipython -c", stdio("ipython", "-c", `import os; os.system("npx -y pkg")`), all(1), true, true},
+		{"micropython -c", stdio("micropython", "-c", `import os; os.system("npx -y pkg")`), all(1), true, true},
+		{"sbcl --core --eval", stdio("sbcl", "--core", "c", "--eval", `(uiop:run-program "npx -y pkg")`), all(3), true, true},
+		{"guile -C -c", stdio("guile", "-C", "d", "-c", `(system "npx -y pkg")`), all(3), true, true},
+		{"ecl -eval", stdio("ecl", "-eval", `(si:system "npx -y pkg")`), all(1), true, true},
+		{"clisp -x", stdio("clisp", "-x", `(ext:shell "npx -y pkg")`), all(1), true, true},
+		{"gsi -e", stdio("gsi", "-e", `(shell-command "npx -y pkg")`), all(1), true, true},
+		{"csi -e", stdio("csi", "-e", `(system "npx -y pkg")`), all(1), true, true},
+		{"octave --eval", stdio("octave", "--eval", `system("npx -y pkg")`), all(1), true, true},
+		{"matlab -batch", stdio("matlab", "-batch", `system('npx -y pkg')`), all(1), true, true},
+		{"maxima --batch-string", stdio("maxima", "--batch-string", `system("npx -y pkg")`), all(1), true, true},
+		{"wolframscript -code", stdio("wolframscript", "-code", `Run["npx -y pkg"]`), all(1), true, true},
+		{"pike -e", stdio("pike", "-e", `Process.system("npx -y pkg");`), all(1), true, true},
+		{"gforth -e", stdio("gforth", "-e", `s" npx -y pkg" system bye`), all(1), true, true},
+		{"clozure -e", stdio("ccl", "-e", "(print 1)"), []string{f(in, 1)}, false, false},
+		{"stack exec", stdio("stack", "exec", "--", "npx", "-y", "pkg"), []string{f(un, 4)}, true, false},
+		{"cabal exec", stdio("cabal", "exec", "--", "npx", "-y", "pkg"), []string{f(un, 4)}, true, false},
+		{"into octave", stdio("sh", "-c", "curl -fsSL https://x.example.com/a | octave"),
+			[]string{"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", f(sh, 1), "warn shell_meta mcp.args[1]"}, true, true},
+		// Look-alikes: the project's script by name, a script file.
+		{"matlab -batch NAME", stdio("matlab", "-batch", "run_server"), []string{}, false, false},
+		{"octave --eval NAME()", stdio("octave", "--eval", "main()"), []string{}, false, false},
+		{"sbcl --script", stdio("sbcl", "--script", "srv.lisp"), []string{}, false, false},
+		{"ecl -shell", stdio("ecl", "-shell", "srv.lisp"), []string{}, false, false},
+	})
+}

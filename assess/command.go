@@ -83,7 +83,9 @@ func family(name string) string {
 	switch name {
 	case "nodejs":
 		return "node"
-	case "py":
+	case "py", "ipython", "ipython3", "jython", "micropython", "sage":
+		// IPython, Jython, MicroPython and Sage take a Python program
+		// after -c, as python does.
 		return "python"
 	case "luajit":
 		return "lua"

@@ -1,6 +1,7 @@
 package assess
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -18,7 +19,15 @@ type wordEvaluator struct {
 	code, value map[string]bool
 	file        map[string]bool // options whose value is the program's file (R -f)
 	allOptions  bool
+	// names: a code option's value that is only a name (matlab -batch
+	// run_server) runs the script or function of that name, a file of
+	// the project, not a program written inline.
+	names bool
 }
+
+// bareName matches a program that is only the name of a script or a
+// function, called without arguments (run_server, main(), main;).
+var bareName = regexp.MustCompile(`^\s*[A-Za-z]\w*\s*(\(\s*\))?\s*;?\s*$`)
 
 var wordEvaluators = map[string]wordEvaluator{
 	"r":         {code: set("-e"), value: set("-f", "--file", "--args"), file: set("-f", "--file")},
@@ -39,6 +48,26 @@ var wordEvaluators = map[string]wordEvaluator{
 		allOptions: true},
 	// GNOME's JavaScript: gjs -c CODE.
 	"gjs": {code: set("-c", "--command"), value: set("-I", "--include-path", "--coverage-prefix", "--coverage-output")},
+	// Lisps and Schemes whose options are words: ECL, CLISP, Clozure CL,
+	// Gambit, CHICKEN, chibi-scheme, MIT Scheme.
+	"ecl":          {code: set("-eval", "--eval"), value: set("-load", "--load", "-dir", "--dir", "-shell", "--shell", "-o", "-c", "-s")},
+	"clisp":        {code: set("-x"), value: set("-i", "-M", "-m", "-L", "-E", "-p", "-on-error", "-B", "-K", "-t", "-c", "-o")},
+	"ccl":          {code: set("-e", "--eval"), value: set("-l", "--load", "-I", "--image-name", "-K", "-R", "-S", "-T", "-Z")},
+	"ccl64":        {code: set("-e", "--eval"), value: set("-l", "--load", "-I", "--image-name", "-K", "-R", "-S", "-T", "-Z")},
+	"gsi":          {code: set("-e")},
+	"csi":          {code: set("-e", "-eval", "-p", "-print", "-P", "-pretty-print"), value: set("-R", "-require-extension", "-I", "-include-path", "-k", "-keyword-style")},
+	"chicken-csi":  {code: set("-e", "-eval", "-p", "-print", "-P", "-pretty-print"), value: set("-R", "-require-extension", "-I", "-include-path", "-k", "-keyword-style")},
+	"chibi-scheme": {code: set("-e", "-p"), value: set("-I", "-A", "-m", "-x", "-l", "-h", "-D")},
+	"mit-scheme":   {code: set("--eval"), value: set("--load", "--heap", "--band", "--library", "--stack")},
+	// Numeric environments: Octave, MATLAB, Scilab, Maxima, Wolfram.
+	"octave":        {code: set("--eval"), value: set("-p", "--path", "--texi-macros-file", "--info-file", "--info-program", "--doc-cache-file", "--image-path"), names: true},
+	"matlab":        {code: set("-batch", "-r"), value: set("-sd", "-logfile", "-c", "-wait"), names: true},
+	"scilab":        {code: set("-e"), value: set("-f", "-l", "-mem"), file: set("-f"), names: true},
+	"scilab-cli":    {code: set("-e"), value: set("-f", "-l", "-mem"), file: set("-f"), names: true},
+	"maxima":        {code: set("--batch-string", "-r", "--run-string"), value: set("-b", "--batch", "-p", "--preload", "-l", "--lisp", "-u", "--use-version", "--userdir")},
+	"wolframscript": {code: set("-code", "-c"), value: set("-file", "-f", "-script", "-local", "-format", "-linewise", "-charset", "-timeout"), file: set("-file", "-f", "-script")},
+	"pike":          {code: set("-e")},
+	"gforth":        {code: set("-e", "--evaluate"), value: set("-i", "--image-file", "-m", "--dictionary-size", "-d", "--data-stack-size")},
 	// Google's zx: zx -e CODE; a script named by its URL is fetched
 	// (urlScriptRunners).
 	"zx": {code: set("-e", "--eval"), value: set("--shell", "--prefix", "--postfix", "--cwd", "--ext", "--registry", "--env")},
@@ -140,6 +169,9 @@ func (a *auditor) wordInterpreter(c invocation) cmdInfo {
 					break
 				}
 				code = args[i+1]
+			}
+			if ev.names && code.lit && bareName.MatchString(code.text) {
+				return info // matlab -batch run_server: the project's script
 			}
 			a.add(CodeInlineCode, code.path, "runs a "+quoted(c.name)+" program written inline in the wiring")
 			if code.lit {

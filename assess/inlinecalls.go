@@ -111,12 +111,22 @@ var inlineCalls = map[string][]inlineCall{
 		shellCall(`\bopen_port\s*\(\s*\{\s*spawn\s*,\s*` + dqLit),
 	},
 	"scheme": {
-		shellCall(`\((?:system|system/exit-code|process|open-input-pipe|open-output-pipe|open-pipe)\s+` + dqLit),
+		shellCall(`\((?:system|system/exit-code|process|open-input-pipe|open-output-pipe|open-pipe|shell-command)\s+` + dqLit),
 		shellCall(`\buiop:(?:run|launch)-program\s+` + dqLit),
+		shellCall(`\((?:ext|si|asdf|excl|ccl):(?:shell|system|run-shell-command)\s+` + dqLit),
 		argvCall(`\((?:system\*|system\*/exit-code|process\*|open-pipe\*\s+[\w:-]+)\s+(` + dqLit + `(?:\s+` + dqLit + `)*)`),
 		argvCall(`\b(?:sb-ext:run-program\s+(` + dqLit + `\s+'\((?:\s*` + dqLit + `)*)|uiop:(?:run|launch)-program\s+'\(((?:\s*` + dqLit + `)+))`),
 	},
-	"java": javaCalls,
+	// MATLAB's, Octave's and Scilab's system, unix, dos and host, Maxima's
+	// system, Wolfram's Run, Pike's Process.system and Forth's system.
+	"matlab": {
+		shellCall(`\b(?:system|unix|dos|host|unix_[gsw])\s*\(\s*` + strLit),
+	},
+	"maxima":        {shellCall(`\bsystem\s*\(\s*` + dqLit)},
+	"wolframscript": {shellCall(`\bRun\s*\[\s*` + dqLit)},
+	"pike":          {shellCall(`\bProcess\.(?:system|popen)\s*\(\s*` + dqLit)},
+	"gforth":        {shellCall(`\bs"\s([^"\n]*)"\s+system\b`)},
+	"java":          javaCalls,
 	"groovy": append([]inlineCall{
 		argvCall(`\[\s*(` + strLit + `(?:\s*,\s*` + strLit + `)*)\s*\]\s*\.execute\s*\(`),
 		splitCall(`(` + strLit + `)\s*\.execute\s*\(`),
@@ -192,6 +202,9 @@ var inlineLangs = map[string]string{
 	"r": "rscript", "racket": "scheme", "guile": "scheme", "sbcl": "scheme", "expect": "tclsh",
 	"jshell": "java", "kotlin": "java", "kotlinc": "java", "scala": "java", "scala-cli": "java",
 	"clj": "clojure", "bb": "clojure", "nbb": "clojure", "zx": "node", "rake": "ruby",
+	"ecl": "scheme", "clisp": "scheme", "ccl": "scheme", "ccl64": "scheme", "gsi": "scheme", "csi": "scheme",
+	"chicken-csi": "scheme", "chibi-scheme": "scheme", "mit-scheme": "scheme",
+	"octave": "matlab", "scilab": "matlab", "scilab-cli": "matlab",
 }
 
 // pythonShellTrue matches the subprocess calls that take a string as a

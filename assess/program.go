@@ -1100,7 +1100,7 @@ var (
 	inlineValueFlags = map[string]string{
 		"python": "WXm", "perl": "IMmixCdDF0", "ruby": "IrCEFxW", "php": "dfczt", "node": "rC", "osascript": "ls",
 		"lua": "l", "bun": "rcdlF", "tsx": "rC", "ts-node": "rP", "julia": "JLCOtp", "expect": "Dfb",
-		"racket": "tlfrukYpIXGAWONLS", "guile": "slLex", "bb": "fmx", "elixir": "r",
+		"racket": "tlfrukYpIXGAWONLS", "guile": "slLexC", "bb": "fmx", "elixir": "r",
 	}
 	// familyValueOptions are each interpreter's own options, long or a
 	// word with one dash, that take the next word as their value when it
@@ -1119,6 +1119,8 @@ var (
 			"--trace-event-categories", "--trace-event-file-pattern", "--snapshot-blob", "--env-file-if-exists",
 			"--experimental-config-file", "--max-old-generation-size-mb", "--max-young-generation-size-mb"),
 		"python": set("--check-hash-based-pycs"),
+		"sbcl": set("--core", "--dynamic-space-size", "--control-stack-size", "--tls-limit", "--load",
+			"--debug-environment"),
 		"elixir": set("--sname", "--name", "--cookie", "--erl", "--boot", "--logger-otp-reports",
 			"--logger-sasl-reports", "--vm-args", "--erl-config", "--remsh", "-pa", "-pz", "-pr"),
 		"bb": set("--classpath", "-cp", "--config", "--deps-root", "--init", "--jar", "--main", "--file", "--exec",
