@@ -618,7 +618,9 @@ import (
 // Clozure CL, Gambit, CHICKEN, chibi-scheme and MIT Scheme; Octave, MATLAB,
 // Scilab, Maxima, wolframscript, Pike and gforth; sbcl's and guile's value
 // options; stack exec and cabal exec.
-const Ruleset = "2026.12.199"
+// 2026.12.200: Windows Terminal's command line, SyncAppvPublishingServer's
+// PowerShell, AppVLP's program.
+const Ruleset = "2026.12.200"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

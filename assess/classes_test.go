@@ -6450,3 +6450,23 @@ func TestAuditMoreInlineInterpreters(t *testing.T) {
 		{"ecl -shell", stdio("ecl", "-shell", "srv.lisp"), []string{}, false, false},
 	})
 }
+
+// Windows launchers (ruleset 2026.12.200): Windows Terminal (wt
+// [options] [new-tab|split-pane [options]] command line) runs its command
+// line; SyncAppvPublishingServer pastes its argument into a PowerShell
+// command line, so what follows its first `;` is PowerShell; AppVLP runs
+// the program after its options.
+func TestAuditWindowsLaunchers(t *testing.T) {
+	un := func(i int) string { return fmt.Sprintf("warn unpinned mcp.args[%d]", i) }
+	runCases(t, []auditCase{
+		{"wt new-tab", stdio("wt", "new-tab", "npx", "-y", "pkg"), []string{un(3)}, true, false},
+		{"wt -w 0 nt -p P", stdio("wt", "-w", "0", "nt", "-p", "P", "npx", "-y", "pkg"), []string{un(7)}, true, false},
+		{"wt alone", stdio("wt", "npx", "-y", "pkg"), []string{un(2)}, true, false},
+		{"wt split-pane before ;", stdio("wt", "sp", "-H", "npx", "-y", "pkg", ";", "nt", "cmd"), []string{un(4)}, true, false},
+		{"SyncAppvPublishingServer", stdio("SyncAppvPublishingServer.exe", "n; npx -y pkg"), []string{"danger shell_exec mcp.args[0]", un(0)}, true, true},
+		{"AppVLP", stdio("appvlp", "npx", "-y", "pkg"), []string{un(2)}, true, false},
+		// Look-alikes: the default profile, an argument without PowerShell.
+		{"wt alone, no command", stdio("wt", "-M"), []string{}, false, false},
+		{"SyncAppvPublishingServer without ;", stdio("syncappvpublishingserver", "x"), []string{}, false, false},
+	})
+}

@@ -144,6 +144,8 @@ func init() {
 		"asdf":       runsAfter("exec"),
 		"mise":       peelMise,
 		"pkgx":       peelPkgx,
+		"wt":         peelWt,
+		"appvlp":     skipOptions(),
 		"stack":      subThen([]string{"exec"}, []string{"--package", "--rts-options", "--cwd"}),
 		"cabal":      runsAfterDashes("exec"),
 		"proto":      peelProto,
@@ -473,6 +475,7 @@ func init() {
 		"concurrently": {judge: (*auditor).concurrently}, "nodemon": {judge: (*auditor).nodemon},
 		"pm2": {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
 		"parallel": {judge: (*auditor).parallel}, "hyperfine": {judge: (*auditor).hyperfine},
+		"syncappvpublishingserver": {judge: (*auditor).syncAppvScript},
 		"dotnet-script": {judge: func(a *auditor, c invocation) cmdInfo {
 			a.dotnetScript(c.args(), c.depth)
 			return cmdInfo{name: c.name}

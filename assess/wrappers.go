@@ -1026,3 +1026,49 @@ func (a *auditor) hyperfine(c invocation) cmdInfo {
 	}
 	return cmdInfo{name: c.name}
 }
+
+// wtGlobals are Windows Terminal's options before its subcommand that take
+// a value; wtValues those of new-tab and split-pane; wtSubs its
+// subcommands that open a pane running a command line.
+var (
+	wtGlobals = set("-w", "--window", "--pos", "--size")
+	wtValues  = set("-p", "--profile", "-d", "--startingDirectory", "--title", "--tabColor", "--colorScheme", "-s",
+		"--size")
+	wtSubs = set("new-tab", "nt", "split-pane", "sp")
+)
+
+// peelWt peels Windows Terminal: `wt [options] [new-tab|split-pane
+// [options]] command line` runs the command line in a new tab or pane
+// (new-tab when no subcommand is named). A `;` word starts another
+// subcommand: only the first command line is judged.
+func peelWt(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := skipFlags(c.args(), wtGlobals)
+	if len(args) > 0 && wtSubs[args[0].text] {
+		args = skipFlags(args[1:], wtValues)
+	} else if len(args) > 0 && strings.HasPrefix(args[0].text, "-") {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	if i := slices.IndexFunc(args, func(w arg) bool { return w.text == ";" }); i >= 0 {
+		args = args[:i]
+	}
+	if len(args) == 0 {
+		return nil, cmdInfo{name: c.name}, true // the default profile's shell
+	}
+	return args, cmdInfo{}, false
+}
+
+// syncAppvScript judges SyncAppvPublishingServer.exe (and its .vbs), which
+// pastes its argument into a PowerShell command line: after the first
+// `;` the argument is PowerShell of the wiring's own (n; IEX …).
+func (a *auditor) syncAppvScript(c invocation) cmdInfo {
+	line := joinArgs(c.args())
+	if !line.lit {
+		return cmdInfo{name: c.name}
+	}
+	_, script, ok := strings.Cut(line.text, ";")
+	if !ok || strings.TrimSpace(script) == "" {
+		return cmdInfo{name: c.name}
+	}
+	line.text = script
+	return a.psScript(c.name, line, line.path, c.depth, c.env)
+}
