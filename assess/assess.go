@@ -620,7 +620,10 @@ import (
 // options; stack exec and cabal exec.
 // 2026.12.200: Windows Terminal's command line, SyncAppvPublishingServer's
 // PowerShell, AppVLP's program.
-const Ruleset = "2026.12.200"
+// 2026.12.201: configuration management: ansible's ad-hoc modules,
+// ansible-pull, salt's cmd.run and cmd.script, pyinfra's exec and
+// server.shell, puppet apply -e, chef-apply -e, pre-commit try-repo.
+const Ruleset = "2026.12.201"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -6470,3 +6470,34 @@ func TestAuditWindowsLaunchers(t *testing.T) {
 		{"SyncAppvPublishingServer without ;", stdio("syncappvpublishingserver", "x"), []string{}, false, false},
 	})
 }
+
+// Configuration management (ruleset 2026.12.201): ansible's ad-hoc
+// modules (-m shell and raw through a shell; command, the default, and
+// script as words), salt's cmd.run and kin (through a shell) and
+// cmd.script of a URL, pyinfra's exec and server.shell, Puppet's and
+// Chef's code written inline (puppet apply -e, chef-apply -e) with their
+// exec and execute commands, ansible-pull's repository and pre-commit
+// try-repo's hooks at a branch's head.
+func TestAuditConfigurationManagement(t *testing.T) {
+	const sh, un, in = "danger shell_exec mcp.args[%d]", "warn unpinned mcp.args[%d]", "danger inline_code mcp.args[%d]"
+	f := fmt.Sprintf
+	runCases(t, []auditCase{
+		{"ansible -m shell", stdio("ansible", "localhost", "-c", "local", "-m", "shell", "-a", "npx -y pkg"), []string{f(sh, 6), f(un, 6)}, true, true},
+		{"ansible -a (command)", stdio("ansible", "all", "-a", "npx -y pkg"), []string{f(un, 2)}, true, true},
+		{"ansible -m ansible.builtin.raw", stdio("ansible", "all", "-m", "ansible.builtin.raw", "-a", "npx -y pkg"), []string{f(sh, 4), f(un, 4)}, true, true},
+		{"ansible-pull", stdio("ansible-pull", "-U", "https://github.com/x/playbooks.git"), []string{f(un, 1)}, true, true},
+		{"salt-call cmd.run", stdio("salt-call", "--local", "cmd.run", "npx -y pkg"), []string{f(sh, 2), f(un, 2)}, true, true},
+		{"salt cmd.run", stdio("salt", "*", "cmd.run", "npx -y pkg"), []string{f(sh, 2), f(un, 2)}, true, true},
+		{"salt-call cmd.script URL", stdio("salt-call", "--local", "cmd.script", "https://x.example.com/a.sh"), []string{f(un, 2)}, true, true},
+		{"pyinfra server.shell", stdio("pyinfra", "@local", "server.shell", "npx -y pkg"), []string{f(sh, 2), f(un, 2)}, true, true},
+		{"pyinfra exec", stdio("pyinfra", "@local", "exec", "--", "npx", "-y", "pkg"), []string{f(sh, 3), f(un, 3)}, true, true},
+		{"puppet apply -e", stdio("puppet", "apply", "-e", "exec { 'x': command => '/usr/bin/npx -y pkg' }"), []string{f(in, 2), f(sh, 2), f(un, 2)}, true, true},
+		{"chef-apply -e", stdio("chef-apply", "-e", "execute 'npx -y pkg'"), []string{f(in, 1), f(sh, 1), f(un, 1)}, true, true},
+		{"pre-commit try-repo", stdio("pre-commit", "try-repo", "https://github.com/x/hooks"), []string{f(un, 1)}, true, true},
+		// Look-alikes: a module that runs nothing, a commit, a local file.
+		{"ansible -m ping", stdio("ansible", "all", "-m", "ping"), []string{}, false, false},
+		{"ansible-pull -C COMMIT", stdio("ansible-pull", "-U", "https://github.com/x/p.git", "-C", strings.Repeat("ab", 20)), []string{}, true, true},
+		{"puppet apply a manifest", stdio("puppet", "apply", "site.pp"), []string{}, false, false},
+		{"salt-call test.ping", stdio("salt-call", "--local", "test.ping"), []string{}, false, false},
+	})
+}

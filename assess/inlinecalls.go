@@ -122,7 +122,11 @@ var inlineCalls = map[string][]inlineCall{
 	"matlab": {
 		shellCall(`\b(?:system|unix|dos|host|unix_[gsw])\s*\(\s*` + strLit),
 	},
-	"maxima":        {shellCall(`\bsystem\s*\(\s*` + dqLit)},
+	"maxima": {shellCall(`\bsystem\s*\(\s*` + dqLit)},
+	// Puppet's exec resources and Chef's execute resources (with Ruby's
+	// calls): their command lines.
+	"puppet":        {shellCall(`\bcommand\s*=>\s*` + strLit)},
+	"chef":          append([]inlineCall{shellCall(`\bexecute\s*\(?\s*` + strLit)}, rubyCalls...),
 	"wolframscript": {shellCall(`\bRun\s*\[\s*` + dqLit)},
 	"pike":          {shellCall(`\bProcess\.(?:system|popen)\s*\(\s*` + dqLit)},
 	"gforth":        {shellCall(`\bs"\s([^"\n]*)"\s+system\b`)},
@@ -201,7 +205,7 @@ var inlineLangs = map[string]string{
 	"bun": "node", "tsx": "node", "ts-node": "node", "deno": "node", "mongosh": "node", "mongo": "node",
 	"r": "rscript", "racket": "scheme", "guile": "scheme", "sbcl": "scheme", "expect": "tclsh",
 	"jshell": "java", "kotlin": "java", "kotlinc": "java", "scala": "java", "scala-cli": "java",
-	"clj": "clojure", "bb": "clojure", "nbb": "clojure", "zx": "node", "rake": "ruby",
+	"clj": "clojure", "bb": "clojure", "nbb": "clojure", "zx": "node", "rake": "ruby", "chef-apply": "chef",
 	"ecl": "scheme", "clisp": "scheme", "ccl": "scheme", "ccl64": "scheme", "gsi": "scheme", "csi": "scheme",
 	"chicken-csi": "scheme", "chibi-scheme": "scheme", "mit-scheme": "scheme",
 	"octave": "matlab", "scilab": "matlab", "scilab-cli": "matlab",

@@ -476,6 +476,11 @@ func init() {
 		"pm2": {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
 		"parallel": {judge: (*auditor).parallel}, "hyperfine": {judge: (*auditor).hyperfine},
 		"syncappvpublishingserver": {judge: (*auditor).syncAppvScript},
+		// Configuration management (confmgmt.go).
+		"ansible": {judge: (*auditor).ansible}, "ansible-pull": {judge: (*auditor).ansiblePull, net: true},
+		"salt-call": {judge: (*auditor).salt}, "salt": {judge: (*auditor).salt}, "pyinfra": {judge: (*auditor).pyinfra},
+		"puppet": {judge: (*auditor).inlineDSL}, "chef-apply": {judge: (*auditor).inlineDSL},
+		"pre-commit": {judge: (*auditor).preCommit},
 		"dotnet-script": {judge: func(a *auditor, c invocation) cmdInfo {
 			a.dotnetScript(c.args(), c.depth)
 			return cmdInfo{name: c.name}
