@@ -37,7 +37,17 @@ func withOptionCommands(peel peeler) peeler {
 // optionCommands judges the commands c's options of commandOptions name:
 // -P VALUE, -PVALUE and --pager=VALUE alike.
 func (a *auditor) optionCommands(c invocation, opts map[string]cmdOptKind) {
-	args := c.args()
+	eachOptionValue(c.args(), func(flag string) bool { _, ok := opts[flag]; return ok }, func(flag string, w arg) {
+		if w.lit {
+			a.optionCommand(c, opts[flag], w)
+		}
+	})
+}
+
+// eachOptionValue calls fn with the value of each option of args that
+// wanted accepts, up to "--": a long option's value joined with "=" or the
+// next word, a short option's the rest of its word or the next word.
+func eachOptionValue(args []arg, wanted func(flag string) bool, fn func(flag string, w arg)) {
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" {
@@ -50,15 +60,12 @@ func (a *auditor) optionCommands(c invocation, opts map[string]cmdOptKind) {
 		if !strings.HasPrefix(t, "--") {
 			flag, val, joined = t[:2], t[2:], len(t) > 2
 		}
-		kind, ok := opts[flag]
-		if !ok {
+		if !wanted(flag) {
 			continue
 		}
-		w, ok := optValue(args, &i, val, joined)
-		if !ok || !w.lit {
-			continue
+		if w, ok := optValue(args, &i, val, joined); ok {
+			fn(flag, w)
 		}
-		a.optionCommand(c, kind, w)
 	}
 }
 
@@ -106,26 +113,9 @@ var rakeCodeOptions = set("-e", "--execute", "-E", "--execute-continue", "-p", "
 
 // rakeCode judges the Ruby code rake's -e, -E and -p run: inline code.
 func (a *auditor) rakeCode(c invocation) {
-	args := c.args()
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		if t == "--" {
-			return
-		}
-		if len(t) < 2 || t[0] != '-' {
-			continue
-		}
-		flag, val, joined := strings.Cut(t, "=")
-		if !strings.HasPrefix(t, "--") {
-			flag, val, joined = t[:2], t[2:], len(t) > 2
-		}
-		if !rakeCodeOptions[flag] {
-			continue
-		}
-		if w, ok := optValue(args, &i, val, joined); ok {
-			a.inlineProgram(c, "rake", w)
-		}
-	}
+	eachOptionValue(c.args(), func(flag string) bool { return rakeCodeOptions[flag] }, func(_ string, w arg) {
+		a.inlineProgram(c, "rake", w)
+	})
 }
 
 // inlineProgram judges code a program runs as a program of language lang
