@@ -5988,13 +5988,9 @@ func TestAuditWorkingDirOnSearchPath(t *testing.T) {
 // paths, LFTP_HOME lftp's rc folder: a declared value is forbidden_env, as
 // R_PROFILE_USER or PERL5LIB are.
 func TestAuditStartupEnvironment(t *testing.T) {
-	const env = "danger forbidden_env mcp.env.%s"
-	var cases []auditCase
-	for _, k := range []string{"VIMINIT", "GVIMINIT", "EXINIT", "VIMRUNTIME", "PSQLRC", "IRBRC", "SCREENRC", "SYSSCREENRC",
-		"IPYTHONDIR", "JUPYTER_CONFIG_DIR", "EMACSLOADPATH", "GUILE_LOAD_PATH", "GUILE_LOAD_COMPILED_PATH", "ERL_LIBS",
-		"LFTP_HOME", "viminit"} {
-		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, "/tmp/x"), []string{fmt.Sprintf(env, k), "info child_env mcp.env"}, false, false})
-	}
+	cases := forbiddenEnvCases("/tmp/x", "VIMINIT", "GVIMINIT", "EXINIT", "VIMRUNTIME", "PSQLRC", "IRBRC", "SCREENRC",
+		"SYSSCREENRC", "IPYTHONDIR", "JUPYTER_CONFIG_DIR", "EMACSLOADPATH", "GUILE_LOAD_PATH", "GUILE_LOAD_COMPILED_PATH",
+		"ERL_LIBS", "LFTP_HOME", "viminit")
 	cases = append(cases,
 		auditCase{"in a script", stdio("sh", "-c", "VIMINIT=':!npx pkg' vim -es"), []string{
 			"danger forbidden_env mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
@@ -6134,13 +6130,9 @@ func TestAuditOptionCommands(t *testing.T) {
 // configuration files of wget and curl (WGETRC, CURL_HOME) are
 // forbidden_env, as JAVA_OPTS and PIP_CONFIG_FILE are.
 func TestAuditLauncherEnvironment(t *testing.T) {
-	const env = "danger forbidden_env mcp.env.%s"
-	var cases []auditCase
-	for _, k := range []string{"ANT_OPTS", "SBT_OPTS", "JVM_OPTS", "LEIN_JVM_OPTS", "CLJ_JVM_OPTS", "JBANG_JAVA_OPTIONS",
-		"JRUBY_OPTS", "CATALINA_OPTS", "ES_JAVA_OPTS", "KAFKA_OPTS", "HADOOP_OPTS", "SPARK_SUBMIT_OPTS", "PERL5DB",
-		"PERLDB_OPTS", "MAKEFILES", "WGETRC", "CURL_HOME", "kafka_opts"} {
-		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, "-javaagent:/tmp/a.jar"), []string{fmt.Sprintf(env, k), "info child_env mcp.env"}, false, false})
-	}
+	cases := forbiddenEnvCases("-javaagent:/tmp/a.jar", "ANT_OPTS", "SBT_OPTS", "JVM_OPTS", "LEIN_JVM_OPTS", "CLJ_JVM_OPTS",
+		"JBANG_JAVA_OPTIONS", "JRUBY_OPTS", "CATALINA_OPTS", "ES_JAVA_OPTS", "KAFKA_OPTS", "HADOOP_OPTS", "SPARK_SUBMIT_OPTS",
+		"PERL5DB", "PERLDB_OPTS", "MAKEFILES", "WGETRC", "CURL_HOME", "kafka_opts")
 	cases = append(cases,
 		auditCase{"in a script", stdio("sh", "-c", "KAFKA_OPTS=-javaagent:/tmp/a.jar kafka-topics.sh --list"), []string{
 			"danger forbidden_env mcp.args[1]", "danger shell_exec mcp.args[1]"}, false, true},
@@ -6397,9 +6389,7 @@ func TestAuditMoreCommandVariables(t *testing.T) {
 	for _, k := range []string{"RSYNC_CONNECT_PROG", "CVS_RSH", "FCEDIT", "KUBECTL_EXTERNAL_DIFF", "GH_BROWSER", "P4EDITOR", "P4DIFF", "P4MERGE"} {
 		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, "npx -y pkg"), []string{f(un, k), ce}, false, false})
 	}
-	for _, k := range []string{"DOCKER_CLI_PLUGIN_EXTRA_DIRS", "RIPGREP_CONFIG_PATH", "LESSKEYIN", "LESSKEY"} {
-		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, "/tmp/x"), []string{f("danger forbidden_env mcp.env.%s", k), ce}, false, false})
-	}
+	cases = append(cases, forbiddenEnvCases("/tmp/x", "DOCKER_CLI_PLUGIN_EXTRA_DIRS", "RIPGREP_CONFIG_PATH", "LESSKEYIN", "LESSKEY")...)
 	cases = append(cases,
 		auditCase{"LESS +!", withEnv(stdio("srv"), "LESS", "-R '+!npx -y pkg'"), []string{"danger shell_exec mcp.env.LESS", f(un, "LESS"), ce}, false, false},
 		auditCase{"MANOPT --pager", withEnv(stdio("srv"), "MANOPT", "--pager='npx -y pkg'"), []string{f(un, "MANOPT"), ce}, false, false},
@@ -6500,4 +6490,15 @@ func TestAuditConfigurationManagement(t *testing.T) {
 		{"puppet apply a manifest", stdio("puppet", "apply", "site.pp"), []string{}, false, false},
 		{"salt-call test.ping", stdio("salt-call", "--local", "test.ping"), []string{}, false, false},
 	})
+}
+
+// forbiddenEnvCases are one case per name, each declaring it in [mcp.env]
+// with value: forbidden_env at the name, beside child_env.
+func forbiddenEnvCases(value string, names ...string) []auditCase {
+	cases := make([]auditCase, 0, len(names))
+	for _, k := range names {
+		cases = append(cases, auditCase{k, withEnv(stdio("srv"), k, value),
+			[]string{"danger forbidden_env mcp.env." + k, "info child_env mcp.env"}, false, false})
+	}
+	return cases
 }
