@@ -623,7 +623,12 @@ import (
 // 2026.12.201: configuration management: ansible's ad-hoc modules,
 // ansible-pull, salt's cmd.run and cmd.script, pyinfra's exec and
 // server.shell, puppet apply -e, chef-apply -e, pre-commit try-repo.
-const Ruleset = "2026.12.201"
+// 2026.12.202: Windows programs that download for whoever names a URL
+// (MpCmdRun -DownloadFile, certreq -config URL, GfxDownloadWrapper,
+// desktopimgdownldr, ConfigSecurityPolicy, DataSvcUtil, the Squirrel
+// installers, ms-appinstaller:, cmdl32), the Windows Script Host peeled to
+// its script, pubprn.vbs's script: URL, msdt's /param $(…), mavinject.
+const Ruleset = "2026.12.202"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

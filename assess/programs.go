@@ -146,11 +146,12 @@ func init() {
 		"pkgx":       peelPkgx,
 		"wt":         peelWt,
 		"appvlp":     skipOptions(),
-		"stack":      subThen([]string{"exec"}, []string{"--package", "--rts-options", "--cwd"}),
-		"cabal":      runsAfterDashes("exec"),
-		"proto":      peelProto,
-		"n":          peelN,
-		"pnpm":       peelPnpm,
+		"cscript":    peelScriptHost, "wscript": peelScriptHost,
+		"stack": subThen([]string{"exec"}, []string{"--package", "--rts-options", "--cwd"}),
+		"cabal": runsAfterDashes("exec"),
+		"proto": peelProto,
+		"n":     peelN,
+		"pnpm":  peelPnpm,
 		// MCP bridges: the server they start (bridges.go).
 		"mcpo":          peelMcpo,
 		"mcp-proxy":     peelMcpProxy,
@@ -309,6 +310,7 @@ func init() {
 	shell := programRule{judge: (*auditor).shellProgram, exec: true, shell: posixShell}
 	foreignShell := programRule{judge: (*auditor).shellProgram, exec: true, shell: otherShell}
 	fetcher := programRule{judge: (*auditor).fetcher, net: true, exec: true, sendsWords: true}
+	winDownloader := programRule{judge: (*auditor).winDownload}
 	// HTTPie's http and https are a fetcher when given a URL; a bare
 	// `http` is as often another program's word (a container's mode).
 	httpie := programRule{judge: (*auditor).httpie, sendsWords: true}
@@ -476,6 +478,14 @@ func init() {
 		"pm2": {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
 		"parallel": {judge: (*auditor).parallel}, "hyperfine": {judge: (*auditor).hyperfine},
 		"syncappvpublishingserver": {judge: (*auditor).syncAppvScript},
+		// Windows programs that download for whoever names a URL, or run
+		// code they are handed (lolbas.go).
+		"mpcmdrun": winDownloader, "certreq": winDownloader, "desktopimgdownldr": winDownloader,
+		"datasvcutil": winDownloader, "squirrel": winDownloader, "update": winDownloader,
+		"gfxdownloadwrapper": winDownloader, "configsecuritypolicy": winDownloader, "appinstaller": winDownloader,
+		"cmdl32":                       winDownloader,
+		"syncappvpublishingserver.vbs": {judge: (*auditor).syncAppvScript}, "pubprn.vbs": {judge: (*auditor).pubprn},
+		"msdt": {judge: (*auditor).msdt}, "mavinject": {judge: (*auditor).mavinject},
 		// Configuration management (confmgmt.go).
 		"ansible": {judge: (*auditor).ansible}, "ansible-pull": {judge: (*auditor).ansiblePull, net: true},
 		"salt-call": {judge: (*auditor).salt}, "salt": {judge: (*auditor).salt}, "pyinfra": {judge: (*auditor).pyinfra},
