@@ -628,7 +628,10 @@ import (
 // desktopimgdownldr, ConfigSecurityPolicy, DataSvcUtil, the Squirrel
 // installers, ms-appinstaller:, cmdl32), the Windows Script Host peeled to
 // its script, pubprn.vbs's script: URL, msdt's /param $(…), mavinject.
-const Ruleset = "2026.12.202"
+// 2026.12.203: Prolog goals (swipl -g/-t, gprolog --entry-goal …, yap,
+// scryer-prolog, tpl, sicstus, xsb) and their shell/1 calls, swipl pack
+// install; a program after a script's name (matlab -batch NAME -r CODE).
+const Ruleset = "2026.12.203"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

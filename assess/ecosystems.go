@@ -98,6 +98,8 @@ var (
 				"--work-dir", "--stack-root", "--arch", "--compiler", "-j", "--jobs", "--verbosity", "--ta",
 				"--test-arguments", "--ba", "--benchmark-arguments", "--docker-image", "--nix-packages")},
 		"nimble": {subs: [][]string{{"install"}}, pinned: nimblePinned},
+		// SWI-Prolog's pack app: swipl pack install NAME|URL.
+		"swipl": {subs: [][]string{{"pack", "install"}}, pinned: packPinned},
 		"raco": {subs: [][]string{{"pkg", "install"}, {"pkg", "update"}}, pinned: racoPinned, pins: racoPins,
 			sources: set("--catalog"),
 			values: set("-t", "--type", "-n", "--name", "--checksum", "--scope", "--scope-dir", "--catalog",
@@ -352,6 +354,19 @@ func racoPinned(s string) bool {
 		return commitSHA.MatchString(s[i+1:])
 	}
 	return strings.Contains(s, "://") && commitURL(s)
+}
+
+// packPinned reports whether a SWI-Prolog pack is named by a URL that
+// holds a full commit (…/archive/COMMIT.zip, an archive of one commit); a
+// pack's name installs whatever version the pack list holds.
+func packPinned(s string) bool {
+	if !strings.Contains(s, "://") {
+		return false
+	}
+	for _, ext := range []string{".zip", ".tar.gz", ".tgz"} {
+		s = strings.TrimSuffix(s, ext)
+	}
+	return commitURL(s)
 }
 
 // racoPins reads raco pkg install's --checksum, which holds the one

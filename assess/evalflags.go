@@ -68,6 +68,17 @@ var wordEvaluators = map[string]wordEvaluator{
 	"wolframscript": {code: set("-code", "-c"), value: set("-file", "-f", "-script", "-local", "-format", "-linewise", "-charset", "-timeout"), file: set("-file", "-f", "-script")},
 	"pike":          {code: set("-e")},
 	"gforth":        {code: set("-e", "--evaluate"), value: set("-i", "--image-file", "-m", "--dictionary-size", "-d", "--data-stack-size")},
+	// Prologs: a goal to run (swipl -g GOAL, -t GOAL; gprolog
+	// --entry-goal GOAL …) is a program written inline unless it is only
+	// the name of a predicate of the program loaded (swipl -g main -t halt
+	// server.pl).
+	"swipl":         {code: set("-g", "-t"), value: set("-f", "-F", "-s", "-l", "-x", "-p", "-o", "-b"), names: true},
+	"gprolog":       {code: set("--init-goal", "--entry-goal", "--query-goal"), value: set("--consult-file"), names: true},
+	"yap":           {code: set("-g", "-z"), value: set("-l", "-L", "-b", "-s", "-h", "-t"), names: true},
+	"scryer-prolog": {code: set("-g", "--goal"), names: true},
+	"tpl":           {code: set("-g", "--goal"), value: set("-l", "--library"), names: true},
+	"sicstus":       {code: set("--goal"), value: set("-l", "-r"), names: true},
+	"xsb":           {code: set("-e"), names: true},
 	// Google's zx: zx -e CODE; a script named by its URL is fetched
 	// (urlScriptRunners).
 	"zx": {code: set("-e", "--eval"), value: set("--shell", "--prefix", "--postfix", "--cwd", "--ext", "--registry", "--env")},
@@ -152,6 +163,7 @@ func (a *auditor) wordInterpreter(c invocation) cmdInfo {
 		info.stdinScript = true // the REPL reads what is piped in
 		return info
 	}
+	named := false
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" {
@@ -171,7 +183,14 @@ func (a *auditor) wordInterpreter(c invocation) cmdInfo {
 				code = args[i+1]
 			}
 			if ev.names && code.lit && bareName.MatchString(code.text) {
-				return info // matlab -batch run_server: the project's script
+				// matlab -batch run_server, swipl -g main: the project's
+				// own script or predicate; a later option may still hold
+				// a program (swipl -g main -t 'shell(…)').
+				named = true
+				if !joined {
+					i++
+				}
+				continue
 			}
 			a.add(CodeInlineCode, code.path, "runs a "+quoted(c.name)+" program written inline in the wiring")
 			if code.lit {
@@ -191,6 +210,9 @@ func (a *auditor) wordInterpreter(c invocation) cmdInfo {
 		case !strings.HasPrefix(t, "-") && !ev.allOptions:
 			return info // the script file: what follows is its own
 		}
+	}
+	if named {
+		return info
 	}
 	// Options alone (R --vanilla, clojure -M, erl -sname n) start the
 	// REPL, which reads what is piped in; erl's shell not with -noshell or

@@ -123,6 +123,10 @@ var inlineCalls = map[string][]inlineCall{
 		shellCall(`\b(?:system|unix|dos|host|unix_[gsw])\s*\(\s*` + strLit),
 	},
 	"maxima": {shellCall(`\bsystem\s*\(\s*` + dqLit)},
+	// Prolog's shell/1,2 (SWI, YAP, Trealla, Scryer's library(os)),
+	// system/1,2 and GNU Prolog's popen/3 and exec/4,5: a command line
+	// /bin/sh runs, written as a quoted atom or a string.
+	"prolog": {shellCall(`\b(?:shell|system|popen|exec)\s*\(\s*` + strLit)},
 	// Puppet's exec resources and Chef's execute resources (with Ruby's
 	// calls): their command lines.
 	"puppet":        {shellCall(`\bcommand\s*=>\s*` + strLit)},
@@ -209,6 +213,8 @@ var inlineLangs = map[string]string{
 	"ecl": "scheme", "clisp": "scheme", "ccl": "scheme", "ccl64": "scheme", "gsi": "scheme", "csi": "scheme",
 	"chicken-csi": "scheme", "chibi-scheme": "scheme", "mit-scheme": "scheme",
 	"octave": "matlab", "scilab": "matlab", "scilab-cli": "matlab",
+	"swipl": "prolog", "gprolog": "prolog", "yap": "prolog", "scryer-prolog": "prolog", "tpl": "prolog",
+	"sicstus": "prolog", "xsb": "prolog",
 }
 
 // pythonShellTrue matches the subprocess calls that take a string as a

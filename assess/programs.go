@@ -407,6 +407,8 @@ func init() {
 		"mit-scheme": wordInterpreter, "octave": wordInterpreter, "matlab": wordInterpreter, "scilab": wordInterpreter,
 		"scilab-cli": wordInterpreter, "maxima": wordInterpreter, "wolframscript": wordInterpreter,
 		"pike": wordInterpreter, "gforth": wordInterpreter,
+		"swipl": wordInterpreter, "gprolog": wordInterpreter, "yap": wordInterpreter, "scryer-prolog": wordInterpreter,
+		"tpl": wordInterpreter, "sicstus": wordInterpreter, "xsb": wordInterpreter,
 		"crystal": {judge: (*auditor).crystal},
 		// awk: its first word that is not an option is a program.
 		"awk": {judge: (*auditor).awk}, "gawk": {judge: (*auditor).awk}, "mawk": {judge: (*auditor).awk},
