@@ -631,7 +631,10 @@ import (
 // 2026.12.203: Prolog goals (swipl -g/-t, gprolog --entry-goal …, yap,
 // scryer-prolog, tpl, sicstus, xsb) and their shell/1 calls, swipl pack
 // install; a program after a script's name (matlab -batch NAME -r CODE).
-const Ruleset = "2026.12.203"
+// 2026.12.204: env, sudo and docker -e given NAME="$V" in a script set
+// NAME (forbidden_env; env's words after it are read);
+// HEX_UNSAFE_HTTPS, HEX_MIRROR and PUB_HOSTED_URL.
+const Ruleset = "2026.12.204"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -6586,3 +6586,37 @@ func TestAuditPrologGoals(t *testing.T) {
 		{"swipl pack install at a commit", stdio("swipl", "pack", "install", "https://github.com/x/y/archive/"+strings.Repeat("ab", 20)+".zip"), []string{}, true, false},
 	})
 }
+
+// Ruleset 2026.12.204: in a script, env, sudo and docker -e given
+// NAME="$V" (a value not known) set NAME all the same: a forbidden name is
+// forbidden_env, and env's words after it are still read (before, env
+// stopped there and judged nothing after it). Hex's HEX_UNSAFE_HTTPS turns
+// its certificate checks off; HEX_MIRROR and PUB_HOSTED_URL name where
+// Hex and Dart packages come from.
+func TestAuditAssignmentsOfUnknownValues(t *testing.T) {
+	const fe, sh = "danger forbidden_env mcp.args[1]", "danger shell_exec mcp.args[1]"
+	iu := func(k string) string { return "danger insecure_url mcp.env." + k }
+	const ce = "info child_env mcp.env"
+	runCases(t, []auditCase{
+		{"env NAME=\"$V\"", stdio("sh", "-c", `env NODE_OPTIONS="$X" node srv.js`), []string{fe, sh}, false, true},
+		{"env after NAME=\"$V\"", stdio("sh", "-c", `env X="$X" NODE_OPTIONS=--require=/tmp/x.js node srv.js`), []string{fe, sh}, false, true},
+		{"env NAME=$(cmd), then a command variable", stdio("sh", "-c", `env X=$(id -u) GIT_SSH_COMMAND="npx -y pkg" git fetch`),
+			[]string{fe, sh, "warn shell_meta mcp.args[1]", "warn unpinned mcp.args[1]"}, true, true},
+		{"sudo NAME=\"$V\"", stdio("sh", "-c", `sudo LD_PRELOAD="$PWD/x.so" srv`),
+			[]string{fe, "danger privilege_escalation mcp.args[1]", sh}, false, true},
+		{"docker run -e NAME=\"$V\"", stdio("sh", "-c", `docker run --rm -e BASH_ENV="$F" img@sha256:`+strings.Repeat("a", 64)),
+			[]string{fe, sh}, true, true},
+		{"HEX_UNSAFE_HTTPS=1", withEnv(stdio("srv"), "HEX_UNSAFE_HTTPS", "1"), []string{iu("HEX_UNSAFE_HTTPS"), ce}, false, false},
+		{"HEX_MIRROR over http", withEnv(stdio("srv"), "HEX_MIRROR", "http://x.example"), []string{iu("HEX_MIRROR"), ce}, false, false},
+		{"PUB_HOSTED_URL over http", withEnv(stdio("srv"), "PUB_HOSTED_URL", "http://x.example"), []string{iu("PUB_HOSTED_URL"), ce}, false, false},
+		// Look-alikes: a name that changes nothing, a word that is no
+		// assignment, checks left on, a mirror over https, and a
+		// certificate bundle (a company's own authority, as vendors
+		// document it), which is not judged.
+		{"env NAME=\"$V\" of an ordinary name", stdio("sh", "-c", `env PORT="$P" srv`), []string{sh}, false, true},
+		{"env \"$V\"=x is no assignment", stdio("sh", "-c", `env "$K"=x srv`), []string{sh}, false, true},
+		{"HEX_UNSAFE_HTTPS=false", withEnv(stdio("srv"), "HEX_UNSAFE_HTTPS", "false"), []string{ce}, false, false},
+		{"HEX_MIRROR over https", withEnv(stdio("srv"), "HEX_MIRROR", "https://repo.hex.pm"), []string{ce}, false, false},
+		{"SSL_CERT_FILE", withEnv(stdio("srv"), "SSL_CERT_FILE", "/etc/ssl/certs/corporate-ca.pem"), []string{ce}, false, false},
+	})
+}

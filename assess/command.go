@@ -218,6 +218,23 @@ func isAssignment(t string) (string, bool) {
 	return t[:i], true
 }
 
+// assignedWord returns the variable a NAME=value word sets and its value:
+// the literal value, or, for a script's word whose value is not known
+// (NAME="$V", whose text is "NAME=", see assignPrefix), a value that is
+// not literal.
+func assignedWord(w arg) (string, arg, bool) {
+	k, ok := isAssignment(w.text)
+	switch {
+	case !ok:
+		return "", arg{}, false
+	case w.lit:
+		return k, arg{text: w.text[len(k)+1:], path: w.path, lit: true}, true
+	case w.text == k+"=" && shellName(k):
+		return k, arg{path: w.path}, true
+	}
+	return "", arg{}, false
+}
+
 // clearsEnv reports whether w is an option of env that starts from an
 // empty environment (-i, --ignore-environment, a lone -, or -i in a
 // cluster of options).
@@ -291,10 +308,10 @@ func (a *auditor) peelEnv(args []arg, depth int) []arg {
 		case strings.HasPrefix(t, "-") && len(t) > 1:
 			// -i, -0, -v, --ignore-environment, --unset=X, --chdir=D …
 		default:
-			if k, ok := isAssignment(t); ok && w.lit {
-				a.envSet(k, arg{text: t[len(k)+1:], path: w.path, lit: true}, depth)
-				if k == "PATH" {
-					a.addSearchDirs(t[len(k)+1:], ":") // env PATH=/tmp/b:/usr/bin tool
+			if k, v, ok := assignedWord(w); ok {
+				a.envSet(k, v, depth)
+				if k == "PATH" && v.lit {
+					a.addSearchDirs(v.text, ":") // env PATH=/tmp/b:/usr/bin tool
 				}
 				continue
 			}
@@ -333,8 +350,8 @@ func peelSudo(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 			i++
 			continue
 		}
-		if k, ok := isAssignment(t); ok && args[i].lit {
-			a.envSet(k, arg{text: t[len(k)+1:], path: args[i].path, lit: true}, c.depth)
+		if k, v, ok := assignedWord(args[i]); ok {
+			a.envSet(k, v, c.depth)
 			i++
 			continue
 		}

@@ -270,8 +270,8 @@ func publishedOn(spec string) (string, bool) {
 func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 	switch flag {
 	case "-e", "--env":
-		if k, ok := isAssignment(v.text); ok && v.lit {
-			a.envSet(k, arg{text: v.text[len(k)+1:], path: v.path, lit: true}, depth)
+		if k, val, ok := assignedWord(v); ok {
+			a.envSet(k, val, depth)
 		}
 	case "--network", "--net", "--pid", "--ipc", "--uts", "--userns", "--cgroupns":
 		if strings.ToLower(v.text) == "host" {

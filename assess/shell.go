@@ -443,6 +443,25 @@ func unescape(s string) string {
 	return b.String()
 }
 
+// assignPrefix returns "NAME=" when the word, whose value is not known,
+// starts with a variable's name and '=' written literally (NAME="$V",
+// NAME=$(cmd)), and "" otherwise: the text of such a word, which env,
+// sudo and docker -e read as an assignment of a value not known.
+func assignPrefix(w *syntax.Word) string {
+	if len(w.Parts) == 0 {
+		return ""
+	}
+	lit, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return ""
+	}
+	k, _, found := strings.Cut(lit.Value, "=")
+	if !found || !shellName(k) {
+		return ""
+	}
+	return k + "="
+}
+
 // call judges one simple command of the script (once).
 func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 	if info, ok := s.memo[c]; ok {
@@ -461,7 +480,8 @@ func (s *scan) call(c *syntax.CallExpr) cmdInfo {
 	for _, w := range c.Args {
 		ts, ok := s.words(w)
 		if !ok {
-			argv = append(argv, arg{path: s.path})
+			// env NAME="$V" cmd: the variable is known by its name.
+			argv = append(argv, arg{text: assignPrefix(w), path: s.path})
 			continue
 		}
 		for _, t := range ts {

@@ -146,7 +146,7 @@ func (a *auditor) packageSource(subject string, w arg) {
 var (
 	sourceEnv = set("NPM_CONFIG_REGISTRY", "YARN_NPM_REGISTRY_SERVER", "YARN_REGISTRY", "BUN_CONFIG_REGISTRY",
 		"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
-		"UV_DEFAULT_INDEX", "UV_INDEX", "UV_FIND_LINKS", "GOPROXY")
+		"UV_DEFAULT_INDEX", "UV_INDEX", "UV_FIND_LINKS", "GOPROXY", "HEX_MIRROR", "PUB_HOSTED_URL")
 	// mirrorEnv name where a tool downloads the programs it installs or
 	// runs: Python builds for uv, Node.js for nvm, n and fnm, Rust for
 	// rustup, the headers node-gyp builds against, and the binaries npm
@@ -157,6 +157,8 @@ var (
 		"NODEJS_ORG_MIRROR", "RUSTUP_DIST_SERVER", "RUSTUP_UPDATE_ROOT", "ELECTRON_MIRROR", "PUPPETEER_DOWNLOAD_BASE_URL",
 		"PUPPETEER_DOWNLOAD_HOST", "PLAYWRIGHT_DOWNLOAD_HOST", "CYPRESS_DOWNLOAD_MIRROR", "SASS_BINARY_SITE",
 		"CHROMEDRIVER_CDNURL", "GECKODRIVER_CDNURL")
+	// trustOffEnv: "" for any value, "true" for any value but 0 and
+	// false.
 	trustOffEnv = map[string]string{
 		"NODE_TLS_REJECT_UNAUTHORIZED":            "0",
 		"PYTHONHTTPSVERIFY":                       "0",
@@ -169,6 +171,7 @@ var (
 		"GOINSECURE":                              "",
 		"GIT_SSL_NO_VERIFY":                       "",
 		"PERL_LWP_SSL_VERIFY_HOSTNAME":            "0",
+		"HEX_UNSAFE_HTTPS":                        "true",
 	}
 	// checksumOffEnv are the variables that turn off the Go checksum
 	// database, which is what pins a module version's content, with the
@@ -235,6 +238,13 @@ func (a *auditor) envTrust(key string, value arg) {
 		return
 	}
 	v := strings.TrimSpace(value.text)
+	if off == "true" {
+		// a boolean: any value but 0 and false turns the checks off
+		off = ""
+		if v == "0" || strings.EqualFold(v, "false") {
+			return
+		}
+	}
 	if off == "" && v != "" && !placeholder(v) || off != "" && strings.EqualFold(v, off) {
 		a.add(CodeInsecureURL, value.path, "the variable "+k+" turns certificate checks off, so what the server downloads or sends can be read and replaced on the way")
 	}

@@ -126,8 +126,9 @@ func getoptThen(withValue ...string) peeler {
 // assignment judges NAME=value, the value of an option that sets a variable
 // of the command's environment.
 func (a *auditor) assignment(w arg, text string, depth int) {
-	if k, ok := isAssignment(text); ok && w.lit {
-		a.envSet(k, arg{text: text[len(k)+1:], path: w.path, lit: true}, depth)
+	w.text = text
+	if k, v, ok := assignedWord(w); ok {
+		a.envSet(k, v, depth)
 	}
 }
 
