@@ -634,7 +634,10 @@ import (
 // 2026.12.204: env, sudo and docker -e given NAME="$V" in a script set
 // NAME (forbidden_env; env's words after it are read);
 // HEX_UNSAFE_HTTPS, HEX_MIRROR and PUB_HOSTED_URL.
-const Ruleset = "2026.12.204"
+// 2026.12.205: Chromium's and Electron's launcher switches
+// (--gpu-launcher, --renderer-cmd-prefix …), chokidar-cli -c, limactl
+// shell and lima.
+const Ruleset = "2026.12.205"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

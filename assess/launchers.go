@@ -127,7 +127,7 @@ func (a *auditor) nodemon(c invocation) cmdInfo {
 // npm:pkg runs deno, which fetches pkg.
 var npmLaunchers = map[string]string{
 	"cross-env": "cross-env", "cross-env-shell": "cross-env-shell", "dotenv-cli": "dotenv", "env-cmd": "env-cmd",
-	"concurrently": "concurrently", "nodemon": "nodemon", "pm2": "pm2", "forever": "forever",
+	"concurrently": "concurrently", "nodemon": "nodemon", "pm2": "pm2", "forever": "forever", "chokidar-cli": "chokidar",
 	"deno": "deno", "bun": "bun", "npm": "npm", "pnpm": "pnpm", "yarn": "yarn",
 	// MCP bridges (bridges.go), run by npx or uvx: mcp-proxy is the
 	// Python one by that name, mcp-proxy-js the npm one (npmBins).
@@ -203,6 +203,16 @@ func peelWatchexec(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	}
 	a.inlineShell("watchexec", joinArgs(rest), c.depth, true, c.env)
 	return nil, cmdInfo{name: "sh"}, true
+}
+
+// chokidar judges chokidar-cli, which runs the command line of -c (or
+// --command) through a shell each time a watched file changes (and once
+// at start with --initial).
+func (a *auditor) chokidar(c invocation) cmdInfo {
+	eachOptionValue(c.args(), func(flag string) bool { return flag == "-c" || flag == "--command" }, func(_ string, w arg) {
+		a.inlineShell("chokidar", w, c.depth, true, c.env)
+	})
+	return cmdInfo{name: c.name}
 }
 
 // peelEntr peels `entr [-acdnprz] utility…`; with -s the words go to a

@@ -14,6 +14,7 @@ const (
 	optWords   cmdOptKind = iota // a command and its arguments, split into words as a shell splits them
 	optProgram                   // a program alone, run with arguments of the program's own
 	optPiped                     // a command line for sh -c when the value starts with | or ! (strace -o '|cmd')
+	optBlanks                    // a command and its arguments, split at blanks only (Chromium's --gpu-launcher)
 )
 
 // commandOptions are, per program, the options whose value it runs.
@@ -90,6 +91,17 @@ func (a *auditor) optionCommand(c invocation, kind cmdOptKind, w arg) {
 		}
 		a.inferred.Exec = true
 		a.command([]arg{w}, c.depth+1, ctxNested)
+	case optBlanks:
+		words := strings.Fields(w.text)
+		if len(words) == 0 {
+			return
+		}
+		a.inferred.Exec = true
+		argv := make([]arg, len(words))
+		for j, s := range words {
+			argv[j] = arg{text: s, path: w.path, lit: true}
+		}
+		a.command(argv, c.depth+1, ctxNested)
 	default:
 		a.inferred.Exec = true
 		if words, ok := shellPlainWords(w.text); ok {

@@ -118,6 +118,9 @@ func (a *auditor) sides(c invocation, side *sideJudge) {
 	if chromiumBrowsers[c.name] {
 		a.browserDebugging(c)
 	}
+	if chromiumBrowsers[c.name] || c.name == "electron" {
+		a.browserLaunchers(c)
+	}
 	if side != nil {
 		for _, judge := range side.judges {
 			judge(a, c)

@@ -186,6 +186,8 @@ func init() {
 		"host-spawn":      skipOptions(),
 		"toolbox":         subThen([]string{"run"}, []string{"-c", "--container", "-d", "--distro", "-r", "--release"}),
 		"distrobox":       runsAfterDashes("enter"),
+		"limactl":         peelLimactl,
+		"lima":            skipOptions(),
 		"distrobox-enter": afterDashes,
 		"nsenter":         peelNsenter,
 		"proot": getoptThen("-r", "--rootfs", "-b", "--bind", "-m", "--mount", "-w", "--pwd", "--cwd", "-q", "--qemu",
@@ -477,7 +479,8 @@ func init() {
 		"snap":         installsPackages("install", "refresh"),
 		"jbang":        {judge: (*auditor).jbang},
 		"concurrently": {judge: (*auditor).concurrently}, "nodemon": {judge: (*auditor).nodemon},
-		"pm2": {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
+		"chokidar": {judge: (*auditor).chokidar},
+		"pm2":      {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
 		"parallel": {judge: (*auditor).parallel}, "hyperfine": {judge: (*auditor).hyperfine},
 		"syncappvpublishingserver": {judge: (*auditor).syncAppvScript},
 		// Windows programs that download for whoever names a URL, or run

@@ -1058,6 +1058,25 @@ func peelWt(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
 	return args, cmdInfo{}, false
 }
 
+// limactlValues are the options of limactl shell that take a value.
+var limactlValues = set("--workdir", "--shell", "--preserve-env", "--log-level")
+
+// peelLimactl peels `limactl shell [options] INSTANCE [command…]`, which
+// runs the command in the Lima virtual machine INSTANCE (its login shell
+// without one); limactl's other subcommands run nothing of the wiring's.
+// lima, its shorthand, runs its words in the default instance.
+func peelLimactl(a *auditor, c invocation) ([]arg, cmdInfo, bool) {
+	args := skipFlags(c.args(), nil)
+	if len(args) == 0 || args[0].text != "shell" {
+		return nil, a.program(c), true
+	}
+	rest := skipFlags(args[1:], limactlValues)
+	if len(rest) < 2 {
+		return nil, cmdInfo{name: c.name}, true
+	}
+	return rest[1:], cmdInfo{}, false
+}
+
 // syncAppvScript judges SyncAppvPublishingServer.exe (and its .vbs), which
 // pastes its argument into a PowerShell command line: after the first
 // `;` the argument is PowerShell of the wiring's own (n; IEX …).
