@@ -637,7 +637,9 @@ import (
 // 2026.12.205: Chromium's and Electron's launcher switches
 // (--gpu-launcher, --renderer-cmd-prefix …), chokidar-cli -c, limactl
 // shell and lima.
-const Ruleset = "2026.12.205"
+// 2026.12.206: more tunnels (frpc, chisel, rathole, PageKite, inlets,
+// playit, Telebit, LocalXpose) and telnetd.
+const Ruleset = "2026.12.206"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

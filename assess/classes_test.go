@@ -6650,3 +6650,27 @@ func TestAuditBrowserLaunchersAndWatchers(t *testing.T) {
 		{"limactl start", stdio("limactl", "start", "default"), []string{}, false, false},
 	})
 }
+
+// More tunnels and servers (ruleset 2026.12.206): frp's client, chisel's
+// reverse remotes and its server, rathole, PageKite, inlets, playit.gg,
+// Telebit and LocalXpose publish local ports on the internet; telnetd
+// logs in whoever connects.
+func TestAuditMoreTunnels(t *testing.T) {
+	const ia = "danger inbound_access mcp.command"
+	runCases(t, []auditCase{
+		{"frpc", stdio("frpc", "-c", "frpc.toml"), []string{ia}, true, false},
+		{"chisel client R:", stdio("chisel", "client", "https://x.example", "R:8080:localhost:3000"), []string{ia}, true, false},
+		{"chisel server", stdio("chisel", "server", "--reverse", "--port", "9000"), []string{ia}, true, false},
+		{"rathole", stdio("rathole", "client.toml"), []string{ia}, true, false},
+		{"pagekite.py", stdio("pagekite.py", "3000", "x.pagekite.me"), []string{ia}, true, false},
+		{"inlets-pro tcp client", stdio("inlets-pro", "tcp", "client", "--url", "wss://x.example"), []string{ia}, true, false},
+		{"playit", stdio("playit"), []string{ia}, true, false},
+		{"telebit http", stdio("telebit", "http", "3000"), []string{ia}, true, false},
+		{"busybox telnetd", stdio("busybox", "telnetd", "-l", "/bin/sh", "-p", "2323"), []string{"danger inbound_access mcp.args[0]"}, true, true},
+		// Look-alikes: checks, versions and keys, a local forward.
+		{"frpc verify", stdio("frpc", "verify", "-c", "frpc.toml"), []string{}, false, false},
+		{"chisel client, local forward", stdio("chisel", "client", "https://x.example", "3000:db:5432"), []string{}, true, false},
+		{"rathole --genkey", stdio("rathole", "--genkey"), []string{}, false, false},
+		{"playit version", stdio("playit", "version"), []string{}, false, false},
+	})
+}

@@ -480,7 +480,10 @@ func init() {
 		"jbang":        {judge: (*auditor).jbang},
 		"concurrently": {judge: (*auditor).concurrently}, "nodemon": {judge: (*auditor).nodemon},
 		"chokidar": {judge: (*auditor).chokidar},
-		"pm2":      {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
+		// LocalXpose: its words (tunnel http --to …) are its own
+		// (tunnel.go judges the tunnel).
+		"loclx": {net: true},
+		"pm2":   {judge: (*auditor).pm2}, "pm2-runtime": {judge: (*auditor).pm2}, "forever": {judge: (*auditor).forever},
 		"parallel": {judge: (*auditor).parallel}, "hyperfine": {judge: (*auditor).hyperfine},
 		"syncappvpublishingserver": {judge: (*auditor).syncAppvScript},
 		// Windows programs that download for whoever names a URL, or run

@@ -33,6 +33,20 @@ var inboundJudges = map[string]func(a *auditor, c invocation){
 		a.inbound(c, "publishes a local port on the internet")
 	},
 	"untun": subInbound("publishes a local port on the internet", "tunnel"),
+	// More tunnel clients and servers: frp's client (its configuration
+	// names the ports it publishes), chisel (a client's R: remotes, or its
+	// server, which forwards connections into this machine's network),
+	// rathole, PageKite, inlets, playit.gg, Telebit and LocalXpose.
+	"frpc":        unlessWord("publishes local ports on the internet through an frp server", "-v", "--version", "-h", "--help", "verify"),
+	"chisel":      (*auditor).chisel,
+	"rathole":     unlessWord("publishes local ports on the internet", "-V", "--version", "-h", "--help", "--genkey"),
+	"pagekite":    always("publishes a local port on the internet"),
+	"pagekite.py": always("publishes a local port on the internet"),
+	"inlets":      subInbound("publishes a local port on the internet", "client", "tcp", "http", "uplink"),
+	"inlets-pro":  subInbound("publishes a local port on the internet", "client", "tcp", "http", "uplink"),
+	"playit":      unlessWord("publishes local ports on the internet", "version", "-V", "--version", "-h", "--help"),
+	"telebit":     subInbound("publishes a local port on the internet", "http", "tcp", "ssh"),
+	"loclx":       subInbound("publishes a local port on the internet", "tunnel"),
 	// Servers that hand this machine to whoever connects: a terminal in a
 	// web page, an SSH or VNC server, a notebook or an editor served
 	// beyond loopback, and file servers of the working directory on every
@@ -40,6 +54,9 @@ var inboundJudges = map[string]func(a *auditor, c invocation){
 	"ttyd": always("serves a terminal of this machine to whoever connects"), "gotty": always("serves a terminal of this machine to whoever connects"),
 	"wetty": always("serves a terminal of this machine to whoever connects"), "shellinaboxd": always("serves a terminal of this machine to whoever connects"),
 	"websocketd": always("serves a program of this machine to whoever connects"),
+	"telnetd":    telnetd,
+	"utelnetd":   telnetd,
+	"in.telnetd": telnetd,
 	"sshd":       unlessWord("runs an SSH server on this machine", "-t", "-T", "-V", "-G"),
 	"dropbear":   unlessWord("runs an SSH server on this machine", "-V"),
 	"x11vnc":     always("serves this machine's desktop to whoever connects (VNC)"), "vncserver": always("serves a desktop of this machine to whoever connects (VNC)"),
@@ -51,6 +68,10 @@ var inboundJudges = map[string]func(a *auditor, c invocation){
 	"uploadserver": boundBeyond("serves the working directory, and takes uploads into it, from every host that can reach this machine", true, "--bind", "-b"),
 	"httpd":        boundBeyond("serves a folder of this machine to every host that can reach it", true, "-p"),
 }
+
+// telnetd judges a telnet server: a login of this machine for whoever
+// connects.
+var telnetd = always("serves a login of this machine to whoever connects, over unencrypted telnet,")
 
 // always judges a program that opens a way in whatever its words.
 func always(what string) func(a *auditor, c invocation) {
@@ -151,6 +172,28 @@ func subInbound(what string, subs ...string) func(a *auditor, c invocation) {
 			}
 			if s[w.text] {
 				a.inbound(c, what)
+				return
+			}
+		}
+	}
+}
+
+// chisel judges chisel: a client given a remote that starts R: has the
+// server publish a port of this machine; a server forwards the
+// connections its clients ask for into this machine's network.
+func (a *auditor) chisel(c invocation) {
+	args := skipFlags(c.args(), nil)
+	if len(args) == 0 {
+		return
+	}
+	switch args[0].text {
+	case "server":
+		a.inbound(c, "runs a tunnel server that forwards whoever connects into this machine's network")
+	case "client":
+		a.inferred.Network = true
+		for _, w := range args[1:] {
+			if strings.HasPrefix(w.text, "R:") {
+				a.inbound(c, "publishes a local port through a chisel server")
 				return
 			}
 		}
