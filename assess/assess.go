@@ -639,7 +639,10 @@ import (
 // shell and lima.
 // 2026.12.206: more tunnels (frpc, chisel, rathole, PageKite, inlets,
 // playit, Telebit, LocalXpose) and telnetd.
-const Ruleset = "2026.12.206"
+// 2026.12.207: plugin managers (asdf, mise, vfox), cargo-binstall and
+// cargo-quickinstall, llm install, jupyter labextension install, Webi,
+// toolchain installers and other downloaders' network use.
+const Ruleset = "2026.12.207"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

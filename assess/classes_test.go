@@ -6674,3 +6674,37 @@ func TestAuditMoreTunnels(t *testing.T) {
 		{"playit version", stdio("playit", "version"), []string{}, false, false},
 	})
 }
+
+// Plugins, release binaries and toolchains (ruleset 2026.12.207): the
+// plugin managers of asdf, mise and vfox clone a plugin's scripts at their
+// latest commit; cargo-binstall and cargo-quickinstall install a crate's
+// release binaries as cargo binstall does; llm install and jupyter
+// labextension install install packages of PyPI and npm; Webi runs the
+// installer script its site serves; toolchain installers (rustup, ghcup,
+// juliaup, elan), spack, vcpkg, conan, ollama pull and zig fetch use the
+// network.
+func TestAuditPluginsAndToolchains(t *testing.T) {
+	un := func(i int) string { return fmt.Sprintf("warn unpinned mcp.args[%d]", i) }
+	runCases(t, []auditCase{
+		{"asdf plugin add", stdio("asdf", "plugin", "add", "x", "https://github.com/x/asdf-x"), []string{un(2)}, true, false},
+		{"asdf plugin-add", stdio("asdf", "plugin-add", "nodejs"), []string{un(1)}, true, false},
+		{"mise plugins install", stdio("mise", "plugins", "install", "x", "https://github.com/x/asdf-x"), []string{un(2)}, true, false},
+		{"vfox add", stdio("vfox", "add", "nodejs"), []string{un(1)}, true, false},
+		{"cargo-binstall", stdio("cargo-binstall", "-y", "srv"), []string{un(1)}, true, false},
+		{"cargo-quickinstall", stdio("cargo-quickinstall", "srv"), []string{un(0)}, true, false},
+		{"llm install", stdio("llm", "install", "llm-x"), []string{un(1)}, true, false},
+		{"jupyter labextension install", stdio("jupyter", "labextension", "install", "@x/y"), []string{un(2)}, true, false},
+		{"webi", stdio("webi", "node@lts"), []string{"danger fetch_exec mcp.args[0]"}, true, true},
+		{"rustup toolchain install", stdio("rustup", "toolchain", "install", "nightly"), []string{}, true, false},
+		{"ghcup install", stdio("ghcup", "install", "ghc"), []string{}, true, false},
+		{"ollama pull", stdio("ollama", "pull", "llama3"), []string{}, true, false},
+		{"zig fetch", stdio("zig", "fetch", "--save", "https://x.example/a.tar.gz"), []string{}, true, false},
+		// Look-alikes: exact versions, other subcommands.
+		{"cargo-binstall at a version", stdio("cargo-binstall", "srv@1.2.3"), []string{}, true, false},
+		{"llm install at a version", stdio("llm", "install", "llm-x==0.1.0"), []string{}, true, false},
+		{"jupyter lab", stdio("jupyter", "lab"), []string{}, false, false},
+		{"webi --help", stdio("webi", "--help"), []string{}, false, false},
+		{"rustup show", stdio("rustup", "show"), []string{}, false, false},
+		{"ollama serve", stdio("ollama", "serve"), []string{}, false, false},
+	})
+}

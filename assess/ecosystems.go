@@ -98,6 +98,20 @@ var (
 				"--work-dir", "--stack-root", "--arch", "--compiler", "-j", "--jobs", "--verbosity", "--ta",
 				"--test-arguments", "--ba", "--benchmark-arguments", "--docker-image", "--nix-packages")},
 		"nimble": {subs: [][]string{{"install"}}, pinned: nimblePinned},
+		// Plugin managers of version managers: a plugin is a repository
+		// of scripts, cloned at its latest commit from the URL given or
+		// the plugin index, that installs and runs the tool it manages
+		// (asdf plugin add NAME [URL], mise plugins install NAME [URL],
+		// vfox add NAME). The name is judged; a URL after it is where
+		// the same plugin comes from.
+		"asdf": {subs: [][]string{{"plugin", "add"}, {"plugin-add"}}, pinned: never, versionArg: never},
+		"mise": {subs: [][]string{{"plugins", "install"}, {"plugin", "install"}, {"plugins", "add"}, {"plugin", "add"},
+			{"plugins", "i"}, {"plugin", "i"}}, pinned: never, versionArg: never},
+		"vfox": {subs: [][]string{{"add"}}, pinned: never, versionArg: never},
+		// Installers of llm's plugins and JupyterLab's extensions
+		// (packages of PyPI and npm).
+		"llm":     {subs: [][]string{{"install"}}, pinned: pyPinned, values: set("-e", "--editable")},
+		"jupyter": {subs: [][]string{{"labextension", "install"}}, pinned: npmPinned},
 		// SWI-Prolog's pack app: swipl pack install NAME|URL.
 		"swipl": {subs: [][]string{{"pack", "install"}}, pinned: packPinned},
 		"raco": {subs: [][]string{{"pkg", "install"}, {"pkg", "update"}}, pinned: racoPinned, pins: racoPins,
@@ -356,6 +370,9 @@ func racoPinned(s string) bool {
 	return strings.Contains(s, "://") && commitURL(s)
 }
 
+// never is the pinned test of a tool that names no version.
+func never(string) bool { return false }
+
 // packPinned reports whether a SWI-Prolog pack is named by a URL that
 // holds a full commit (…/archive/COMMIT.zip, an archive of one commit); a
 // pack's name installs whatever version the pack list holds.
@@ -385,4 +402,18 @@ func specName(tool, s string) string {
 		s, _, _ = strings.Cut(s, ":")
 	}
 	return s
+}
+
+// webi judges Webi (webi NAME[@VERSION]…), which downloads the installer
+// script webinstall.dev serves for each name and runs it: what runs is
+// whatever that site serves when the server starts.
+func (a *auditor) webi(c invocation) cmdInfo {
+	for _, w := range c.args() {
+		if !strings.HasPrefix(w.text, "-") {
+			a.inferred.Network, a.inferred.Exec = true, true
+			a.add(CodeFetchExec, w.path, "runs "+quoted(c.name)+", which downloads an installer script from webinstall.dev and runs it")
+			break
+		}
+	}
+	return cmdInfo{name: c.name}
 }

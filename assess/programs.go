@@ -499,6 +499,28 @@ func init() {
 		"salt-call": {judge: (*auditor).salt}, "salt": {judge: (*auditor).salt}, "pyinfra": {judge: (*auditor).pyinfra},
 		"puppet": {judge: (*auditor).inlineDSL}, "chef-apply": {judge: (*auditor).inlineDSL},
 		"pre-commit": {judge: (*auditor).preCommit},
+		// The binaries of crates' releases, as cargo binstall installs
+		// them.
+		"cargo-binstall": {judge: func(a *auditor, c invocation) cmdInfo {
+			a.cargoInstall(c.args(), c.name)
+			return cmdInfo{name: c.name}
+		}},
+		"cargo-quickinstall": {judge: func(a *auditor, c invocation) cmdInfo {
+			a.cargoInstall(c.args(), c.name)
+			return cmdInfo{name: c.name}
+		}},
+		// Toolchain installers, model and package downloaders: network
+		// use, as for the system package managers.
+		"rustup":  installsPackages("install", "add", "update"),
+		"ghcup":   installsPackages("install", "upgrade"),
+		"juliaup": installsPackages("add", "update", "up"),
+		"elan":    installsPackages("install", "update"),
+		"spack":   installsPackages("install"),
+		"vcpkg":   installsPackages("install"),
+		"conan":   installsPackages("install"),
+		"ollama":  installsPackages("pull", "run"),
+		"zig":     installsPackages("fetch"),
+		"webi":    {judge: (*auditor).webi},
 		"dotnet-script": {judge: func(a *auditor, c invocation) cmdInfo {
 			a.dotnetScript(c.args(), c.depth)
 			return cmdInfo{name: c.name}
