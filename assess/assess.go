@@ -642,7 +642,9 @@ import (
 // 2026.12.207: plugin managers (asdf, mise, vfox), cargo-binstall and
 // cargo-quickinstall, llm install, jupyter labextension install, Webi,
 // toolchain installers and other downloaders' network use.
-const Ruleset = "2026.12.207"
+// 2026.12.208: a script file that is the standard input (bash /dev/stdin,
+// python3 /dev/fd/0, awk -f /dev/stdin, sed -f -).
+const Ruleset = "2026.12.208"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -188,7 +188,8 @@ func (a *auditor) shellProgram(c invocation) cmdInfo {
 		// sh -c 'sh' reads its script from the input sh -c was given.
 		ran := a.inlineShellWith(c.name, *script, c.depth, isPOSIXShell(c.name), c.env, positional(c.name, c.args(), script))
 		info.runsArg, info.stdinScript = !script.lit, ran.stdinScript
-	case file == nil && stdin:
+	case file == nil && stdin, file != nil && file.lit && stdinFile[file.text]:
+		// bash -s, or bash /dev/stdin: the script is what is piped in.
 		info.stdinScript = true
 	}
 	return info
@@ -1041,7 +1042,8 @@ func (a *auditor) interpreter(c invocation) cmdInfo {
 			a.inlineCode(code.text, code.path)
 			a.inlineCommands(fam, code.text, code.path, c.depth) // inlinecalls.go
 		}
-	case stdin:
+	case stdin, file != nil && file.lit && stdinFile[file.text]:
+		// python3 -, python3 /dev/stdin: the program is what is piped in.
 		info.stdinScript = true
 	}
 	for _, w := range moduleOptions(fam, args) {
@@ -1267,9 +1269,15 @@ func (a *auditor) awk(c invocation) cmdInfo {
 		if len(t) < 2 || t[0] != '-' {
 			break
 		}
-		name, _, joined := strings.Cut(t, "=")
+		name, val, joined := strings.Cut(t, "=")
 		if name == "-f" || name == "--file" || name == "-E" || name == "--exec" || strings.HasPrefix(t, "-f") {
-			return cmdInfo{name: c.name} // the program is a file
+			// The program is a file: awk -f /dev/stdin reads it from
+			// what is piped in.
+			if t[1] != '-' && len(t) > 2 && !strings.HasPrefix(t, "-f=") {
+				val, joined = t[2:], true // -fFILE, -EFILE
+			}
+			w, ok := optValue(args, &i, val, joined)
+			return cmdInfo{name: c.name, stdinScript: ok && w.lit && stdinFile[w.text]}
 		}
 		if awkValueFlags[name] && !joined {
 			i++

@@ -189,7 +189,7 @@ func matchingClose(s string, open int) int {
 func (a *auditor) sed(c invocation) cmdInfo {
 	args := c.args()
 	var scripts, rest []arg
-	sandbox, given := false, false
+	sandbox, given, stdinProg := false, false, false
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		switch {
@@ -206,6 +206,7 @@ func (a *auditor) sed(c invocation) cmdInfo {
 				if ok && flag == "--expression" {
 					scripts = append(scripts, w)
 				}
+				stdinProg = stdinProg || ok && flag == "--file" && w.lit && stdinFile[w.text]
 				given = given || flag != "--line-length"
 			}
 		case len(t) > 1 && t[0] == '-':
@@ -228,6 +229,7 @@ func (a *auditor) sed(c invocation) cmdInfo {
 					if t[j] == 'e' {
 						scripts = append(scripts, w)
 					}
+					stdinProg = stdinProg || t[j] == 'f' && w.lit && stdinFile[w.text]
 					given = given || t[j] != 'l'
 					break cluster
 				}
@@ -247,7 +249,9 @@ func (a *auditor) sed(c invocation) cmdInfo {
 			a.sedScript(c, w)
 		}
 	}
-	return cmdInfo{name: c.name}
+	// sed -f /dev/stdin: its script, whose e commands run a shell, is
+	// what is piped in.
+	return cmdInfo{name: c.name, stdinScript: stdinProg}
 }
 
 // sedScript walks a sed script command by command (addresses, then the
