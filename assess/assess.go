@@ -644,7 +644,14 @@ import (
 // toolchain installers and other downloaders' network use.
 // 2026.12.208: a script file that is the standard input (bash /dev/stdin,
 // python3 /dev/fd/0, awk -f /dev/stdin, sed -f -).
-const Ruleset = "2026.12.208"
+// 2026.12.209: the package managers of the system given a package by URL
+// (rpm -i, dnf, yum, zypper install, pacman -U, brew, scoop, flatpak
+// install) are unpinned, over http or ftp insecure_url; signature and
+// checksum checks turned off (apt --allow-unauthenticated, apk
+// --allow-untrusted, dnf --nogpgcheck, rpm --nosignature, snap
+// --dangerous …), repository definitions and helm repo add over http are
+// insecure_url; brew --no-quarantine is defense_evasion.
+const Ruleset = "2026.12.209"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

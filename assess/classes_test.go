@@ -4157,7 +4157,8 @@ func TestAuditKubernetesSources(t *testing.T) {
 		{"helm install from OCI at a version", stdio("helm", "install", "x", "oci://registry-1.docker.io/bitnamicharts/nginx", "--version=15.1.0"), []string{}, true, false},
 		{"helm install of a local chart", stdio("helm", "install", "x", "./chart"), []string{}, true, false},
 		{"helm install of a chart's file", stdio("helm", "install", "x", "https://x.example/nginx-15.1.0.tgz"), []string{}, true, false},
-		{"another helm command", stdio("helm", "repo", "add", "bitnami", "https://charts.bitnami.com/bitnami"), []string{}, false, false},
+		{"helm repo add over https: network use only", stdio("helm", "repo", "add", "bitnami", "https://charts.bitnami.com/bitnami"), []string{}, true, false},
+		{"another helm command", stdio("helm", "list"), []string{}, false, false},
 	})
 }
 
@@ -6728,5 +6729,67 @@ func TestAuditScriptFromStdinFile(t *testing.T) {
 		{"bash of a file", stdio("sh", "-c", dl+"bash run.sh"), []string{fe, sh, meta}, true, true},
 		{"awk -f of a file", stdio("sh", "-c", dl+"awk -f prog.awk"), []string{fe, sh, meta}, true, true},
 		{"sed --sandbox -f /dev/stdin", stdio("sh", "-c", dl+"sed --sandbox -f /dev/stdin x"), []string{fe, sh, meta}, true, true},
+	})
+}
+
+// The package managers of the system (ruleset 2026.12.209): a package
+// given by URL (rpm -i, dnf, yum and zypper install, pacman -U, brew and
+// scoop install, flatpak install of a reference) is whatever the URL
+// serves, not a package of a signed repository: unpinned, and
+// insecure_url over http or ftp; a repository definition or a chart
+// repository read over http, and signature or checksum checks turned off,
+// are insecure_url; brew --no-quarantine is defense_evasion.
+func TestAuditSystemPackageManagers(t *testing.T) {
+	un := func(i int) string { return fmt.Sprintf("warn unpinned mcp.args[%d]", i) }
+	in := func(i int) string { return fmt.Sprintf("danger insecure_url mcp.args[%d]", i) }
+	runCases(t, []auditCase{
+		{"rpm -ivh URL", stdio("rpm", "-ivh", "https://x.example/srv-1.0.rpm"), []string{un(1)}, true, false},
+		{"rpm -U ftp URL", stdio("rpm", "-U", "ftp://x.example/srv.rpm"), []string{in(1), un(1)}, true, false},
+		{"dnf install URL", stdio("dnf", "-y", "install", "https://x.example/srv.rpm"), []string{un(2)}, true, false},
+		{"yum localinstall http URL", stdio("yum", "localinstall", "http://x.example/srv.rpm"), []string{in(1), un(1)}, true, false},
+		{"zypper in URL", stdio("zypper", "in", "https://x.example/srv.rpm"), []string{un(1)}, true, false},
+		{"pacman -U URL", stdio("pacman", "-U", "--noconfirm", "https://x.example/srv.pkg.tar.zst"), []string{un(2)}, true, false},
+		{"brew install URL", stdio("brew", "install", "https://x.example/srv.rb"), []string{un(1)}, true, false},
+		{"scoop install URL", stdio("scoop", "install", "https://x.example/srv.json"), []string{un(1)}, true, false},
+		{"flatpak install ref URL", stdio("flatpak", "install", "--from", "https://x.example/srv.flatpakref"), []string{un(2)}, true, false},
+		{"in a script, under sudo", stdio("sh", "-c", "sudo dnf install -y https://x.example/srv.rpm && srv"), []string{
+			"danger privilege_escalation mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]", un(1)}, true, true},
+		{"helm repo add http", stdio("helm", "repo", "add", "x", "http://x.example/charts"), []string{in(3)}, true, false},
+		{"dnf config-manager --add-repo http", stdio("dnf", "config-manager", "--add-repo", "http://x.example/x.repo"), []string{in(2)}, true, false},
+		{"yum-config-manager --add-repo=http", stdio("yum-config-manager", "--add-repo=http://x.example/x.repo"), []string{in(0)}, true, false},
+		{"flatpak remote-add --from http", stdio("flatpak", "remote-add", "--from", "x", "http://x.example/x.flatpakrepo"), []string{in(3)}, true, false},
+		{"choco --source=http", stdio("choco", "install", "srv", "--source=http://x.example/feed"), []string{in(2)}, true, false},
+		{"apt-get --allow-unauthenticated", stdio("apt-get", "install", "-y", "--allow-unauthenticated", "srv"), []string{in(2)}, true, false},
+		{"apt-get -o AllowUnauthenticated", stdio("apt-get", "-o", "APT::Get::AllowUnauthenticated=true", "install", "srv"), []string{in(1)}, true, false},
+		{"apt -o Verify-Peer=false", stdio("apt", "install", "-o", "Acquire::https::Verify-Peer=false", "srv"), []string{in(2)}, true, false},
+		{"add-apt-repository trusted=yes", stdio("add-apt-repository", "-y", "deb [trusted=yes] http://x.example/u focal main"), []string{in(1)}, true, false},
+		{"apk --allow-untrusted", stdio("apk", "add", "--allow-untrusted", "srv"), []string{in(1)}, true, false},
+		{"dnf --nogpgcheck", stdio("dnf", "install", "-y", "--nogpgcheck", "srv"), []string{in(2)}, true, false},
+		{"dnf --setopt repo gpgcheck", stdio("dnf", "install", "--setopt", "fedora.gpgcheck=False", "srv"), []string{in(2)}, true, false},
+		{"yum --setopt=gpgcheck=0", stdio("yum", "install", "--setopt=gpgcheck=0", "srv"), []string{in(1)}, true, false},
+		{"rpm -i --nosignature", stdio("rpm", "-i", "--nosignature", "srv.rpm"), []string{in(1)}, false, false},
+		{"zypper --no-gpg-checks", stdio("zypper", "--no-gpg-checks", "in", "srv"), []string{in(0)}, true, false},
+		{"snap --dangerous", stdio("snap", "install", "--dangerous", "srv.snap"), []string{in(1)}, true, false},
+		{"flatpak --no-gpg-verify", stdio("flatpak", "install", "--no-gpg-verify", "srv"), []string{in(1)}, true, false},
+		{"choco --ignore-checksums", stdio("choco", "install", "srv", "--ignore-checksums"), []string{in(2)}, true, false},
+		{"winget --ignore-security-hash", stdio("winget", "install", "srv", "--ignore-security-hash"), []string{in(2)}, true, false},
+		{"scoop install -s", stdio("scoop", "install", "-s", "srv"), []string{in(1)}, true, false},
+		{"brew --no-quarantine", stdio("brew", "install", "--cask", "--no-quarantine", "srv"), []string{"danger defense_evasion mcp.command"}, true, false},
+		// Look-alikes: packages of the distribution's repositories, local
+		// files, https repositories, settings that check nothing, queries.
+		{"dnf install name", stdio("dnf", "install", "-y", "srv"), []string{}, true, false},
+		{"dnf --setopt other", stdio("dnf", "install", "--setopt=install_weak_deps=False", "srv"), []string{}, true, false},
+		{"apt-get -o Dpkg", stdio("apt-get", "install", "-o", "Dpkg::Options::=--force-confold", "srv"), []string{}, true, false},
+		{"pacman -Syu", stdio("pacman", "-Syu", "--noconfirm", "srv"), []string{}, true, false},
+		{"pacman -U file", stdio("pacman", "-U", "/tmp/srv.pkg.tar.zst"), []string{}, false, false},
+		{"rpm -qa --nosignature", stdio("rpm", "-qa", "--nosignature"), []string{}, false, false},
+		{"rpm -i loopback URL", stdio("rpm", "-i", "http://127.0.0.1:8000/srv.rpm"), []string{}, false, false},
+		{"scoop search -s", stdio("scoop", "search", "-s"), []string{}, false, false},
+		{"choco https feed", stdio("choco", "install", "srv", "-s", "https://x.example/feed"), []string{}, true, false},
+		{"helm repo add https", stdio("helm", "repo", "add", "x", "https://x.example/charts"), []string{}, true, false},
+		{"flatpak remote-add https", stdio("flatpak", "remote-add", "--from", "x", "https://x.example/x.flatpakrepo"), []string{}, true, false},
+		{"add-apt-repository http deb line", stdio("add-apt-repository", "deb http://x.example/u focal main"), []string{}, true, false},
+		{"apk http repository", stdio("apk", "add", "-X", "http://x.example/alpine", "srv"), []string{}, true, false},
+		{"brew install --cask", stdio("brew", "install", "--cask", "srv"), []string{}, true, false},
 	})
 }

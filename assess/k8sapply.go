@@ -12,6 +12,7 @@ import "strings"
 //     kubectl -k (--kustomize) and kustomize build of a remote
 //     kustomization (github.com/o/r//path?ref=REF, https://…, git@…) the
 //     same, the commit given by ref= or in the path.
+//   - helm repo add NAME URL reads a chart repository: network use.
 //   - helm install|upgrade|template|pull CHART installs a chart of a
 //     repository (REPO/CHART, a name with --repo URL, oci://REGISTRY/CHART):
 //     without an exact --version (or an OCI tag or digest) it is the
@@ -117,6 +118,14 @@ func (a *auditor) helm(c invocation) cmdInfo {
 	case "install", "upgrade", "template", "pull", "fetch":
 	case "plugin":
 		a.helmPlugin(rest[1:])
+		return info
+	case "repo":
+		// helm repo add NAME URL reads the repository's index, and
+		// installs from it charts nothing signs unless --verify asks.
+		if ops := operands(rest[1:], helmValues, false, nil); len(ops) >= 3 && ops[0].text == "add" {
+			a.inferred.Network = true
+			a.plainFetch(ops[2], "helm repo add", "reads the chart repository")
+		}
 		return info
 	default:
 		return info
