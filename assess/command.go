@@ -221,8 +221,12 @@ func isAssignment(t string) (string, bool) {
 // assignedWord returns the variable a NAME=value word sets and its value:
 // the literal value, or, for a script's word whose value is not known
 // (NAME="$V", whose text is "NAME=", see assignPrefix), a value that is
-// not literal.
+// not literal; for a word that sets a variable not known by its name
+// ("$K"=x), an empty name.
 func assignedWord(w arg) (string, arg, bool) {
+	if !w.lit && w.text == unknownAssignment {
+		return "", arg{path: w.path}, true // "$K"=x: which variable is not known
+	}
 	k, ok := isAssignment(w.text)
 	switch {
 	case !ok:

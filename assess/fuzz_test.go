@@ -369,6 +369,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "asdf plugin add x https://g/x; asdf plugin-add; asdf plugin list; mise plugins install y; mise plugin i; vfox add z; cargo-binstall -y --version 1.2.3 a b@2 --git https://g/c; cargo-quickinstall d; llm install -e . e==1 f; jupyter labextension install @g/h@1 i; webi --x node@lts; rustup toolchain install nightly; ghcup list; juliaup add release; elan show; spack install j; vcpkg list; conan install k; ollama run l; zig fetch --save https://m"},
 	{"sh", "-c", "curl h://x | bash /dev/stdin; wget -O- h://y | python3 /dev/fd/0 a; curl h://z | node /proc/self/fd/0; curl h://w | gawk -f /dev/stdin; curl h://v | awk -f/dev/stdin -f; curl h://u | sed -f /dev/stdin -f; curl h://t | sed --file=- --sandbox; curl h://s | sed --file; curl h://r | awk --file=- x"},
 	{"sh", "-c", "rpm -ivh --nosignature ftp://a/b.rpm; dnf -y install --setopt x.gpgcheck=0 http://c/d.rpm; yum-config-manager --add-repo=http://e; pacman -Uv https://f/g; apt-get -o APT::Get::AllowUnauthenticated= install; apt -o; add-apt-repository 'deb [trusted=yes] http://h'; flatpak remote-add --from n http://i; flatpak install --from; scoop install -s https://j; choco install k --source; brew install --no-quarantine https://l; helm repo add m http://n; helm repo add"},
+	{"sh", "-c", "env \"$K\"=1 ${J}=2 \"$L=3\" '$M'=4 npx -y a; sudo \"$K\"= b; env \"$K\"; env \"x$K\"=; docker run -e \"$K\"=1 c; env =\"$V\" d"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -2,6 +2,7 @@ package assess
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -445,21 +446,43 @@ func unescape(s string) string {
 
 // assignPrefix returns "NAME=" when the word, whose value is not known,
 // starts with a variable's name and '=' written literally (NAME="$V",
-// NAME=$(cmd)), and "" otherwise: the text of such a word, which env,
-// sudo and docker -e read as an assignment of a value not known.
+// NAME=$(cmd)), "=" when it holds an '=' written literally elsewhere
+// ("$K"=x, ${K}=x, "$K=x": whatever K holds, the word holds an '='), and
+// "" otherwise: the text of such a word, which env, sudo and docker -e
+// read as an assignment (of a variable not known by its name for "=").
 func assignPrefix(w *syntax.Word) string {
 	if len(w.Parts) == 0 {
 		return ""
 	}
-	lit, ok := w.Parts[0].(*syntax.Lit)
-	if !ok {
-		return ""
+	if lit, ok := w.Parts[0].(*syntax.Lit); ok {
+		if k, _, found := strings.Cut(lit.Value, "="); found && shellName(k) {
+			return k + "="
+		}
 	}
-	k, _, found := strings.Cut(lit.Value, "=")
-	if !found || !shellName(k) {
-		return ""
+	for _, p := range w.Parts {
+		if literalEquals(p) {
+			return unknownAssignment
+		}
 	}
-	return k + "="
+	return ""
+}
+
+// unknownAssignment is the text of a script's word that sets a variable
+// whose name is not known ("$K"=x).
+const unknownAssignment = "="
+
+// literalEquals reports whether a part of a word holds an '=' written
+// literally, unquoted or in quotes.
+func literalEquals(p syntax.WordPart) bool {
+	switch p := p.(type) {
+	case *syntax.Lit:
+		return strings.Contains(p.Value, "=")
+	case *syntax.SglQuoted:
+		return strings.Contains(p.Value, "=")
+	case *syntax.DblQuoted:
+		return slices.ContainsFunc(p.Parts, literalEquals)
+	}
+	return false
 }
 
 // call judges one simple command of the script (once).
