@@ -654,7 +654,12 @@ import (
 // 2026.12.210: a script's env or sudo word that sets a variable not known
 // by its name ("$K"=x) no longer ends their reading: the command after it
 // is judged.
-const Ruleset = "2026.12.210"
+// 2026.12.211: opam pin of a git or archive URL without a commit (or
+// --dev-repo), nix-env -f of an archive URL, terraform init -from-module,
+// ansible-galaxy roles and collections, vagrant plugin install and brew
+// --HEAD without an exact version or commit are unpinned; nix-env -i,
+// terraform init and opam pin use the network.
+const Ruleset = "2026.12.211"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

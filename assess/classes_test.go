@@ -6813,3 +6813,55 @@ func TestAuditEnvAssignmentOfUnknownName(t *testing.T) {
 		{`env "$K"=1 alone`, stdio("sh", "-c", `env "$K"=1`), []string{sh}, false, true},
 	})
 }
+
+// Sources pinned by a commit (ruleset 2026.12.211): opam pin of a git or
+// archive URL without #<commit> (or --dev-repo), nix-env -f of an archive
+// URL, terraform init -from-module of a git source without ?ref=<commit>
+// or of a registry module, ansible-galaxy roles and collections without an
+// exact version, vagrant plugin install without --plugin-version, and brew
+// --HEAD build what their source holds when the server starts: unpinned,
+// insecure_url over plain http.
+func TestAuditSourcesPinnedByCommit(t *testing.T) {
+	un := func(i int) string { return fmt.Sprintf("warn unpinned mcp.args[%d]", i) }
+	in := func(i int) string { return fmt.Sprintf("danger insecure_url mcp.args[%d]", i) }
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	runCases(t, []auditCase{
+		{"opam pin add git URL", stdio("opam", "pin", "add", "srv", "https://github.com/x/srv.git"), []string{un(3)}, true, false},
+		{"opam pin git+ branch", stdio("opam", "pin", "srv", "git+https://github.com/x/srv.git#main"), []string{un(2)}, true, false},
+		{"opam pin add http archive", stdio("opam", "pin", "add", "srv", "http://x.example/srv.tar.gz"), []string{in(3), un(3)}, true, false},
+		{"opam pin --dev-repo", stdio("opam", "pin", "add", "srv", "--dev-repo"), []string{un(3)}, true, false},
+		{"nix-env -f archive URL", stdio("nix-env", "-f", "https://github.com/x/y/archive/main.tar.gz", "-i"), []string{un(1)}, true, false},
+		{"nix-env -if URL", stdio("nix-env", "-if", "https://x.example/a.tar.gz"), []string{un(1)}, true, false},
+		{"nix-env --file=http", stdio("nix-env", "--file=http://x.example/a.tar.gz", "-iA", "srv"), []string{in(0), un(0)}, true, false},
+		{"terraform init -from-module git", stdio("terraform", "init", "-from-module=git::https://x.example/m.git"), []string{un(1)}, true, false},
+		{"terraform init -from-module registry", stdio("terraform", "-chdir=infra", "init", "-from-module", "hashicorp/consul/aws"), []string{un(3)}, true, false},
+		{"tofu init -from-module http", stdio("tofu", "init", "-from-module=git::http://x.example/m.git?ref=v1.0.0"), []string{in(1), un(1)}, true, false},
+		{"ansible-galaxy install role", stdio("ansible-galaxy", "install", "x.role"), []string{un(1)}, true, false},
+		{"ansible-galaxy role from git branch", stdio("ansible-galaxy", "role", "install", "git+https://github.com/x/y,main"), []string{un(2)}, true, false},
+		{"ansible-galaxy collection", stdio("ansible-galaxy", "collection", "install", "community.general"), []string{un(2)}, true, false},
+		{"ansible-galaxy collection range", stdio("ansible-galaxy", "collection", "install", "community.general:>=8.0.0"), []string{un(2)}, true, false},
+		{"ansible-galaxy collection URL", stdio("ansible-galaxy", "collection", "install", "https://x.example/c.tar.gz"), []string{un(2)}, true, false},
+		{"vagrant plugin install", stdio("vagrant", "plugin", "install", "vagrant-srv"), []string{un(2)}, true, false},
+		{"brew install --HEAD", stdio("brew", "install", "--HEAD", "srv"), []string{un(1)}, true, false},
+		// Look-alikes: commits, exact versions, local sources, other
+		// subcommands.
+		{"opam pin at a commit", stdio("opam", "pin", "add", "srv", "git+https://github.com/x/srv.git#"+sha), []string{}, true, false},
+		{"opam pin at a version", stdio("opam", "pin", "add", "-y", "srv", "1.2.3"), []string{}, true, false},
+		{"opam pin of this folder", stdio("opam", "pin", "add", "."), []string{}, true, false},
+		{"opam pin list", stdio("opam", "pin", "list"), []string{}, false, false},
+		{"nix-env -if archive of a commit", stdio("nix-env", "-if", "https://github.com/x/y/archive/"+sha+".tar.gz"), []string{}, true, false},
+		{"nix-env -iA", stdio("nix-env", "-iA", "nixpkgs.srv"), []string{}, true, false},
+		{"nix-env -q", stdio("nix-env", "-q"), []string{}, false, false},
+		{"terraform init -from-module at a commit", stdio("terraform", "init", "-from-module=git::https://x.example/m.git?ref="+sha), []string{}, true, false},
+		{"terraform init -from-module local", stdio("terraform", "init", "-from-module=./mod"), []string{}, true, false},
+		{"terraform init", stdio("terraform", "init"), []string{}, true, false},
+		{"terraform plan", stdio("terraform", "plan"), []string{}, false, false},
+		{"ansible-galaxy role at a version", stdio("ansible-galaxy", "install", "x.role,v1.2.3"), []string{}, true, false},
+		{"ansible-galaxy role at a commit", stdio("ansible-galaxy", "role", "install", "git+https://github.com/x/y,"+sha), []string{}, true, false},
+		{"ansible-galaxy collection exact", stdio("ansible-galaxy", "collection", "install", "community.general:==8.0.0"), []string{}, true, false},
+		{"ansible-galaxy requirements file", stdio("ansible-galaxy", "collection", "install", "-r", "requirements.yml"), []string{}, true, false},
+		{"ansible-galaxy local tarball", stdio("ansible-galaxy", "collection", "install", "./ns-c-1.0.0.tar.gz"), []string{}, true, false},
+		{"vagrant plugin at a version", stdio("vagrant", "plugin", "install", "vagrant-srv", "--plugin-version", "1.2.3"), []string{}, true, false},
+		{"vagrant up", stdio("vagrant", "up"), []string{}, false, false},
+	})
+}

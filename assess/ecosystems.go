@@ -114,6 +114,15 @@ var (
 		"jupyter": {subs: [][]string{{"labextension", "install"}}, pinned: npmPinned},
 		// SWI-Prolog's pack app: swipl pack install NAME|URL.
 		"swipl": {subs: [][]string{{"pack", "install"}}, pinned: packPinned},
+		// Ansible Galaxy's roles and collections, Vagrant's plugins
+		// (srcpins.go).
+		"ansible-galaxy": {subs: [][]string{{"install"}, {"role", "install"}, {"collection", "install"}}, pinned: galaxyPinned,
+			sources: set("-s", "--server"), values: set("-r", "--role-file", "--requirements-file", "-p", "--roles-path",
+				"--collections-path", "-s", "--server", "--api-key", "--token", "--timeout", "-c", "--keyring",
+				"--signature", "--required-valid-signature-count", "--ignore-signature-status-code", "--offline-dir")},
+		"vagrant": {subs: [][]string{{"plugin", "install"}}, pinned: func(string) bool { return false },
+			pins: versionOptionPins("--plugin-version"), sources: set("--plugin-source"),
+			values: set("--plugin-version", "--plugin-source", "--entry-point")},
 		"raco": {subs: [][]string{{"pkg", "install"}, {"pkg", "update"}}, pinned: racoPinned, pins: racoPins,
 			sources: set("--catalog"),
 			values: set("-t", "--type", "-n", "--name", "--checksum", "--scope", "--scope-dir", "--catalog",

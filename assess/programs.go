@@ -480,6 +480,9 @@ func init() {
 		"flatpak":  systemInstaller("install", "update", "upgrade"),
 		"snap":     systemInstaller("install", "refresh"),
 		"rpm":      systemInstaller(), "yum-config-manager": systemInstaller(),
+		// Sources pinned by a commit (srcpins.go).
+		"opam": {judge: (*auditor).opamPin}, "nix-env": {judge: (*auditor).nixEnv},
+		"terraform": {judge: (*auditor).terraformInit}, "tofu": {judge: (*auditor).terraformInit},
 		"add-apt-repository": {judge: (*auditor).aptRepository}, "apt-add-repository": {judge: (*auditor).aptRepository},
 		"jbang":        {judge: (*auditor).jbang},
 		"concurrently": {judge: (*auditor).concurrently}, "nodemon": {judge: (*auditor).nodemon},

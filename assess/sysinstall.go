@@ -29,6 +29,7 @@ import (
 //     --no-gpg-verify, choco --ignore-checksums, winget
 //     --ignore-security-hash, scoop --skip-hash-check, a deb line marked
 //     [trusted=yes]: insecure_url, as certificate checks turned off are.
+//     brew --HEAD builds a formula from its branch's head: unpinned.
 //     brew --no-quarantine installs an app without the quarantine mark
 //     Gatekeeper checks: defense_evasion, as xattr removing it is.
 //
@@ -126,6 +127,8 @@ func (a *auditor) systemPackages(c invocation) {
 		switch {
 		case m.noVerify[flag] && (c.name != "rpm" || installs) && (c.name != "scoop" || sub == "install" || sub == "update"):
 			a.signaturesOff(c, w, flag)
+		case flag == "--HEAD" && c.name == "brew":
+			a.add(CodeUnpinned, w.path, "`brew --HEAD` builds the formula from the head of its repository's branch, which can change at any time; install a released version")
 		case flag == "--no-quarantine" && c.name == "brew":
 			a.evasion(c, "installs an app without the quarantine mark Gatekeeper checks (--no-quarantine)")
 		case flag == "--setopt" || flag == "-o" || flag == "--option":
