@@ -659,7 +659,10 @@ import (
 // ansible-galaxy roles and collections, vagrant plugin install and brew
 // --HEAD without an exact version or commit are unpinned; nix-env -i,
 // terraform init and opam pin use the network.
-const Ruleset = "2026.12.211"
+// 2026.12.212: getent shadow, /etc/shadow copied, dscl's ShadowHashData,
+// macOS's user records, Windows' SAM and SECURITY hive files, LaZagne and
+// mimipenguin are credential_dump.
+const Ruleset = "2026.12.212"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

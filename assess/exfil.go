@@ -84,6 +84,9 @@ var flowJudges = map[string]func(a *auditor, c invocation, info *cmdInfo){
 	},
 	// reg save of the hives that hold the machine's password hashes.
 	"reg": (*auditor).regSave,
+	// getent shadow and dscl's ShadowHashData print the password hashes
+	// (dump.go).
+	"getent": (*auditor).getentShadow, "dscl": (*auditor).dsclShadow,
 	"kubectl": func(_ *auditor, c invocation, info *cmdInfo) {
 		args := c.args()
 		if i := slices.IndexFunc(args, isWord("config")); i >= 0 && i+1 < len(args) && args[i+1].text == "view" &&
@@ -325,6 +328,9 @@ func (a *auditor) copiesLocally(c invocation, _ *cmdInfo) {
 			continue
 		}
 		if what := a.credentialAt(w.text); what != "" {
+			if what == passwordHashes && c.name != "ln" {
+				a.dumps(c, "copies "+what)
+			}
 			a.stage(dest, what)
 			return
 		}
@@ -950,6 +956,13 @@ func (a *auditor) regSave(c invocation, _ *cmdInfo) {
 func systemSecret(p string) string {
 	switch p {
 	case "/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd":
+		return passwordHashes
+	}
+	if lp := strings.ToLower(p); strings.HasSuffix(lp, "/system32/config/sam") || strings.HasSuffix(lp, "/system32/config/security") ||
+		strings.HasPrefix(lp, "/var/db/dslocal/nodes/default/users/") && strings.HasSuffix(lp, ".plist") {
+		// Windows' SAM and SECURITY hives as files (copied from a shadow
+		// copy: \\?\GLOBALROOT\Device\HarddiskVolumeShadowCopy1\…), and the
+		// records where macOS keeps each user's password hash.
 		return passwordHashes
 	}
 	if rest, ok := strings.CutPrefix(p, "/proc/"); ok && strings.HasSuffix(rest, "/environ") &&

