@@ -662,7 +662,11 @@ import (
 // 2026.12.212: getent shadow, /etc/shadow copied, dscl's ShadowHashData,
 // macOS's user records, Windows' SAM and SECURITY hive files, LaZagne and
 // mimipenguin are credential_dump.
-const Ruleset = "2026.12.212"
+// 2026.12.213: the commands of the JVM's -XX:OnOutOfMemoryError and
+// -XX:OnError (also in JAVA_TOOL_OPTIONS and its kin) are judged; php -d
+// auto_prepend_file or auto_append_file of a URL is a script run by its
+// URL.
+const Ruleset = "2026.12.213"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
@@ -1081,6 +1085,9 @@ func (a *auditor) envBlock() {
 		if a.envProgram(k, arg{text: v, path: p, lit: true}, 0) {
 			command = true
 		}
+		if a.jvmOptionsEnv(k, arg{text: v, path: p, lit: true}, 0) {
+			command = true // runtimeopts.go
+		}
 		if n, ok := strings.CutPrefix(k, "GIT_CONFIG_VALUE_"); ok {
 			// git reads GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n> as
 			// the n-th `-c key=value`.
@@ -1184,6 +1191,7 @@ func (a *auditor) envValue(key string, value arg, depth int) {
 		a.envProgram(key, value, depth)
 		a.envTrust(key, value)
 		a.envLoadsDownload(key, value)
+		a.jvmOptionsEnv(key, value, depth)
 	}
 }
 

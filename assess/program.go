@@ -80,6 +80,7 @@ func (a *auditor) judgeProgram(c invocation, side *sideJudge) cmdInfo {
 	if opts, ok := commandOptions[c.name]; ok {
 		a.optionCommands(c, opts) // optcmds.go
 	}
+	a.runtimeOptions(c) // runtimeopts.go
 	if !known {
 		a.unknownProgram(c)
 		return cmdInfo{name: c.name}
