@@ -666,7 +666,11 @@ import (
 // -XX:OnError (also in JAVA_TOOL_OPTIONS and its kin) are judged; php -d
 // auto_prepend_file or auto_append_file of a URL is a script run by its
 // URL.
-const Ruleset = "2026.12.213"
+// 2026.12.214: Emacs Lisp's calls that run commands (shell-command,
+// call-process, start-process, make-process …) in emacs --eval and
+// emacsclient -e are judged for what they run; sudo-rs and please are
+// privilege_escalation.
+const Ruleset = "2026.12.214"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

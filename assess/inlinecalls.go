@@ -123,6 +123,17 @@ var inlineCalls = map[string][]inlineCall{
 		shellCall(`\b(?:system|unix|dos|host|unix_[gsw])\s*\(\s*` + strLit),
 	},
 	"maxima": {shellCall(`\bsystem\s*\(\s*` + dqLit)},
+	// Emacs Lisp: shell-command and its kin hand a command line to a
+	// shell; call-process, process-lines, start-process and make-process
+	// run a program with arguments (nil, t and 0 among them are not
+	// words).
+	"emacs": {
+		shellCall(`\((?:shell-command|shell-command-to-string|async-shell-command|call-process-shell-command|process-file-shell-command)\s+` + dqLit),
+		shellCall(`\(start-(?:file-)?process-shell-command\s+(?:"(?:[^"\\\n]|\\.)*"|nil)\s+(?:"(?:[^"\\\n]|\\.)*"|nil)\s+` + dqLit),
+		argvCall(`\((?:call-process|process-lines)\s+(` + dqLit + `(?:\s+(?:nil|t|0|` + dqLit + `))*)`),
+		argvCall(`\(start-process\s+(?:"(?:[^"\\\n]|\\.)*"|nil)\s+(?:"(?:[^"\\\n]|\\.)*"|nil)\s+(` + dqLit + `(?:\s+` + dqLit + `)*)`),
+		argvCall(`:command\s+(?:'\(|\(list\s+)\s*(` + dqLit + `(?:\s+` + dqLit + `)*)`),
+	},
 	// Prolog's shell/1,2 (SWI, YAP, Trealla, Scryer's library(os)),
 	// system/1,2 and GNU Prolog's popen/3 and exec/4,5: a command line
 	// /bin/sh runs, written as a quoted atom or a string.
@@ -207,7 +218,7 @@ var javaCalls = []inlineCall{
 // language.
 var inlineLangs = map[string]string{
 	"bun": "node", "tsx": "node", "ts-node": "node", "deno": "node", "mongosh": "node", "mongo": "node",
-	"r": "rscript", "racket": "scheme", "guile": "scheme", "sbcl": "scheme", "expect": "tclsh",
+	"emacsclient": "emacs", "r": "rscript", "racket": "scheme", "guile": "scheme", "sbcl": "scheme", "expect": "tclsh",
 	"jshell": "java", "kotlin": "java", "kotlinc": "java", "scala": "java", "scala-cli": "java",
 	"clj": "clojure", "bb": "clojure", "nbb": "clojure", "zx": "node", "rake": "ruby", "chef-apply": "chef",
 	"ecl": "scheme", "clisp": "scheme", "ccl": "scheme", "ccl64": "scheme", "gsi": "scheme", "csi": "scheme",

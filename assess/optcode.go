@@ -172,6 +172,10 @@ func (a *auditor) editorCommand(c invocation, cmd arg) {
 		return
 	}
 	a.codeHeuristics(cmd.text, cmd.path)
+	if c.name == "emacs" || c.name == "emacsclient" {
+		a.inlineCommands(c.name, cmd.text, cmd.path, c.depth) // inlinecalls.go: Emacs Lisp's calls
+		return
+	}
 	if sh, ok := shellEscape(cmd.text); ok {
 		a.inferred.Exec = true
 		sc := &scan{a: a, path: cmd.path, depth: c.depth + 1}

@@ -80,8 +80,13 @@ func init() {
 			return a.peelEnv(c.args(), c.depth), cmdInfo{}, false
 		},
 		// Privilege: reported, then peeled (su and runas take a script).
-		"sudo":   escalates(peelSudo),
-		"doas":   escalates(peelSudo),
+		"sudo": escalates(peelSudo),
+		"doas": escalates(peelSudo),
+		// sudo-rs (sudo rewritten, under its own name where both are
+		// installed) and please (pleaser): sudo's kin.
+		"sudo-rs": escalates(peelSudo),
+		"please": escalates(getoptThen("-c", "--check", "-d", "--dir", "-g", "--group", "-r", "--reason", "-t",
+			"--target", "-u", "--user")),
 		"pkexec": escalates(peelSudo),
 		"run0":   escalates(optionsThen(run0ValueOptions, "--setenv")),
 		// systemd-run and machinectl shell: through polkit, as root unless
