@@ -670,7 +670,11 @@ import (
 // call-process, start-process, make-process …) in emacs --eval and
 // emacsclient -e are judged for what they run; sudo-rs and please are
 // privilege_escalation.
-const Ruleset = "2026.12.214"
+// 2026.12.215: posh, oksh, loksh, bosh, osh, hush and brush are POSIX
+// shells; versioned shell names (bash5, ksh93, zsh-5.9) and Python's ABI
+// suffixes (python3.13t, python3.7m) fold onto their family; a command of
+// /proc/self/exe started by the client is defense_evasion.
+const Ruleset = "2026.12.215"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

