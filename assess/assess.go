@@ -674,14 +674,16 @@ import (
 // shells; versioned shell names (bash5, ksh93, zsh-5.9) and Python's ABI
 // suffixes (python3.13t, python3.7m) fold onto their family; a command of
 // /proc/self/exe started by the client is defense_evasion.
-const Ruleset = "2026.12.215"
+// 2026.12.216: a browser given a web page (chromium --headless --dump-dom
+// URL, firefox --screenshot URL) uses the network.
+const Ruleset = "2026.12.216"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
 type Inferred struct {
 	// Network: the wiring performs network I/O (an HTTP transport, an
 	// [install] block, a package runner or manager, a container pull, a
-	// download command, ssh …).
+	// download command, ssh, a browser given a web page …).
 	Network bool
 	// Exec: the wiring spawns subprocesses beyond the server it launches (a
 	// shell script, a download primitive, a package script …).

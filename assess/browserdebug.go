@@ -18,6 +18,27 @@ var chromiumBrowsers = set("chrome", "google-chrome", "google-chrome-stable", "g
 	"msedge", "microsoft-edge", "microsoft-edge-stable", "microsoft edge", "brave", "brave-browser", "brave browser",
 	"vivaldi", "opera")
 
+// geckoBrowsers are Firefox and its forks, which open the URLs they are
+// given as Chromium's browsers do.
+var geckoBrowsers = set("firefox", "firefox-esr", "firefox-developer-edition", "firefox-nightly", "librewolf",
+	"waterfox", "floorp", "zen-browser")
+
+// browserURLs judges a browser given a web page to open (chromium
+// --headless --dump-dom URL, firefox --screenshot URL, msedge URL): it
+// uses the network, whatever the page is.
+func (a *auditor) browserURLs(c invocation) {
+	for _, w := range c.args() {
+		t := strings.TrimSpace(w.text)
+		if !w.lit || strings.HasPrefix(t, "-") {
+			continue
+		}
+		if u, ok := parseAnyURL(t); ok && (lower(u.Scheme) == "http" || lower(u.Scheme) == "https") && !loopbackHost(u.Hostname()) {
+			a.inferred.Network = true
+			return
+		}
+	}
+}
+
 // chromiumLaunchers are the switches of Chromium (and of Electron, which
 // takes them too) whose value is a command its child processes are
 // started through (the value's words go before the child's own command

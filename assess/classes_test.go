@@ -6644,7 +6644,7 @@ func TestAuditBrowserLaunchersAndWatchers(t *testing.T) {
 		{"lima", stdio("lima", "npx", "-y", "pkg"), []string{un(2)}, true, false},
 		// Look-alikes: a browser's other switches, a program of its own,
 		// chokidar without a command, limactl's other subcommands.
-		{"chrome --headless URL", stdio("chrome", "--headless", "--disable-gpu", "https://x.example"), []string{}, false, false},
+		{"chrome --headless URL", stdio("chrome", "--headless", "--disable-gpu", "https://x.example"), []string{}, true, false},
 		{"chrome --browser-subprocess-path", stdio("google-chrome", "--browser-subprocess-path=/opt/x/helper"), []string{}, false, true},
 		{"chrome switch without =, then a page", stdio("chrome", "--renderer-cmd-prefix", "npx"), []string{}, false, false},
 		{"chokidar alone", stdio("chokidar", "**/*"), []string{}, false, false},
@@ -6972,5 +6972,21 @@ func TestAuditMoreShellNames(t *testing.T) {
 		{"python-lsp-server", stdio("python-lsp-server"), []string{}, false, false},
 		{"dashboard", stdio("dashboard", "serve"), []string{}, false, false},
 		{"in a script", stdio("sh", "-c", "/proc/self/exe -c 'npx -y srv'"), []string{sh, "warn unpinned mcp.args[1]"}, true, true},
+	})
+}
+
+// A browser given a web page (ruleset 2026.12.216): chromium --headless
+// --dump-dom URL, firefox --screenshot URL and the like use the network,
+// so a wiring that declares none is underdeclared.
+func TestAuditBrowserPagesUseNetwork(t *testing.T) {
+	runCases(t, []auditCase{
+		{"msedge --dump-dom", stdio("msedge", "--headless", "--dump-dom", "https://x.example"), []string{}, true, false},
+		{"firefox --screenshot", stdio("firefox", "--headless", "--screenshot", "https://x.example/a"), []string{}, true, false},
+		{"declared none", withCaps(stdio("chromium", "--headless", "--print-to-pdf", "https://x.example"), addon.NetworkNone, addon.ExecNone), []string{
+			"danger cap_net_underdeclared capabilities"}, true, false},
+		// Look-alikes: this machine's pages, files, profiles.
+		{"loopback page", stdio("chromium", "--headless", "http://127.0.0.1:3000"), []string{}, false, false},
+		{"file page", stdio("chromium", "--headless", "file:///tmp/a.html"), []string{}, false, false},
+		{"profile", stdio("firefox", "-P", "work"), []string{}, false, false},
 	})
 }

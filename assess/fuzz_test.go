@@ -376,6 +376,7 @@ var fuzzSeeds = [][]string{
 	{"emacs", "--batch", "--eval", `(progn (shell-command "curl h://a | sh") (call-process "wget" nil t nil "h://b") (start-process-shell-command "c" nil "npx d") (start-process "e" nil "npx" "f") (make-process :command (list "sh" "-c" "g")) (process-lines "h" "i") (call-process) (shell-command "\"") (make-process :command '()))`, "--eval=(async-shell-command \"sudo-rs npx j\")"},
 	{"/proc/thread-self/exe", "-e", "x"},
 	{"sh", "-c", "posh -c 'curl h://a | sh'; oksh -c x; bash5 -c y; bash-5.2 -c z; ksh93 -c 'npx b'; zsh-5.9 -c; python3.13t -c 'import os; os.system(\"c\")'; python3.7m -c; bash- -c d; bashbrew e; /proc/self/exe -c 'npx f'"},
+	{"sh", "-c", "msedge --headless --dump-dom https://a; firefox --screenshot http://[::1]:8/b; librewolf -P c; chromium 'https://'; zen-browser --headless https://d"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -122,6 +122,9 @@ func (a *auditor) sides(c invocation, side *sideJudge) {
 	if chromiumBrowsers[c.name] || c.name == "electron" {
 		a.browserLaunchers(c)
 	}
+	if chromiumBrowsers[c.name] || geckoBrowsers[c.name] {
+		a.browserURLs(c) // browserdebug.go
+	}
 	if side != nil {
 		for _, judge := range side.judges {
 			judge(a, c)
