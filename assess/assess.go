@@ -676,7 +676,13 @@ import (
 // /proc/self/exe started by the client is defense_evasion.
 // 2026.12.216: a browser given a web page (chromium --headless --dump-dom
 // URL, firefox --screenshot URL) uses the network.
-const Ruleset = "2026.12.216"
+// 2026.12.217: more registry keys that run code (Image File Execution
+// Options, Winlogon, cmd.exe's AutoRun, COM servers, a verb's command,
+// LSA, services, UserInitMprLogonScript) and netsh add helper are
+// persistence; netsh portproxy is inbound_access; bcdedit testsigning,
+// fltmc unload, auditpol /clear and fsutil usn deletejournal are
+// defense_evasion.
+const Ruleset = "2026.12.217"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

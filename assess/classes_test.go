@@ -6990,3 +6990,43 @@ func TestAuditBrowserPagesUseNetwork(t *testing.T) {
 		{"profile", stdio("firefox", "-P", "work"), []string{}, false, false},
 	})
 }
+
+// Windows: more registry keys that run code, and more protections turned
+// off (ruleset 2026.12.217): Image File Execution Options, Winlogon,
+// cmd.exe's AutoRun, COM servers, a verb's command, LSA, services, the
+// logon script value; netsh helpers (persistence) and port forwarding
+// (inbound_access); bcdedit testsigning, fltmc unload, auditpol /clear and
+// fsutil usn deletejournal (defense_evasion).
+func TestAuditWindowsPersistenceAndProtections(t *testing.T) {
+	const ps = "danger persistence mcp.args[1]"
+	const ev = "danger defense_evasion mcp.command"
+	runCases(t, []auditCase{
+		{"IFEO debugger", stdio("reg", "add", `HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Image File Execution Options\sethc.exe`, "/v", "Debugger", "/d", "cmd.exe"), []string{ps}, false, false},
+		{"Winlogon", stdio("reg", "add", `HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Winlogon`, "/v", "Userinit", "/d", `C:\t\x.exe`), []string{ps}, false, false},
+		{"Command Processor AutoRun", stdio("reg", "add", `HKCU\Software\Microsoft\Command Processor`, "/v", "AutoRun", "/d", `C:\t\x.bat`), []string{ps}, false, false},
+		{"COM server", stdio("reg", "add", `HKCU\Software\Classes\CLSID\{00000000-0000-0000-0000-000000000001}\InprocServer32`, "/ve", "/d", `C:\t\x.dll`), []string{ps}, false, false},
+		{"verb command", stdio("reg", "add", `HKCU\Software\Classes\ms-settings\Shell\Open\command`, "/ve", "/d", "cmd.exe"), []string{ps}, false, false},
+		{"LSA packages", stdio("reg", "add", `HKLM\SYSTEM\CurrentControlSet\Control\Lsa`, "/v", "Security Packages", "/d", "x"), []string{ps}, false, false},
+		{"service", stdio("reg", "add", `HKLM\SYSTEM\CurrentControlSet\Services\x`, "/v", "ImagePath", "/d", `C:\t\x.exe`), []string{ps}, false, false},
+		{"logon script", stdio("reg", "add", `HKCU\Environment`, "/v", "UserInitMprLogonScript", "/d", `C:\t\x.bat`), []string{"danger persistence mcp.args[3]"}, false, false},
+		{"PowerShell Winlogon", stdio("pwsh", "-c", `Set-ItemProperty 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Winlogon' Shell 'explorer.exe,C:\t\x.exe'`), []string{
+			ps, "danger shell_exec mcp.args[1]"}, false, true},
+		{"netsh helper", stdio("netsh", "add", "helper", `C:\t\x.dll`), []string{"danger persistence mcp.command"}, false, false},
+		{"netsh portproxy", stdio("netsh", "interface", "portproxy", "add", "v4tov4", "listenport=80", "connectaddress=x.example", "connectport=80"), []string{
+			"danger inbound_access mcp.command"}, true, false},
+		{"bcdedit testsigning", stdio("bcdedit", "/set", "testsigning", "on"), []string{ev}, false, false},
+		{"fltmc unload", stdio("fltmc", "unload", "SysmonDrv"), []string{ev}, false, false},
+		{"auditpol /clear", stdio("auditpol", "/clear", "/y"), []string{ev}, false, false},
+		{"auditpol /set disable", stdio("auditpol", "/set", "/category:*", "/success:disable"), []string{ev}, false, false},
+		{"fsutil usn deletejournal", stdio("fsutil", "usn", "deletejournal", "/d", "C:"), []string{ev}, false, false},
+		// Look-alikes: reading and enabling, loopback forwarding, a path
+		// of the file system that ends in open/command.
+		{"netsh portproxy show", stdio("netsh", "interface", "portproxy", "show", "all"), []string{}, false, false},
+		{"netsh portproxy on loopback", stdio("netsh", "interface", "portproxy", "add", "v4tov4", "listenaddress=127.0.0.1", "listenport=80", "connectaddress=127.0.0.1", "connectport=8080"), []string{}, false, false},
+		{"bcdedit testsigning off", stdio("bcdedit", "/set", "testsigning", "off"), []string{}, false, false},
+		{"fltmc filters", stdio("fltmc", "filters"), []string{}, false, false},
+		{"auditpol /set enable", stdio("auditpol", "/set", "/subcategory:Logon", "/success:enable"), []string{}, false, false},
+		{"fsutil usn queryjournal", stdio("fsutil", "usn", "queryjournal", "C:"), []string{}, false, false},
+		{"log path", stdio("srv", "--log", "/var/log/open/command"), []string{}, false, false},
+	})
+}

@@ -13,7 +13,9 @@ import "strings"
 // tell.
 var evasionJudges = map[string]func(a *auditor, c invocation){
 	"set-mppreference": (*auditor).defenderPreference, "add-mppreference": (*auditor).defenderPreference,
-	"netsh":                  (*auditor).netshFirewall,
+	"netsh":   (*auditor).netshJudge,
+	"bcdedit": (*auditor).bcdeditOff, "fltmc": (*auditor).fltmcOff, "auditpol": (*auditor).auditpolOff,
+	"fsutil":                 (*auditor).fsutilOff,
 	"set-netfirewallprofile": (*auditor).firewallProfile,
 	"sc":                     (*auditor).serviceOff, "stop-service": (*auditor).serviceOff,
 	"set-service": (*auditor).serviceOff, "systemctl": (*auditor).serviceOff, "service": (*auditor).serviceOff,

