@@ -682,7 +682,13 @@ import (
 // persistence; netsh portproxy is inbound_access; bcdedit testsigning,
 // fltmc unload, auditpol /clear and fsutil usn deletejournal are
 // defense_evasion.
-const Ruleset = "2026.12.217"
+// 2026.12.218: more startup locations are persistence: macOS's
+// LoginHook, periodic scripts, emond rules; update-motd.d, Xsession.d,
+// udev rules, NetworkManager's dispatcher, apt.conf.d, pam.d,
+// modules-load.d, ld.so.conf.d, Upstart jobs, ~/.ssh/rc, fish's conf.d,
+// ~/.bash_aliases, KDE's autostart scripts, environment.d, Jupyter's
+// configuration, Docker's CLI plugins, D-Bus services.
+const Ruleset = "2026.12.218"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -7030,3 +7030,40 @@ func TestAuditWindowsPersistenceAndProtections(t *testing.T) {
 		{"log path", stdio("srv", "--log", "/var/log/open/command"), []string{}, false, false},
 	})
 }
+
+// More startup locations (ruleset 2026.12.218): macOS's periodic scripts,
+// emond rules, rc.common and loginwindow's LoginHook; the message of the
+// day's scripts, X session scripts, udev rules, NetworkManager's
+// dispatcher, apt's hooks, PAM, modules loaded at boot, the loader's
+// library folders, Upstart jobs, ssh's rc files, fish's conf.d, bash's
+// aliases, KDE's autostart scripts, systemd's user environment, Jupyter's
+// configuration, Docker's CLI plugins and D-Bus services.
+func TestAuditMoreStartupLocations(t *testing.T) {
+	const top = "danger persistence mcp.args[1]"
+	runCases(t, []auditCase{
+		{"LoginHook", stdio("defaults", "write", "com.apple.loginwindow", "LoginHook", "/tmp/x.sh"), []string{"danger persistence mcp.args[2]"}, false, false},
+		{"periodic", stdio("cp", "x", "/etc/periodic/daily/999.x"), []string{top}, false, false},
+		{"emond", stdio("cp", "x.plist", "/etc/emond.d/rules/"), []string{top}, false, false},
+		{"update-motd.d", stdio("install", "-m", "755", "x", "/etc/update-motd.d/99-x"), []string{"danger persistence mcp.args[3]"}, false, false},
+		{"udev rule", stdio("cp", "x.rules", "/etc/udev/rules.d/99-x.rules"), []string{top}, false, false},
+		{"NetworkManager dispatcher", stdio("cp", "x", "/etc/NetworkManager/dispatcher.d/99-x"), []string{top}, false, false},
+		{"apt hook", stdio("cp", "x", "/etc/apt/apt.conf.d/99x"), []string{top}, false, false},
+		{"pam", stdio("cp", "x", "/etc/pam.d/sshd"), []string{top}, false, false},
+		{"ld.so.conf.d", stdio("cp", "x.conf", "/etc/ld.so.conf.d/x.conf"), []string{top}, false, false},
+		{"ssh rc", stdio("cp", "x", "/home/u/.ssh/rc"), []string{top}, false, false},
+		{"fish conf.d", stdio("cp", "x.fish", "/home/u/.config/fish/conf.d/x.fish"), []string{top}, false, false},
+		{"bash aliases", stdio("sh", "-c", "echo x >> ~/.bash_aliases"), []string{
+			"danger persistence mcp.args[1]", "danger shell_exec mcp.args[1]", "warn shell_meta mcp.args[1]"}, false, true},
+		{"KDE autostart scripts", stdio("cp", "x.sh", "/home/u/.config/autostart-scripts/x.sh"), []string{top}, false, false},
+		{"environment.d", stdio("cp", "x.conf", "/home/u/.config/environment.d/x.conf"), []string{top}, false, false},
+		{"jupyter config", stdio("cp", "x.py", "/home/u/.jupyter/jupyter_server_config.py"), []string{top}, false, false},
+		{"docker cli plugin", stdio("cp", "x", "/home/u/.docker/cli-plugins/docker-x"), []string{top}, false, false},
+		{"dbus service", stdio("cp", "x.service", "/usr/share/dbus-1/services/x.service"), []string{top}, false, false},
+		// Look-alikes: the same names elsewhere.
+		{"init elsewhere", stdio("srv", "--dir", "/srv/init/x"), []string{}, false, false},
+		{"rc elsewhere", stdio("srv", "--config", "/home/u/.config/srv/rc"), []string{}, false, false},
+		{"conf.d elsewhere", stdio("srv", "--config", "/etc/srv/conf.d/a.conf"), []string{}, false, false},
+		{"env elsewhere", stdio("srv", "--env-file", "/srv/env/a"), []string{}, false, false},
+		{"hook word", stdio("srv", "--hook", "LoginHooks"), []string{}, false, false},
+	})
+}
