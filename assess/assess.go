@@ -688,7 +688,9 @@ import (
 // modules-load.d, ld.so.conf.d, Upstart jobs, ~/.ssh/rc, fish's conf.d,
 // ~/.bash_aliases, KDE's autostart scripts, environment.d, Jupyter's
 // configuration, Docker's CLI plugins, D-Bus services.
-const Ruleset = "2026.12.218"
+// 2026.12.219: wcurl, curl's download wrapper, is a download tool that
+// writes the URL's file name by default.
+const Ruleset = "2026.12.219"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

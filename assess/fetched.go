@@ -31,6 +31,7 @@ var fetchValues = map[string]struct{ outputs, dirs map[string]bool }{
 	"wget":   {set("-O", "--output-document"), set("-P", "--directory-prefix")},
 	"wget2":  {set("-O", "--output-document"), set("-P", "--directory-prefix")},
 	"aria2c": {set("-o", "--out"), set("-d", "--dir")},
+	"wcurl":  {set("-o", "-O", "--output"), nil}, // curl's wrapper: the URL's file name by default
 	"xh":     {set("-o", "--output"), nil},
 	"xhs":    {set("-o", "--output"), nil},
 	"http":   {set("-o", "--output"), nil}, // HTTPie, whose command line xh copies
@@ -38,13 +39,13 @@ var fetchValues = map[string]struct{ outputs, dirs map[string]bool }{
 }
 
 // fetchedBy records the file the download tool c writes: the value of its
-// output option, or, for wget and aria2c by default and curl with -O, the
+// output option, or, for wget, aria2c and wcurl by default and curl with -O, the
 // last segment of the URL's path, in the folder an option names. It
 // reports whether c writes what it downloads to its standard output
 // instead (curl and Invoke-WebRequest without an output file, wget -O -).
 func (a *auditor) fetchedBy(c invocation) (toStdout bool) {
 	args := c.args()
-	out, dir, remote := "", "", c.name == "wget" || c.name == "wget2" || c.name == "aria2c"
+	out, dir, remote := "", "", c.name == "wget" || c.name == "wget2" || c.name == "aria2c" || c.name == "wcurl"
 	urlName := ""
 	if ps := psCmdlet(c.name); ps {
 		for i := 0; i+1 < len(args); i++ {
@@ -384,6 +385,7 @@ var (
 			"-I", "-X"),
 		"wget2":  set("-O", "-P", "-o", "-a", "-i", "-B", "-t", "-T", "-w", "-Q", "-e", "-U", "-l", "-A", "-R", "-D", "-I", "-X"),
 		"aria2c": set("-o", "-d", "-i", "-l", "-s", "-x", "-j", "-k", "-t", "-m", "-U"),
+		"wcurl":  set("-o", "-O"),
 		"xh":     xhShortValues, "xhs": xhShortValues, "http": xhShortValues, "https": xhShortValues,
 	}
 	xhShortValues   = set("-o", "-a", "-A", "-p", "-P", "-s")

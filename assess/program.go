@@ -312,6 +312,7 @@ var (
 		"wget":   set("--header", "--referer", "-e", "--execute", "--post-data", "--body-data"),
 		"wget2":  set("--header", "--referer", "-e", "--execute", "--post-data", "--body-data"),
 		"aria2c": set("--header", "--referer", "--all-proxy", "--http-proxy", "--https-proxy", "--ftp-proxy"),
+		"wcurl":  set("--curl-options"),
 		"xh":     set("--proxy"),
 		"xhs":    set("--proxy"),
 		"http":   set("--proxy"),

@@ -344,7 +344,7 @@ func init() {
 		"fish": foreignShell, "csh": foreignShell, "tcsh": foreignShell, "nu": foreignShell,
 		"elvish": foreignShell, "xonsh": foreignShell,
 		// Download tools: what they fetch is not what was reviewed.
-		"curl": fetcher, "wget": fetcher, "aria2c": fetcher, "xh": fetcher, "xhs": fetcher,
+		"curl": fetcher, "wget": fetcher, "aria2c": fetcher, "xh": fetcher, "xhs": fetcher, "wcurl": fetcher,
 		"http": httpie, "https": httpie,
 		"install-module": psGallery, "install-script": psGallery, "install-psresource": psGallery,
 		"save-module": psGallery, "save-script": psGallery, "save-psresource": psGallery, "update-module": psGallery,
