@@ -690,7 +690,11 @@ import (
 // configuration, Docker's CLI plugins, D-Bus services.
 // 2026.12.219: wcurl, curl's download wrapper, is a download tool that
 // writes the URL's file name by default.
-const Ruleset = "2026.12.219"
+// 2026.12.220: host sockets mounted into a container (systemd's,
+// libvirt's, D-Bus, the user's runtime folder and display) and the host's
+// cgroups mounted writable are container_host_access; the user's
+// ssh-agent or gpg-agent socket is credential_mount.
+const Ruleset = "2026.12.220"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -7082,3 +7082,30 @@ func TestAuditWcurl(t *testing.T) {
 		{"wcurl alone", stdio("sh", "-c", "wcurl https://x.example/data.json"), []string{fe, sh}, true, true},
 	})
 }
+
+// Host sockets mounted into a container (ruleset 2026.12.220): systemd's,
+// libvirt's, the system and session D-Bus, the user's runtime folder and
+// display are container_host_access; the host's cgroups mounted writable
+// too; the user's ssh-agent or gpg-agent socket is credential_mount.
+func TestAuditContainerHostSockets(t *testing.T) {
+	const img = "srv:1.0@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+	const host, cred = "danger container_host_access mcp.args[2]", "danger credential_mount mcp.args[2]"
+	run := func(src string) *addon.Manifest { return stdio("docker", "run", "-v", src, img) }
+	runCases(t, []auditCase{
+		{"systemd private socket", run("/run/systemd/private:/s"), []string{host}, true, false},
+		{"libvirt socket", run("/var/run/libvirt/libvirt-sock:/s"), []string{host}, true, false},
+		{"system D-Bus", run("/run/dbus/system_bus_socket:/s"), []string{host}, true, false},
+		{"session D-Bus", run("/run/user/1000/bus:/bus"), []string{host}, true, false},
+		{"runtime folder variable", run("${XDG_RUNTIME_DIR}/bus:/bus"), []string{host}, true, false},
+		{"X11 display", run("/tmp/.X11-unix:/tmp/.X11-unix"), []string{host}, true, false},
+		{"cgroups writable", run("/sys/fs/cgroup:/sys/fs/cgroup:rw"), []string{host}, true, false},
+		{"ssh agent", run("${SSH_AUTH_SOCK}:/ssh-agent"), []string{cred}, true, false},
+		{"Docker Desktop's ssh agent", run("/run/host-services/ssh-auth.sock:/ssh-agent"), []string{cred}, true, false},
+		{"gpg agent", run("/run/user/1000/gnupg/S.gpg-agent:/g"), []string{cred}, true, false},
+		// Look-alikes: read-only sockets and cgroups, sound, data.
+		{"libvirt read-only socket", run("/var/run/libvirt/libvirt-sock-ro:/s"), []string{}, true, false},
+		{"cgroups read-only", run("/sys/fs/cgroup:/sys/fs/cgroup:ro"), []string{}, true, false},
+		{"pulse audio", run("/run/user/1000/pulse:/p"), []string{}, true, false},
+		{"data folder", run("/tmp/data:/data"), []string{}, true, false},
+	})
+}

@@ -323,6 +323,14 @@ func (a *auditor) containerOption(flag string, v arg, pull *bool, depth int) {
 			runtimeState[strings.ToLower(s)], hostSystemPath(s):
 			a.add(CodeContainerHostAccess, v.path, "mounts a host location that gives the container control of the host")
 		}
+		switch {
+		case hostControlSocket(s):
+			a.add(CodeContainerHostAccess, v.path, "mounts a host socket that gives the container control of the host or of the user's session ("+safeText(s, 80)+")")
+		case s == "/sys/fs/cgroup" && flag != "--mount" && strings.Contains(v.text, ":") && !readOnlyVolume(v.text):
+			a.add(CodeContainerHostAccess, v.path, "mounts the host's cgroups writable, from which a container can run a program on the host (release_agent)")
+		case agentSocket(s):
+			a.add(CodeCredentialMount, v.path, "mounts the user's ssh-agent or gpg-agent socket into the container, where whatever runs signs in and signs with the user's keys")
+		}
 		if persistencePath(src) {
 			a.add(CodePersistence, v.path, "mounts a location that runs code at login, at boot or when a program starts into the container")
 		}
@@ -381,6 +389,72 @@ func hostSystemPath(p string) bool {
 	}
 	what, _, _ = strings.Cut(what, "/")
 	return what == "root" || what == "cwd"
+}
+
+// hostControlSocket reports whether p is a host socket (or a folder of
+// them) whose other end controls the host or the user's session:
+// systemd's private socket and folder, libvirt's (whoever talks to it
+// starts machines with the host's disks), the system and the user's
+// D-Bus (systemd's units, run on the host), the user's runtime folder,
+// X11's and Wayland's display (what the user types and sees).
+func hostControlSocket(p string) bool {
+	l := strings.ToLower(p)
+	switch l {
+	case "/run/systemd", "/run/systemd/private", "/var/run/systemd", "/run/dbus", "/var/run/dbus",
+		"/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket", "/tmp/.x11-unix", "/run/libvirt",
+		"/var/run/libvirt":
+		return true
+	}
+	base := l[strings.LastIndexByte(l, '/')+1:]
+	if strings.HasPrefix(base, "libvirt-sock") && !strings.HasSuffix(base, "-ro") {
+		return true
+	}
+	runtime, inRuntime := "", false // what follows the user's runtime folder
+	if rest, ok := strings.CutPrefix(l, "/run/user/"); ok {
+		uid, what, _ := strings.Cut(rest, "/")
+		if uid != "" && strings.Trim(uid, "0123456789") == "" || strings.HasPrefix(uid, "$") {
+			runtime, inRuntime = what, true
+		}
+	}
+	for _, v := range []string{"$xdg_runtime_dir", "${xdg_runtime_dir}"} {
+		if rest, ok := strings.CutPrefix(l, v); ok && (rest == "" || rest[0] == '/') {
+			runtime, inRuntime = strings.TrimPrefix(rest, "/"), true
+		}
+	}
+	if inRuntime {
+		what, _, _ := strings.Cut(runtime, "/")
+		return what == "" || what == "bus" || what == "systemd" || strings.HasPrefix(what, "wayland-")
+	}
+	return strings.HasPrefix(l, "/tmp/.x11-unix/")
+}
+
+// agentSocket reports whether p names the user's ssh-agent or gpg-agent
+// socket: $SSH_AUTH_SOCK, Docker Desktop's forwarded agent, gnupg's
+// sockets.
+func agentSocket(p string) bool {
+	l := strings.ToLower(p)
+	switch l {
+	case "$ssh_auth_sock", "${ssh_auth_sock}", "/run/host-services/ssh-auth.sock":
+		return true
+	}
+	base := l[strings.LastIndexByte(l, '/')+1:]
+	return strings.HasPrefix(base, "s.gpg-agent") || base == "gnupg" && strings.HasPrefix(l, "/run/user/") ||
+		strings.HasPrefix(l, "/tmp/ssh-") && strings.Contains(base, "agent.")
+}
+
+// readOnlyVolume reports whether a -v value (SRC:DST:OPTS) mounts read
+// only.
+func readOnlyVolume(v string) bool {
+	parts := strings.Split(v, ":")
+	if len(parts) < 3 {
+		return false
+	}
+	for o := range strings.SplitSeq(parts[len(parts)-1], ",") {
+		if o == "ro" || o == "readonly" {
+			return true
+		}
+	}
+	return false
 }
 
 // hostCapabilities are the capabilities (lower case, without cap_) that
