@@ -699,14 +699,19 @@ import (
 // Databricks, Tailscale and age tokens; a PEM private key, Slack and
 // Discord webhook URLs, an Azure connection string's key, a Telegram bot
 // token.
-const Ruleset = "2026.12.221"
+// 2026.12.222: the clients of hosted services (doctl, flyctl, heroku,
+// vercel, wrangler, supabase, stripe, vault …), terraform plan and apply,
+// docker push and login, and database clients given another host use the
+// network.
+const Ruleset = "2026.12.222"
 
 // Inferred is what the wiring was found to use, whatever the manifest
 // declares.
 type Inferred struct {
 	// Network: the wiring performs network I/O (an HTTP transport, an
 	// [install] block, a package runner or manager, a container pull, a
-	// download command, ssh, a browser given a web page …).
+	// download command, ssh, a browser given a web page, a hosted
+	// service's client, a database client given another host …).
 	Network bool
 	// Exec: the wiring spawns subprocesses beyond the server it launches (a
 	// shell script, a download primitive, a package script …).

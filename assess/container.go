@@ -132,7 +132,7 @@ func (a *auditor) container(c invocation) cmdInfo {
 	}
 	if sub != "run" && sub != "exec" && sub != "create" {
 		switch sub {
-		case "pull":
+		case "pull", "push", "login", "search":
 			a.inferred.Network = true
 		case "build":
 			a.inferred.Network = true // the base images are pulled

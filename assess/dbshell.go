@@ -391,6 +391,7 @@ func (r *dbRead) pager(text, path string) {
 // inline scripts, its pagers command lines it runs; without commands of
 // its own it runs what it reads on its standard input.
 func (a *auditor) dbClient(c invocation) cmdInfo {
+	a.dbRemote(c) // netclients.go
 	r := readDB(c)
 	a.dbRuns(c.name, r, c.depth, c.env)
 	return cmdInfo{name: c.name, stdinScript: r.stdin}
@@ -494,6 +495,7 @@ func readMongo(args []arg) (code, files []arg, stdin bool) {
 // mongosh judges mongosh and mongo: --eval is a JavaScript program
 // written inline; without one or a file it runs its standard input.
 func (a *auditor) mongosh(c invocation) cmdInfo {
+	a.dbRemote(c) // netclients.go
 	code, _, stdin := readMongo(c.args())
 	for _, w := range code {
 		a.add(CodeInlineCode, w.path, "runs a "+quoted(c.name)+" program written inline in the wiring")

@@ -382,6 +382,7 @@ var fuzzSeeds = [][]string{
 	{"sh", "-c", "wcurl https://a/b.sh && sh b.sh; wcurl -o c http://d && ./c; wcurl --output=/usr/local/bin/e https://f && e; wcurl -O; wcurl --curl-options; wcurl --curl-options='-k' https://g/ https://h/i.tgz && tar xf i.tgz && ./i/j"},
 	{"podman", "run", "-v", "/run/systemd/private:/a", "-v", "${XDG_RUNTIME_DIR}", "-v", "$XDG_RUNTIME_DIR/wayland-1:/b:ro", "-v", "/run/user/$UID/bus:/c", "-v", "/sys/fs/cgroup:/d:ro,z", "-v", "/sys/fs/cgroup", "-v", "$SSH_AUTH_SOCK:/e", "-v", "/tmp/ssh-x/agent.1:/f", "-v", "/run/user/1/gnupg:/g", "--mount", "type=bind,src=/var/run/libvirt/libvirt-sock,dst=/h", "i:1"},
 	{"srv", "-----BEGIN RSA PRIVATE KEY-----MIIEowIBAAKCAQEA1234567890", "https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/aB3dE5fG7hI9jK1lM3nO5pQ7", "https://discord.com/api/webhooks/123456789012345678/x", "AccountKey=aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9dE1f+/==", "SharedAccessKey=", "1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1:", "figd_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3", "tskey-api-x"},
+	{"sh", "-c", "psql -h db -U x; psql 'host= dbname=y'; mysql -h; mysql -h[::1]:3306; mongosh mongodb://a@b,c/d; mongosh mongodb://; redis-cli -u rediss://:p@e:1; sqlcmd -S 'f\\g,1'; sqlcmd -S tcp:; usql -H; terraform -chdir=h plan; docker push; vault login; stripe"},
 }
 
 // FuzzAudit decodes arbitrary manifests and audits the ones that parse: no

@@ -322,6 +322,7 @@ func init() {
 	// `http` is as often another program's word (a container's mode).
 	httpie := programRule{judge: (*auditor).httpie, sendsWords: true}
 	netTool := programRule{judge: (*auditor).netTool, net: true, sendsWords: true}
+	hosted := programRule{net: true} // a hosted service's client: it talks to the service
 	netExecTool := programRule{judge: (*auditor).netExec, net: true, sendsWords: true}
 	editor := programRule{judge: (*auditor).vim}
 	evaluator := programRule{judge: (*auditor).evaluator}
@@ -488,6 +489,18 @@ func init() {
 		"flatpak":  systemInstaller("install", "update", "upgrade"),
 		"snap":     systemInstaller("install", "refresh"),
 		"rpm":      systemInstaller(), "yum-config-manager": systemInstaller(),
+		// The command-line clients of hosted services and of registries:
+		// each talks to its service (netclients.go).
+		"doctl": hosted, "flyctl": hosted, "heroku": hosted, "vercel": hosted, "netlify": hosted,
+		"wrangler": hosted, "supabase": hosted, "firebase": hosted, "glab": hosted, "stripe": hosted,
+		"twilio": hosted, "bw": hosted, "vault": hosted, "consul": hosted, "nomad": hosted, "kaggle": hosted,
+		"b2": hosted, "skopeo": hosted, "crane": hosted, "cosign": hosted, "regctl": hosted, "pulumi": hosted,
+		"hf": hosted, "op": hosted,
+		// Database clients given another host (netclients.go).
+		"redis-cli": {judge: (*auditor).dbRemote}, "valkey-cli": {judge: (*auditor).dbRemote},
+		"sqlcmd": {judge: (*auditor).dbRemote}, "clickhouse-client": {judge: (*auditor).dbRemote},
+		"cqlsh": {judge: (*auditor).dbRemote}, "pgcli": {judge: (*auditor).dbRemote}, "mycli": {judge: (*auditor).dbRemote},
+		"usql": {judge: (*auditor).dbRemote},
 		// Sources pinned by a commit (srcpins.go).
 		"opam": {judge: (*auditor).opamPin}, "nix-env": {judge: (*auditor).nixEnv},
 		"terraform": {judge: (*auditor).terraformInit}, "tofu": {judge: (*auditor).terraformInit},

@@ -92,14 +92,22 @@ func (a *auditor) nixEnv(c invocation) cmdInfo {
 	return info
 }
 
+// terraformRemote are terraform's subcommands whose providers talk to the
+// services they manage.
+var terraformRemote = set("plan", "apply", "destroy", "refresh", "import")
+
 // terraformInit judges terraform (or tofu) init: it downloads providers,
-// and -from-module=SOURCE copies a module to run.
+// and -from-module=SOURCE copies a module to run; plan, apply and the
+// like use the network.
 func (a *auditor) terraformInit(c invocation) cmdInfo {
 	info := cmdInfo{name: c.name}
 	args := c.args()
 	i := 0
 	for i < len(args) && strings.HasPrefix(args[i].text, "-") {
 		i++ // -chdir=DIR and the other global options come before the subcommand
+	}
+	if i < len(args) && terraformRemote[args[i].text] {
+		a.inferred.Network = true // the providers call their services' APIs
 	}
 	if i >= len(args) || args[i].text != "init" {
 		return info
